@@ -1,0 +1,1 @@
+//! The Templiqx compiler (in progress).

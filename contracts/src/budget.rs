@@ -1,0 +1,13 @@
+//! Render budgets (seed `templiqx/v1alpha1`, section "Render budgets").
+//!
+//! Compile-time constants, deliberately not configurable: a limit that varied
+//! per deployment would make renders non-deterministic across deployments.
+
+/// Total `for_each` iterations per render, across all messages.
+pub const MAX_FOR_EACH_ITERATIONS: u64 = 100_000;
+
+/// Maximum `for_each` nesting depth (static and dynamic).
+pub const MAX_FOR_EACH_DEPTH: usize = 32;
+
+/// Total rendered output bytes per render, across all messages (4 MiB).
+pub const MAX_OUTPUT_BYTES: usize = 4 * 1024 * 1024;

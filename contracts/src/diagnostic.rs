@@ -1,0 +1,293 @@
+//! Diagnostics: stable `TQX_*` codes, severities, locations and help.
+//!
+//! The codes named by the format seeds are fixed; the rest are this
+//! project's, listed in `docs/diagnostics.md` with an example each.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+macro_rules! codes {
+    ($($(#[$doc:meta])* $variant:ident => $code:literal,)*) => {
+        /// A stable diagnostic code. Serialises as its `TQX_*` string.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum Code {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The stable `TQX_*` spelling.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $code,)*
+                }
+            }
+
+            /// Parses a `TQX_*` spelling.
+            pub fn parse(s: &str) -> Option<Code> {
+                match s {
+                    $($code => Some(Code::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    /// The YAML text is not well-formed, or uses a tag, a duplicate mapping
+    /// key, or alias expansion beyond the budget.
+    ParseYaml => "TQX_PARSE_YAML",
+    /// A mapping key that the format does not define (all DTOs are strict).
+    UnknownField => "TQX_UNKNOWN_FIELD",
+    /// A field the format requires is absent.
+    MissingField => "TQX_MISSING_FIELD",
+    /// A field has the wrong YAML shape (e.g. a list where a string belongs).
+    InvalidType => "TQX_INVALID_TYPE",
+    /// A value outside a closed set: role, node kind, filter, expression kind.
+    UnknownVariant => "TQX_UNKNOWN_VARIANT",
+    /// `api_version` is not a supported format version.
+    ApiVersion => "TQX_API_VERSION",
+    /// A field's value is malformed (bad semver, empty id, empty message list).
+    InvalidValue => "TQX_INVALID_VALUE",
+    /// A `runtime_policy` value outside its documented range.
+    PolicyRange => "TQX_POLICY_RANGE",
+    /// A JSON Schema keyword outside the bounded subset.
+    SchemaUnsupported => "TQX_SCHEMA_UNSUPPORTED",
+    /// A subset keyword with a malformed value (e.g. `minLength: -1`).
+    SchemaInvalid => "TQX_SCHEMA_INVALID",
+    /// Bounds that no value can satisfy (min above max, empty `enum`, ...).
+    SchemaBounds => "TQX_SCHEMA_BOUNDS",
+    /// A reference whose root or a segment is not declared.
+    RefUnknown => "TQX_REF_UNKNOWN",
+    /// A reference that steps into a scalar, or indexes an object by number.
+    RefImpossible => "TQX_REF_IMPOSSIBLE",
+    /// A `for_each` item or component parameter named like a root scope.
+    LocalReserved => "TQX_LOCAL_RESERVED",
+    /// An operand or collection of the wrong type (non-boolean condition,
+    /// `for_each` over a non-array, interpolating a non-scalar without `json`).
+    TypeMismatch => "TQX_TYPE_MISMATCH",
+    /// A filter applied to a value of a type it does not accept.
+    FilterType => "TQX_FILTER_TYPE",
+    /// A component invocation names no declared component.
+    ComponentUnknown => "TQX_COMPONENT_UNKNOWN",
+    /// A component argument is missing, undeclared, of the wrong type, or
+    /// (legacy form) used in a way the string inference cannot satisfy.
+    ComponentArgument => "TQX_COMPONENT_ARGUMENT",
+    /// Components invoke each other in a cycle.
+    ComponentCycle => "TQX_COMPONENT_CYCLE",
+    /// An extension key without a namespace (`reasoning_effort` instead of
+    /// `openai.reasoning_effort`).
+    ExtensionKey => "TQX_EXTENSION_KEY",
+    /// An extension value that does not validate against its schema.
+    ExtensionValue => "TQX_EXTENSION_VALUE",
+    /// An extension's capability is missing from the target profile.
+    ExtensionUnsupported => "TQX_EXTENSION_UNSUPPORTED",
+    /// A contract capability is missing from the target profile (or no
+    /// profile was given: there is no default).
+    CapabilityUnsupported => "TQX_CAPABILITY_UNSUPPORTED",
+    /// An eval fixture violates its schemas, names undeclared fields, or
+    /// repeats an id.
+    EvalInvalid => "TQX_EVAL_INVALID",
+    /// A render exceeded a budget (iterations, nesting depth, output bytes).
+    RenderBudget => "TQX_RENDER_BUDGET",
+    /// A request value (inputs/context) violates its declaration.
+    ValueInvalid => "TQX_VALUE_INVALID",
+    /// A reference to an absent optional value was rendered.
+    ValueMissing => "TQX_VALUE_MISSING",
+    /// A filter received an input it cannot process (e.g. `2026-02-30`).
+    FilterInput => "TQX_FILTER_INPUT",
+    /// A model output does not validate against `output_schema`.
+    OutputSchema => "TQX_OUTPUT_SCHEMA",
+    /// The runtime timed out.
+    RuntimeTimeout => "TQX_RUNTIME_TIMEOUT",
+    /// The runtime was rate limited (may carry `retry_after_ms`).
+    RuntimeRateLimited => "TQX_RUNTIME_RATE_LIMITED",
+    /// The runtime was unavailable.
+    RuntimeUnavailable => "TQX_RUNTIME_UNAVAILABLE",
+    /// The runtime's response could not be used.
+    RuntimeInvalidResponse => "TQX_RUNTIME_INVALID_RESPONSE",
+    /// The runtime failed permanently; retrying will not help.
+    RuntimePermanent => "TQX_RUNTIME_PERMANENT",
+    /// Include nodes form a cycle.
+    IncludeCycle => "TQX_INCLUDE_CYCLE",
+    /// An include path is missing, or leaves its package root.
+    IncludeUnresolved => "TQX_INCLUDE_UNRESOLVED",
+    /// A partial is not a YAML list of content nodes.
+    IncludeInvalid => "TQX_INCLUDE_INVALID",
+    /// A tool-contract `$ref` names no entry, has no pin, or a wrong pin.
+    ToolContractRefUnresolved => "TQX_TOOL_CONTRACT_REF_UNRESOLVED",
+    /// A package manifest problem (unknown dependency, wrong digest, path
+    /// outside the package).
+    Package => "TQX_PACKAGE",
+    /// A file could not be read.
+    Io => "TQX_IO",
+    /// Two generated Rust names collide (`first-name` and `first_name`).
+    CodegenCollision => "TQX_CODEGEN_COLLISION",
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Code::parse(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown diagnostic code `{s}`")))
+    }
+}
+
+/// How serious a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The operation fails.
+    Error,
+    /// Reported, but the operation succeeds.
+    Warning,
+}
+
+/// A 1-based line/column position. Columns count Unicode scalar values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+pub struct Position {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+}
+
+/// A source range: `start` inclusive, `end` exclusive, both 1-based.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Span {
+    /// First character.
+    pub start: Position,
+    /// One past the last character.
+    pub end: Position,
+    /// Byte offsets into the file (`start..end`), for snippet rendering.
+    #[serde(skip)]
+    pub bytes: (usize, usize),
+}
+
+/// One problem found in a contract, a package, a request or an execution.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// The stable code.
+    pub code: Code,
+    /// Error or warning.
+    pub severity: Severity,
+    /// One sentence saying what is wrong.
+    pub message: String,
+    /// The file, relative to the package root or the caller's base directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// RFC 6901 JSON Pointer of the offending node within `file` (or within
+    /// the request for render-time diagnostics).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_pointer: Option<String>,
+    /// Source span in `file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
+    /// What to do about it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+    /// Further context, e.g. the include chain (`"included from ..."`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    /// An error with a code and message and no location yet.
+    pub fn error(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            file: None,
+            json_pointer: None,
+            span: None,
+            help: None,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Sets the JSON pointer.
+    pub fn at(mut self, pointer: impl Into<String>) -> Diagnostic {
+        self.json_pointer = Some(pointer.into());
+        self
+    }
+
+    /// Sets the help line.
+    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Sets the file.
+    pub fn in_file(mut self, file: impl Into<String>) -> Diagnostic {
+        self.file = Some(file.into());
+        self
+    }
+
+    /// Adds a note.
+    pub fn note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// Whether this diagnostic is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// One line: `error[CODE]: message (file:line:column at /pointer)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{sev}[{}]: {}", self.code, self.message)?;
+        match (&self.file, &self.span) {
+            (Some(file), Some(span)) => {
+                write!(f, " ({file}:{}:{})", span.start.line, span.start.column)?
+            }
+            (Some(file), None) => write!(f, " ({file})")?,
+            _ => {}
+        }
+        if let Some(p) = &self.json_pointer {
+            write!(f, " at {}", if p.is_empty() { "/" } else { p })?;
+        }
+        Ok(())
+    }
+}
+
+/// Escapes one JSON Pointer reference token (RFC 6901 section 3: `~` → `~0`, `/` → `~1`).
+pub fn escape_pointer_token(token: &str) -> std::borrow::Cow<'_, str> {
+    if token.contains(['~', '/']) {
+        token.replace('~', "~0").replace('/', "~1").into()
+    } else {
+        token.into()
+    }
+}
+
+/// Appends a reference token to a JSON Pointer.
+pub fn pointer_push(pointer: &str, token: &str) -> String {
+    let mut s = String::with_capacity(pointer.len() + token.len() + 1);
+    s.push_str(pointer);
+    s.push('/');
+    s.push_str(&escape_pointer_token(token));
+    s
+}

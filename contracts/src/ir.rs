@@ -1,0 +1,275 @@
+//! The compiled interaction: what the compiler lowers a validated contract
+//! to, what generated code embeds as static data, and what the renderer walks.
+//!
+//! Every reference is resolved at compile time (roots, local slots, object
+//! keys, array indices), every component call points into a table, and every
+//! schema is a compiled [`Schema`]: rendering needs no YAML, no JSON Schema
+//! and no name lookups beyond object keys.
+
+use crate::schema::Schema;
+use crate::seq::{Ptr, Seq, Str};
+use crate::value::IrValue;
+use serde::{Deserialize, Serialize};
+
+/// A message role (seed: system, developer, user, assistant).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// `system`
+    System,
+    /// `developer`
+    Developer,
+    /// `user`
+    User,
+    /// `assistant`
+    Assistant,
+}
+
+impl Role {
+    /// The format's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::Developer => "developer",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// A fixed interpolation filter (seed: trim, lower, upper, json, format_date,
+/// format_number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Filter {
+    /// Strip leading and trailing Unicode white space (strings only).
+    Trim,
+    /// Unicode lower-case (strings only).
+    Lower,
+    /// Unicode upper-case (strings only).
+    Upper,
+    /// Canonical JSON (RFC 8785) of the value; any type.
+    Json,
+    /// Reformat a `YYYY-MM-DD` string per `context.locale`.
+    FormatDate,
+    /// Group a number with two fraction digits per `context.locale`.
+    FormatNumber,
+}
+
+impl Filter {
+    /// The format's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Filter::Trim => "trim",
+            Filter::Lower => "lower",
+            Filter::Upper => "upper",
+            Filter::Json => "json",
+            Filter::FormatDate => "format_date",
+            Filter::FormatNumber => "format_number",
+        }
+    }
+}
+
+/// The root of a resolved reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Root {
+    /// `inputs.…`
+    Inputs,
+    /// `context.…`
+    Context,
+    /// A local of the current frame (a `for_each` item or a component
+    /// argument), by slot number counted from the frame's base.
+    Local(u16),
+}
+
+/// One resolved step of a reference path.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Segment {
+    /// An object property.
+    Key(Str),
+    /// An array element.
+    Index(u32),
+}
+
+/// A resolved reference.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub struct Path {
+    /// Where the path starts.
+    pub root: Root,
+    /// The steps below the root.
+    pub segments: Seq<Segment>,
+    /// The path as written (`inputs.customer.name`), for messages.
+    pub source: Str,
+}
+
+/// A typed expression (seed: references, JSON literals, equality, negation,
+/// conjunction, disjunction).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Expr {
+    /// A reference.
+    Ref(Path),
+    /// A JSON literal.
+    Literal(IrValue),
+    /// JSON equality of two operands.
+    Equals(Ptr<Expr>, Ptr<Expr>),
+    /// Boolean negation.
+    Not(Ptr<Expr>),
+    /// Boolean conjunction (short-circuit).
+    And(Seq<Expr>),
+    /// Boolean disjunction (short-circuit).
+    Or(Seq<Expr>),
+}
+
+/// A lowered content node. Includes are already expanded; components are
+/// calls into [`Interaction::components`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Node {
+    /// Literal text.
+    Text(Str),
+    /// An interpolated value with its filters, applied left to right.
+    Interpolate {
+        /// The value.
+        value: Expr,
+        /// The filters.
+        filters: Seq<Filter>,
+    },
+    /// Conditional content.
+    When {
+        /// A boolean expression.
+        condition: Expr,
+        /// Rendered when true.
+        then: Seq<Node>,
+        /// Rendered when false.
+        otherwise: Seq<Node>,
+    },
+    /// Iteration over an array; each item is pushed as the next local slot.
+    ForEach {
+        /// An array-valued expression.
+        collection: Expr,
+        /// The body, rendered once per item.
+        body: Seq<Node>,
+        /// Written between items.
+        separator: Option<Str>,
+    },
+    /// A component call: a new frame whose slots are `args`, in the
+    /// component's parameter order; `None` is an omitted optional parameter.
+    Call {
+        /// Index into [`Interaction::components`].
+        component: u32,
+        /// Argument expressions, evaluated in the caller's frame.
+        args: Seq<Option<Expr>>,
+    },
+}
+
+/// A lowered component.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub struct Component {
+    /// The component's name.
+    pub name: Str,
+    /// Parameter names, in slot order.
+    pub parameters: Seq<Str>,
+    /// The body.
+    pub body: Seq<Node>,
+}
+
+/// A declared input or context field.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub struct Field {
+    /// The field name.
+    pub name: Str,
+    /// Its schema.
+    pub schema: Schema,
+    /// Whether a request must supply it.
+    pub required: bool,
+}
+
+/// A message of the interaction.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub struct Message {
+    /// The role.
+    pub role: Role,
+    /// The content nodes.
+    pub content: Seq<Node>,
+}
+
+/// Bounded runtime hints (seed: `runtime_policy`, a closed set).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimePolicy {
+    /// Sampling temperature, 0–2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Nucleus sampling mass, 0–1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    /// Output token cap, 1–1,000,000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u32>,
+    /// Per-attempt timeout in milliseconds, 1–600,000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u32>,
+    /// Attempts including the first, 1–10.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_attempts: Option<u32>,
+}
+
+/// A validated extension (seed: "Capabilities and extensions").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub struct Extension {
+    /// The namespaced key (`openai.reasoning_effort`).
+    pub key: Str,
+    /// The capability it requires.
+    pub capability: Str,
+    /// Its schema (tool-contract references already inlined).
+    pub schema: Schema,
+    /// The value, carried unchanged.
+    pub value: IrValue,
+}
+
+/// A compiled, validated interaction.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Interaction {
+    /// Which compiler produced it (`"templiqx"`); part of the request shape.
+    pub compiler: Str,
+    /// The contract id.
+    pub contract_id: Str,
+    /// The contract's semver version.
+    pub contract_version: Str,
+    /// Declared inputs.
+    pub inputs: Seq<Field>,
+    /// Declared context.
+    pub context: Seq<Field>,
+    /// The messages, in order.
+    pub messages: Seq<Message>,
+    /// Components referenced by [`Node::Call`].
+    pub components: Seq<Component>,
+    /// The structured output contract.
+    pub output_schema: Schema,
+    /// Runtime hints.
+    pub runtime_policy: RuntimePolicy,
+    /// Extensions, sorted by key.
+    pub extensions: Seq<Extension>,
+    /// Contract capabilities plus extension capabilities, sorted, unique.
+    pub required_capabilities: Seq<Str>,
+    /// The target profile it was compiled for, sorted, unique.
+    pub target_capabilities: Seq<Str>,
+    /// Whether `context.locale` is declared (locale-driven filters read it).
+    pub context_locale: bool,
+    /// Fingerprint of the contract (canonical JSON of the composed contract).
+    /// Not part of the interaction fingerprint.
+    #[serde(skip)]
+    pub contract_fingerprint: Str,
+    /// Fingerprint of this interaction (its canonical serialisation, which
+    /// includes the target profile, without the two fingerprint fields).
+    #[serde(skip)]
+    pub interaction_fingerprint: Str,
+}

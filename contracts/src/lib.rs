@@ -1,0 +1,47 @@
+//! Shared vocabulary of Templiqx.
+//!
+//! This crate depends on no other Templiqx crate. It defines what the
+//! compiler (`templiqx-build`), the runtime (`templiqx`), the mock runtime
+//! and the tools exchange: [`Diagnostic`]s with stable [`Code`]s and the
+//! [`OperationEnvelope`], the render budget constants, canonical JSON and
+//! fingerprints, the compiled [`Interaction`] IR, compiled [`Schema`]s and
+//! their validator, [`Receipt`]s and [`StreamEvent`]s.
+//!
+//! ```
+//! use templiqx_contracts::{canonical, Receipt};
+//! use serde_json::json;
+//!
+//! // Canonical JSON (RFC 8785): sorted keys, no insignificant whitespace.
+//! let value = json!({"b": 1.0, "a": [true, null, "x"]});
+//! assert_eq!(canonical::to_canonical_string(&value), r#"{"a":[true,null,"x"],"b":1}"#);
+//!
+//! // A fingerprint is the lowercase hex SHA-256 of those bytes.
+//! let fp = canonical::fingerprint(&value);
+//! assert_eq!(fp.len(), 64);
+//!
+//! // Receipts are payload-free: outcome and fingerprints only.
+//! let receipt = Receipt::for_output("req-fp", &fp, true);
+//! assert!(receipt.is_success());
+//! ```
+
+pub mod budget;
+pub mod canonical;
+pub mod diagnostic;
+pub mod envelope;
+pub mod ir;
+pub mod receipt;
+pub mod rendered;
+pub mod schema;
+pub mod seq;
+pub mod stream;
+pub mod value;
+
+pub use diagnostic::{Code, Diagnostic, Position, Severity, Span};
+pub use envelope::{API_VERSION, Operation, OperationEnvelope};
+pub use ir::{Filter, Interaction, Role, RuntimePolicy};
+pub use receipt::{Receipt, RuntimeFailure};
+pub use rendered::{RenderedInteraction, RenderedMessage};
+pub use schema::{Format, Schema, TypeSet};
+pub use seq::{Ptr, Seq, Str};
+pub use stream::StreamEvent;
+pub use value::{ArrayView, AsValue, IrValue, JsonType, Number, ObjectView, ValueRef};

@@ -1,0 +1,148 @@
+//! Payload-free execution receipts and runtime failures (DESIGN section 5).
+//!
+//! A receipt records the outcome and fingerprints only, never request text
+//! or output payloads; receipts are what crosses trust boundaries.
+
+use crate::canonical::fingerprint;
+use crate::diagnostic::Code;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+/// A typed runtime failure.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RuntimeFailure {
+    /// A stable code: one of the `TQX_RUNTIME_*` codes (or
+    /// `TQX_CAPABILITY_UNSUPPORTED` / `TQX_OUTPUT_SCHEMA` from the port).
+    pub code: Code,
+    /// An identifier of the failing step (the terminal step id for scripted
+    /// runtimes; an adapter-chosen stable id otherwise).
+    pub id: String,
+    /// Human-readable detail. Not part of any fingerprint.
+    pub detail: String,
+    /// Suggested wait before retrying, in milliseconds (rate limiting).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+}
+
+impl RuntimeFailure {
+    /// A failure with no retry hint.
+    pub fn new(code: Code, id: impl Into<String>, detail: impl Into<String>) -> RuntimeFailure {
+        RuntimeFailure {
+            code,
+            id: id.into(),
+            detail: detail.into(),
+            retry_after_ms: None,
+        }
+    }
+
+    /// The failure fingerprint: fingerprint of
+    /// `{"id", "code", "retry_after_ms": number or null}` (DESIGN section 5).
+    pub fn fingerprint(&self) -> String {
+        fingerprint(&json!({
+            "id": self.id,
+            "code": self.code.as_str(),
+            "retry_after_ms": self.retry_after_ms,
+        }))
+    }
+
+    /// The receipt this failure produces.
+    pub fn receipt(&self) -> Receipt {
+        Receipt::Failure {
+            code: self.code,
+            failure_fingerprint: self.fingerprint(),
+            retry_after_ms: self.retry_after_ms,
+        }
+    }
+}
+
+impl std::fmt::Display for RuntimeFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.detail)
+    }
+}
+
+impl std::error::Error for RuntimeFailure {}
+
+/// The payload-free record of one execution.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Receipt {
+    /// The runtime produced an output that validates against `output_schema`.
+    Success {
+        /// Fingerprint of the rendered interaction sent.
+        request_fingerprint: String,
+        /// Fingerprint of the output value.
+        output_fingerprint: String,
+        /// Whether the output validated (always `true` once normalised).
+        output_schema_valid: bool,
+    },
+    /// The execution failed.
+    Failure {
+        /// The stable failure code.
+        code: Code,
+        /// The runtime failure fingerprint, or the output fingerprint for a
+        /// schema-invalid output normalised to `TQX_OUTPUT_SCHEMA`.
+        failure_fingerprint: String,
+        /// Retry hint in milliseconds.
+        retry_after_ms: Option<u64>,
+    },
+}
+
+impl Receipt {
+    /// The receipt for a runtime success, normalised per DESIGN section 5:
+    /// a schema-invalid output becomes a `TQX_OUTPUT_SCHEMA` failure receipt
+    /// whose `failure_fingerprint` is the output fingerprint.
+    pub fn for_output(
+        request_fingerprint: &str,
+        output_fingerprint: &str,
+        output_schema_valid: bool,
+    ) -> Receipt {
+        if output_schema_valid {
+            Receipt::Success {
+                request_fingerprint: request_fingerprint.to_owned(),
+                output_fingerprint: output_fingerprint.to_owned(),
+                output_schema_valid: true,
+            }
+        } else {
+            Receipt::Failure {
+                code: Code::OutputSchema,
+                failure_fingerprint: output_fingerprint.to_owned(),
+                retry_after_ms: None,
+            }
+        }
+    }
+
+    /// The receipt fingerprint (DESIGN section 5): fingerprint of
+    /// `{"outcome": "success", "request_fingerprint", "output_fingerprint",
+    /// "output_schema_valid"}` or `{"outcome": "failure", "code",
+    /// "failure_fingerprint", "retry_after_ms": number or null}`.
+    pub fn fingerprint(&self) -> String {
+        match self {
+            Receipt::Success {
+                request_fingerprint,
+                output_fingerprint,
+                output_schema_valid,
+            } => fingerprint(&json!({
+                "outcome": "success",
+                "request_fingerprint": request_fingerprint,
+                "output_fingerprint": output_fingerprint,
+                "output_schema_valid": output_schema_valid,
+            })),
+            Receipt::Failure {
+                code,
+                failure_fingerprint,
+                retry_after_ms,
+            } => fingerprint(&json!({
+                "outcome": "failure",
+                "code": code.as_str(),
+                "failure_fingerprint": failure_fingerprint,
+                "retry_after_ms": retry_after_ms,
+            })),
+        }
+    }
+
+    /// Whether this is a success receipt.
+    pub fn is_success(&self) -> bool {
+        matches!(self, Receipt::Success { .. })
+    }
+}

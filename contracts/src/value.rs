@@ -1,0 +1,502 @@
+//! A borrowed, allocation-free view of JSON-shaped data.
+//!
+//! Rendering, value validation and canonical JSON all work over [`ValueRef`],
+//! so the same code serves `serde_json::Value` (CLI, gateway, tests), the
+//! static [`IrValue`] embedded in generated code, and the typed `Inputs` /
+//! `Context` structs that `include_contract!` generates (which implement
+//! [`ObjectView`] field by field, so the typed render path never builds or
+//! parses JSON).
+
+use crate::seq::{Seq, Str};
+use std::collections::{BTreeMap, HashMap};
+
+/// A JSON number as the data model holds it.
+///
+/// Integers keep their exact value (`I64`/`U64`); everything else is `F64`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Number {
+    /// A signed integer.
+    I64(i64),
+    /// An unsigned integer above `i64::MAX`.
+    U64(u64),
+    /// A finite double.
+    F64(f64),
+}
+
+impl Number {
+    /// The value as a double (may round for integers beyond 2^53).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Number::I64(i) => i as f64,
+            Number::U64(u) => u as f64,
+            Number::F64(f) => f,
+        }
+    }
+
+    /// Whether the number is integer-valued (`1.0` is, per JSON Schema).
+    pub fn is_integer(self) -> bool {
+        match self {
+            Number::I64(_) | Number::U64(_) => true,
+            Number::F64(f) => f.is_finite() && f.fract() == 0.0,
+        }
+    }
+
+    /// Numeric equality across representations (`1 == 1.0`).
+    pub fn numeric_eq(self, other: Number) -> bool {
+        match (self, other) {
+            (Number::I64(a), Number::I64(b)) => a == b,
+            (Number::U64(a), Number::U64(b)) => a == b,
+            (Number::I64(_), Number::U64(_)) | (Number::U64(_), Number::I64(_)) => false,
+            (a, b) => a.as_f64() == b.as_f64(),
+        }
+    }
+
+    /// Converts a `serde_json::Number`. Non-finite values cannot occur in JSON.
+    pub fn from_json(n: &serde_json::Number) -> Number {
+        if let Some(i) = n.as_i64() {
+            Number::I64(i)
+        } else if let Some(u) = n.as_u64() {
+            Number::U64(u)
+        } else {
+            Number::F64(n.as_f64().unwrap_or(0.0))
+        }
+    }
+
+    /// Converts back to a `serde_json::Number` (`None` for non-finite doubles).
+    pub fn to_json(self) -> Option<serde_json::Number> {
+        match self {
+            Number::I64(i) => Some(i.into()),
+            Number::U64(u) => Some(u.into()),
+            Number::F64(f) => serde_json::Number::from_f64(f),
+        }
+    }
+}
+
+/// The JSON type of a value, as named by JSON Schema's `type` keyword.
+///
+/// `Integer` is never produced by [`ValueRef::json_type`]; integer-valued
+/// numbers report `Number` and are tested with [`Number::is_integer`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum JsonType {
+    /// `null`
+    Null,
+    /// `boolean`
+    Boolean,
+    /// `integer`
+    Integer,
+    /// `number`
+    Number,
+    /// `string`
+    String,
+    /// `array`
+    Array,
+    /// `object`
+    Object,
+}
+
+impl JsonType {
+    /// The JSON Schema spelling (`"string"`, `"integer"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JsonType::Null => "null",
+            JsonType::Boolean => "boolean",
+            JsonType::Integer => "integer",
+            JsonType::Number => "number",
+            JsonType::String => "string",
+            JsonType::Array => "array",
+            JsonType::Object => "object",
+        }
+    }
+
+    /// Parses a JSON Schema type name.
+    pub fn parse(s: &str) -> Option<JsonType> {
+        Some(match s {
+            "null" => JsonType::Null,
+            "boolean" => JsonType::Boolean,
+            "integer" => JsonType::Integer,
+            "number" => JsonType::Number,
+            "string" => JsonType::String,
+            "array" => JsonType::Array,
+            "object" => JsonType::Object,
+            _ => return None,
+        })
+    }
+}
+
+/// A borrowed JSON-shaped value.
+#[derive(Clone, Copy)]
+pub enum ValueRef<'a> {
+    /// `null` (also what an absent `Option` field reads as when nullable).
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// A number.
+    Number(Number),
+    /// A string.
+    String(&'a str),
+    /// An array.
+    Array(&'a dyn ArrayView),
+    /// An object.
+    Object(&'a dyn ObjectView),
+}
+
+impl std::fmt::Debug for ValueRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.to_json())
+    }
+}
+
+impl<'a> ValueRef<'a> {
+    /// The value's JSON type (`Number` for all numbers).
+    pub fn json_type(&self) -> JsonType {
+        match self {
+            ValueRef::Null => JsonType::Null,
+            ValueRef::Bool(_) => JsonType::Boolean,
+            ValueRef::Number(_) => JsonType::Number,
+            ValueRef::String(_) => JsonType::String,
+            ValueRef::Array(_) => JsonType::Array,
+            ValueRef::Object(_) => JsonType::Object,
+        }
+    }
+
+    /// Whether the value is an instance of the JSON Schema type `ty`
+    /// (an integer-valued number is an `integer`; every integer is a `number`).
+    pub fn is_instance_of(&self, ty: JsonType) -> bool {
+        match (self, ty) {
+            (ValueRef::Number(n), JsonType::Integer) => n.is_integer(),
+            (ValueRef::Number(_), JsonType::Number) => true,
+            (v, t) => v.json_type() == t,
+        }
+    }
+
+    /// Copies the value into a `serde_json::Value` (non-finite doubles become `null`).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match *self {
+            ValueRef::Null => Value::Null,
+            ValueRef::Bool(b) => Value::Bool(b),
+            ValueRef::Number(n) => n.to_json().map(Value::Number).unwrap_or(Value::Null),
+            ValueRef::String(s) => Value::String(s.to_owned()),
+            ValueRef::Array(a) => Value::Array(
+                (0..a.len())
+                    .filter_map(|i| a.get(i))
+                    .map(|v| v.to_json())
+                    .collect(),
+            ),
+            ValueRef::Object(o) => Value::Object(
+                o.entries()
+                    .map(|(k, v)| (k.to_owned(), v.to_json()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// JSON equality: numbers compare numerically (`1 == 1.0`), objects
+    /// ignore key order, arrays compare element-wise.
+    pub fn json_eq(&self, other: &ValueRef<'_>) -> bool {
+        match (*self, *other) {
+            (ValueRef::Null, ValueRef::Null) => true,
+            (ValueRef::Bool(a), ValueRef::Bool(b)) => a == b,
+            (ValueRef::Number(a), ValueRef::Number(b)) => a.numeric_eq(b),
+            (ValueRef::String(a), ValueRef::String(b)) => a == b,
+            (ValueRef::Array(a), ValueRef::Array(b)) => {
+                a.len() == b.len()
+                    && (0..a.len()).all(|i| match (a.get(i), b.get(i)) {
+                        (Some(x), Some(y)) => x.json_eq(&y),
+                        _ => false,
+                    })
+            }
+            (ValueRef::Object(a), ValueRef::Object(b)) => {
+                a.len() == b.len()
+                    && a.entries()
+                        .all(|(k, x)| b.get(k).is_some_and(|y| x.json_eq(&y)))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Read access to an array.
+pub trait ArrayView {
+    /// Number of elements.
+    fn len(&self) -> usize;
+    /// The element at `index`, if any.
+    fn get(&self, index: usize) -> Option<ValueRef<'_>>;
+    /// Whether the array is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Read access to an object. A key whose value is absent (an unset optional
+/// field) is not an entry at all: [`ObjectView::get`] returns `None` for it.
+pub trait ObjectView {
+    /// The value under `key`; `None` when the key is absent.
+    fn get(&self, key: &str) -> Option<ValueRef<'_>>;
+    /// Number of present entries.
+    fn len(&self) -> usize;
+    /// The present entries, in the object's own order (not necessarily sorted).
+    fn entries(&self) -> Box<dyn Iterator<Item = (&str, ValueRef<'_>)> + '_>;
+    /// Whether the object has no entries.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Anything that can be viewed as a JSON value.
+///
+/// Implemented for the std types generated code uses, for
+/// `serde_json::Value`, and by generated structs (via [`ObjectView`]).
+pub trait AsValue {
+    /// The value view.
+    fn as_value(&self) -> ValueRef<'_>;
+}
+
+impl<T: AsValue + ?Sized> AsValue for &T {
+    fn as_value(&self) -> ValueRef<'_> {
+        (**self).as_value()
+    }
+}
+impl<T: AsValue + ?Sized> AsValue for Box<T> {
+    fn as_value(&self) -> ValueRef<'_> {
+        (**self).as_value()
+    }
+}
+impl AsValue for str {
+    fn as_value(&self) -> ValueRef<'_> {
+        ValueRef::String(self)
+    }
+}
+impl AsValue for String {
+    fn as_value(&self) -> ValueRef<'_> {
+        ValueRef::String(self)
+    }
+}
+impl AsValue for bool {
+    fn as_value(&self) -> ValueRef<'_> {
+        ValueRef::Bool(*self)
+    }
+}
+macro_rules! int_as_value {
+    ($($t:ty),*) => {$(
+        impl AsValue for $t {
+            fn as_value(&self) -> ValueRef<'_> {
+                ValueRef::Number(Number::I64(i64::from(*self)))
+            }
+        }
+    )*};
+}
+int_as_value!(i8, i16, i32, i64, u8, u16, u32);
+impl AsValue for u64 {
+    fn as_value(&self) -> ValueRef<'_> {
+        ValueRef::Number(match i64::try_from(*self) {
+            Ok(i) => Number::I64(i),
+            Err(_) => Number::U64(*self),
+        })
+    }
+}
+impl AsValue for f64 {
+    fn as_value(&self) -> ValueRef<'_> {
+        ValueRef::Number(Number::F64(*self))
+    }
+}
+impl<T: AsValue> AsValue for Option<T> {
+    /// `None` views as `null`; generated structs treat an unset optional
+    /// field as absent instead, by not yielding it from [`ObjectView`].
+    fn as_value(&self) -> ValueRef<'_> {
+        match self {
+            Some(v) => v.as_value(),
+            None => ValueRef::Null,
+        }
+    }
+}
+impl<T: AsValue> ArrayView for [T] {
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+    fn get(&self, index: usize) -> Option<ValueRef<'_>> {
+        <[T]>::get(self, index).map(AsValue::as_value)
+    }
+}
+impl<T: AsValue> ArrayView for Vec<T> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn get(&self, index: usize) -> Option<ValueRef<'_>> {
+        self.as_slice().get(index).map(AsValue::as_value)
+    }
+}
+impl<T: AsValue> AsValue for Vec<T> {
+    fn as_value(&self) -> ValueRef<'_> {
+        ValueRef::Array(self)
+    }
+}
+impl<T: AsValue> ArrayView for Seq<T> {
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+    fn get(&self, index: usize) -> Option<ValueRef<'_>> {
+        self.as_slice().get(index).map(AsValue::as_value)
+    }
+}
+impl<T: AsValue> ObjectView for BTreeMap<String, T> {
+    fn get(&self, key: &str) -> Option<ValueRef<'_>> {
+        BTreeMap::get(self, key).map(AsValue::as_value)
+    }
+    fn len(&self) -> usize {
+        BTreeMap::len(self)
+    }
+    fn entries(&self) -> Box<dyn Iterator<Item = (&str, ValueRef<'_>)> + '_> {
+        Box::new(self.iter().map(|(k, v)| (k.as_str(), v.as_value())))
+    }
+}
+impl<T: AsValue> AsValue for BTreeMap<String, T> {
+    fn as_value(&self) -> ValueRef<'_> {
+        ValueRef::Object(self)
+    }
+}
+impl<T: AsValue, S: std::hash::BuildHasher> ObjectView for HashMap<String, T, S> {
+    fn get(&self, key: &str) -> Option<ValueRef<'_>> {
+        HashMap::get(self, key).map(AsValue::as_value)
+    }
+    fn len(&self) -> usize {
+        HashMap::len(self)
+    }
+    fn entries(&self) -> Box<dyn Iterator<Item = (&str, ValueRef<'_>)> + '_> {
+        Box::new(self.iter().map(|(k, v)| (k.as_str(), v.as_value())))
+    }
+}
+impl<T: AsValue, S: std::hash::BuildHasher> AsValue for HashMap<String, T, S> {
+    fn as_value(&self) -> ValueRef<'_> {
+        ValueRef::Object(self)
+    }
+}
+
+impl ObjectView for serde_json::Map<String, serde_json::Value> {
+    fn get(&self, key: &str) -> Option<ValueRef<'_>> {
+        serde_json::Map::get(self, key).map(AsValue::as_value)
+    }
+    fn len(&self) -> usize {
+        serde_json::Map::len(self)
+    }
+    fn entries(&self) -> Box<dyn Iterator<Item = (&str, ValueRef<'_>)> + '_> {
+        Box::new(self.iter().map(|(k, v)| (k.as_str(), v.as_value())))
+    }
+}
+impl AsValue for serde_json::Value {
+    fn as_value(&self) -> ValueRef<'_> {
+        use serde_json::Value;
+        match self {
+            Value::Null => ValueRef::Null,
+            Value::Bool(b) => ValueRef::Bool(*b),
+            Value::Number(n) => ValueRef::Number(Number::from_json(n)),
+            Value::String(s) => ValueRef::String(s),
+            Value::Array(a) => ValueRef::Array(a),
+            Value::Object(o) => ValueRef::Object(o),
+        }
+    }
+}
+
+/// An object with no entries (the context of a contract without context fields).
+pub struct EmptyObject;
+
+impl ObjectView for EmptyObject {
+    fn get(&self, _key: &str) -> Option<ValueRef<'_>> {
+        None
+    }
+    fn len(&self) -> usize {
+        0
+    }
+    fn entries(&self) -> Box<dyn Iterator<Item = (&str, ValueRef<'_>)> + '_> {
+        Box::new(std::iter::empty())
+    }
+}
+
+/// A JSON value that can live in `static` data: literals, `enum`/`const`
+/// values and extension values of the compiled interaction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IrValue {
+    /// `null`
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A number.
+    Number(Number),
+    /// A string.
+    String(Str),
+    /// An array.
+    Array(Seq<IrValue>),
+    /// An object; entries keep the source order, keys are unique.
+    Object(Seq<(Str, IrValue)>),
+}
+
+impl IrValue {
+    /// Converts a `serde_json::Value` (owned storage).
+    pub fn from_json(v: &serde_json::Value) -> IrValue {
+        use serde_json::Value;
+        match v {
+            Value::Null => IrValue::Null,
+            Value::Bool(b) => IrValue::Bool(*b),
+            Value::Number(n) => IrValue::Number(Number::from_json(n)),
+            Value::String(s) => IrValue::String(Str::Owned(s.clone())),
+            Value::Array(a) => {
+                IrValue::Array(Seq::Owned(a.iter().map(IrValue::from_json).collect()))
+            }
+            Value::Object(o) => IrValue::Object(Seq::Owned(
+                o.iter()
+                    .map(|(k, v)| (Str::Owned(k.clone()), IrValue::from_json(v)))
+                    .collect(),
+            )),
+        }
+    }
+
+    /// Copies the value into a `serde_json::Value`.
+    pub fn to_json(&self) -> serde_json::Value {
+        self.as_value().to_json()
+    }
+}
+
+impl AsValue for IrValue {
+    fn as_value(&self) -> ValueRef<'_> {
+        match self {
+            IrValue::Null => ValueRef::Null,
+            IrValue::Bool(b) => ValueRef::Bool(*b),
+            IrValue::Number(n) => ValueRef::Number(*n),
+            IrValue::String(s) => ValueRef::String(s),
+            IrValue::Array(a) => ValueRef::Array(a),
+            IrValue::Object(_) => ValueRef::Object(self),
+        }
+    }
+}
+
+impl ObjectView for IrValue {
+    fn get(&self, key: &str) -> Option<ValueRef<'_>> {
+        match self {
+            IrValue::Object(entries) => entries
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.as_value()),
+            _ => None,
+        }
+    }
+    fn len(&self) -> usize {
+        match self {
+            IrValue::Object(entries) => entries.len(),
+            _ => 0,
+        }
+    }
+    fn entries(&self) -> Box<dyn Iterator<Item = (&str, ValueRef<'_>)> + '_> {
+        match self {
+            IrValue::Object(entries) => {
+                Box::new(entries.iter().map(|(k, v)| (k.as_ref(), v.as_value())))
+            }
+            _ => Box::new(std::iter::empty()),
+        }
+    }
+}
+
+impl serde::Serialize for IrValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}

@@ -1,0 +1,1 @@
+//! Templiqx runtime (in progress).
