@@ -1,1 +1,44 @@
-//! The Templiqx compiler (in progress).
+//! The Templiqx compiler: strict `templiqx/v1alpha1` parsing, validation,
+//! lowering to the interaction IR, and diagnostics.
+//!
+//! This crate holds every rule; the `include_contract!` macro, the build.rs
+//! API and the `templiqx` CLI are front ends over it.
+//!
+//! ```
+//! use templiqx_build::compile_str;
+//! use templiqx_contracts::CapabilityProfile;
+//!
+//! let yaml = r#"
+//! api_version: templiqx/v1alpha1
+//! id: greeting
+//! version: 0.1.0
+//! inputs:
+//!   name: { schema: { type: string, minLength: 1 }, required: true }
+//! capabilities: [structured_output]
+//! messages:
+//!   - role: user
+//!     content:
+//!       - { kind: text, value: "Hello " }
+//!       - kind: interpolate
+//!         expression: { kind: ref, path: inputs.nmae }
+//! output_schema: { type: object }
+//! "#;
+//! let target = CapabilityProfile::parse_list("structured_output");
+//! let compilation = compile_str(yaml, "greeting.yaml", &target);
+//! let d = &compilation.diagnostics[0];
+//! assert_eq!(d.code.as_str(), "TQX_REF_UNKNOWN");
+//! assert_eq!(d.json_pointer.as_deref(), Some("/messages/0/content/1/expression/path"));
+//! assert_eq!(d.span.unwrap().start.line, 12);
+//! assert_eq!(d.help.as_deref(), Some("did you mean `inputs.name`?"));
+//! ```
+
+pub mod check;
+pub mod compile;
+pub mod dto;
+pub mod parse;
+pub mod report;
+pub mod schema;
+pub mod source;
+pub mod yaml;
+
+pub use compile::{Compilation, compile_str, parse_file};

@@ -1,0 +1,302 @@
+//! The `templiqx/v1alpha1` contract format as Rust data (seed 002).
+//!
+//! These are the strict DTOs the parser ([`crate::parse`]) produces from a
+//! spanned YAML tree. They serialise (for the contract fingerprint) to the
+//! same shape they are written in, with defaults made explicit, so two YAML
+//! spellings of one contract have one fingerprint.
+//!
+//! Content nodes and expressions carry a [`Loc`] (file and JSON pointer of
+//! their source), which survives include expansion: a diagnostic about a node
+//! spliced in from a partial points into the partial.
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use templiqx_contracts::RuntimePolicy;
+use templiqx_contracts::ir::{Filter, Role};
+
+/// Index of a source file in a [`crate::source::Sources`] table.
+pub type FileId = u32;
+
+/// Where a node came from: a file and a JSON pointer inside it.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Loc {
+    /// The file.
+    pub file: FileId,
+    /// RFC 6901 pointer of the node in that file.
+    pub pointer: String,
+}
+
+impl Loc {
+    /// A location in `file` at `pointer`.
+    pub fn new(file: FileId, pointer: impl Into<String>) -> Loc {
+        Loc { file, pointer: pointer.into() }
+    }
+
+    /// The location of a child token (`/content/3`).
+    pub fn child(&self, token: &str) -> Loc {
+        Loc { file: self.file, pointer: templiqx_contracts::diagnostic::pointer_push(&self.pointer, token) }
+    }
+}
+
+/// A map that keeps declaration order (field order drives generated struct
+/// field order) and serialises as a JSON object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OrderedMap<T>(pub Vec<(String, T)>);
+
+impl<T> Default for OrderedMap<T> {
+    fn default() -> Self {
+        OrderedMap(Vec::new())
+    }
+}
+
+impl<T> OrderedMap<T> {
+    /// The value under `key`.
+    pub fn get(&self, key: &str) -> Option<&T> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// Iterates entries in declaration order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &T)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<T: Serialize> Serialize for OrderedMap<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// A whole contract (seed 002: "A contract defines exactly one model interaction").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Contract {
+    /// Must be `templiqx/v1alpha1`.
+    pub api_version: String,
+    /// Stable contract id (`[A-Za-z][A-Za-z0-9._-]*`).
+    pub id: String,
+    /// Semantic version (SemVer 2.0.0).
+    pub version: String,
+    /// What the contract is for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Typed inputs, in declaration order.
+    pub inputs: OrderedMap<FieldDecl>,
+    /// Host-supplied context, in declaration order.
+    pub context: OrderedMap<FieldDecl>,
+    /// Required target capabilities.
+    pub capabilities: Vec<String>,
+    /// Ordered role messages (at least one).
+    pub messages: Vec<MessageDecl>,
+    /// JSON Schema of the structured output (bounded subset).
+    pub output_schema: serde_json::Value,
+    /// Bounded runtime hints.
+    pub runtime_policy: RuntimePolicy,
+    /// Namespaced, typed extensions.
+    pub extensions: OrderedMap<ExtensionDecl>,
+    /// Local components.
+    pub components: OrderedMap<ComponentDecl>,
+    /// Free-form string metadata.
+    pub provenance: OrderedMap<String>,
+    /// Deterministic eval fixtures.
+    pub evals: Vec<EvalDecl>,
+    /// Where the contract's root mapping is (not serialised).
+    #[serde(skip)]
+    pub loc: Loc,
+}
+
+/// An input, context field or typed component parameter.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FieldDecl {
+    /// Its JSON Schema (bounded subset).
+    pub schema: serde_json::Value,
+    /// Whether a value must be supplied (default `false`).
+    pub required: bool,
+    /// Documentation; becomes a doc comment in generated code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// One message.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MessageDecl {
+    /// The role.
+    pub role: Role,
+    /// Content nodes, rendered in order and concatenated.
+    pub content: Vec<ContentNode>,
+}
+
+/// A structured content node (seed 002: "Structured content").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ContentNode {
+    /// What the node does.
+    #[serde(flatten)]
+    pub kind: NodeKind,
+    /// Where it came from (not serialised).
+    #[serde(skip)]
+    pub loc: Loc,
+}
+
+/// The node kinds, tagged by `kind` in YAML.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum NodeKind {
+    /// `{kind: text, value}`: literal text.
+    Text {
+        /// The text, written verbatim.
+        value: String,
+    },
+    /// `{kind: interpolate, expression, filters}`: a typed value.
+    Interpolate {
+        /// The value.
+        expression: Expr,
+        /// Fixed filters, applied left to right.
+        filters: Vec<Filter>,
+    },
+    /// `{kind: when, condition, then, else}`: conditional content.
+    When {
+        /// A boolean expression.
+        condition: Expr,
+        /// Rendered when true.
+        then: Vec<ContentNode>,
+        /// Rendered when false.
+        #[serde(rename = "else")]
+        otherwise: Vec<ContentNode>,
+    },
+    /// `{kind: for_each, collection, item, body, separator}`: iteration.
+    ForEach {
+        /// An array-valued expression.
+        collection: Expr,
+        /// The local name each element is bound to.
+        item: String,
+        /// Rendered once per element.
+        body: Vec<ContentNode>,
+        /// Written between elements.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        separator: Option<String>,
+    },
+    /// `{kind: component, name, with}`: a local component invocation.
+    Component {
+        /// The component's name.
+        name: String,
+        /// Argument expressions by parameter name (evaluated in the caller's scope).
+        with: OrderedMap<Expr>,
+    },
+    /// `{kind: include, path, from_dependency}`: splice a package partial.
+    Include {
+        /// Package-relative path with `/` separators.
+        path: String,
+        /// A dependency package name to resolve `path` in.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        from_dependency: Option<String>,
+    },
+}
+
+/// A typed expression (seed 002: references, JSON literals, equality,
+/// negation, conjunction, disjunction).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Expr {
+    /// The expression.
+    #[serde(flatten)]
+    pub kind: ExprKind,
+    /// Where it came from (not serialised).
+    #[serde(skip)]
+    pub loc: Loc,
+}
+
+/// Expression kinds, tagged by `kind` in YAML.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ExprKind {
+    /// `{kind: ref, path: inputs.customer.name}`.
+    Ref {
+        /// Dot-separated path starting at `inputs`, `context`, a `for_each`
+        /// item or a component parameter.
+        path: String,
+    },
+    /// `{kind: literal, value: <any JSON>}`.
+    Literal {
+        /// The value.
+        value: serde_json::Value,
+    },
+    /// `{kind: equals, left, right}`: JSON equality.
+    Equals {
+        /// Left operand.
+        left: Box<Expr>,
+        /// Right operand.
+        right: Box<Expr>,
+    },
+    /// `{kind: not, operand}`.
+    Not {
+        /// A boolean operand.
+        operand: Box<Expr>,
+    },
+    /// `{kind: and, operands: [...]}` (at least one operand).
+    And {
+        /// Boolean operands.
+        operands: Vec<Expr>,
+    },
+    /// `{kind: or, operands: [...]}` (at least one operand).
+    Or {
+        /// Boolean operands.
+        operands: Vec<Expr>,
+    },
+}
+
+/// A typed extension (seed 002: "Capabilities and extensions").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExtensionDecl {
+    /// The capability the extension needs in the target profile.
+    pub capability: String,
+    /// Its schema, or a `{$ref: tool_contract:NAME, fingerprint}` reference
+    /// before composition.
+    pub schema: serde_json::Value,
+    /// The value; must validate against the schema.
+    pub value: serde_json::Value,
+}
+
+/// A component in typed form or the legacy list form (seed 002: "Typed components").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ComponentDecl {
+    /// `{parameters, content}`.
+    Typed {
+        /// Declared parameters.
+        parameters: OrderedMap<FieldDecl>,
+        /// The body.
+        content: Vec<ContentNode>,
+    },
+    /// A bare list of content nodes; referenced external names are inferred
+    /// as required string parameters.
+    Legacy(Vec<ContentNode>),
+}
+
+/// An eval fixture.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EvalDecl {
+    /// Unique within the contract.
+    pub id: String,
+    /// Input values.
+    pub inputs: serde_json::Map<String, serde_json::Value>,
+    /// Context values.
+    pub context: serde_json::Map<String, serde_json::Value>,
+    /// A model output that must validate against `output_schema`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fake_output: Option<serde_json::Value>,
+    /// Where the fixture is (not serialised).
+    #[serde(skip)]
+    pub loc: Loc,
+}
