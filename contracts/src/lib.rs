@@ -28,6 +28,7 @@ pub mod budget;
 pub mod canonical;
 pub mod diagnostic;
 pub mod envelope;
+pub mod format;
 pub mod ir;
 pub mod receipt;
 pub mod rendered;
