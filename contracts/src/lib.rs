@@ -35,6 +35,7 @@ pub mod rendered;
 pub mod schema;
 pub mod seq;
 pub mod stream;
+pub mod validate;
 pub mod value;
 
 pub use diagnostic::{Code, Diagnostic, Position, Severity, Span};
@@ -45,4 +46,5 @@ pub use rendered::{RenderedInteraction, RenderedMessage};
 pub use schema::{Format, Schema, TypeSet};
 pub use seq::{Ptr, Seq, Str};
 pub use stream::StreamEvent;
+pub use validate::SchemaViolation;
 pub use value::{ArrayView, AsValue, IrValue, JsonType, Number, ObjectView, ValueRef};
