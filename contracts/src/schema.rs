@@ -1,5 +1,5 @@
-//! The compiled form of the bounded JSON Schema subset (DESIGN section 4),
-//! and the validator that checks values against it.
+//! The compiled form of the bounded JSON Schema subset (DESIGN section 4).
+//! Values are checked against it by [`crate::validate`].
 //!
 //! The compiler (`templiqx-build`) turns a schema document into a [`Schema`]
 //! after checking that it only uses the subset and that its bounds are

@@ -41,13 +41,42 @@ impl Number {
         }
     }
 
-    /// Numeric equality across representations (`1 == 1.0`).
+    /// Numeric equality across representations (`1 == 1.0`), exact: an
+    /// integer beyond 2^53 equals only the double of exactly its value
+    /// (`9007199254740993 != 9007199254740992.0`). `NaN` equals nothing.
     pub fn numeric_eq(self, other: Number) -> bool {
-        match (self, other) {
-            (Number::I64(a), Number::I64(b)) => a == b,
-            (Number::U64(a), Number::U64(b)) => a == b,
-            (Number::I64(_), Number::U64(_)) | (Number::U64(_), Number::I64(_)) => false,
-            (a, b) => a.as_f64() == b.as_f64(),
+        self.cmp_exact(other) == Some(std::cmp::Ordering::Equal)
+    }
+
+    /// Compares two numbers by their exact mathematical values, across
+    /// representations and without rounding (`i64`/`u64` against `f64`
+    /// never goes through a lossy cast). `None` only when a `NaN` is
+    /// involved; infinities order below/above every finite value.
+    ///
+    /// ```
+    /// use std::cmp::Ordering;
+    /// use templiqx_contracts::Number;
+    /// // 2^53 + 1 is above the double 2^53, although `as f64` would round it down.
+    /// let big = Number::I64((1 << 53) + 1);
+    /// assert_eq!(big.cmp_exact(Number::F64(9007199254740992.0)), Some(Ordering::Greater));
+    /// assert_eq!(Number::U64(u64::MAX).cmp_exact(Number::F64(18446744073709551616.0)), Some(Ordering::Less));
+    /// assert_eq!(Number::I64(1).cmp_exact(Number::F64(1.0)), Some(Ordering::Equal));
+    /// ```
+    pub fn cmp_exact(self, other: Number) -> Option<std::cmp::Ordering> {
+        match (self.as_exact_int(), other.as_exact_int()) {
+            (Some(a), Some(b)) => Some(a.cmp(&b)),
+            (Some(a), None) => int_cmp_f64(a, other.as_f64()),
+            (None, Some(b)) => int_cmp_f64(b, self.as_f64()).map(std::cmp::Ordering::reverse),
+            (None, None) => self.as_f64().partial_cmp(&other.as_f64()),
+        }
+    }
+
+    /// The exact value of an `I64`/`U64` (every one fits an `i128`).
+    fn as_exact_int(self) -> Option<i128> {
+        match self {
+            Number::I64(i) => Some(i128::from(i)),
+            Number::U64(u) => Some(i128::from(u)),
+            Number::F64(_) => None,
         }
     }
 
@@ -69,6 +98,28 @@ impl Number {
             Number::U64(u) => Some(u.into()),
             Number::F64(f) => serde_json::Number::from_f64(f),
         }
+    }
+}
+
+/// Compares the integer `a` (|a| < 2^64) with the double `f` exactly.
+fn int_cmp_f64(a: i128, f: f64) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    // 2^64 and -2^64 are exact doubles outside every i64/u64 value.
+    const LIMIT: f64 = 18_446_744_073_709_551_616.0;
+    if f.is_nan() {
+        return None;
+    }
+    if f >= LIMIT {
+        return Some(Ordering::Less);
+    }
+    if f <= -LIMIT {
+        return Some(Ordering::Greater);
+    }
+    // |f| < 2^64: its integral part is exact in i128.
+    let whole = f.trunc();
+    match a.cmp(&(whole as i128)) {
+        Ordering::Equal => 0.0.partial_cmp(&(f - whole)),
+        unequal => Some(unequal),
     }
 }
 

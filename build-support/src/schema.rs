@@ -1,0 +1,869 @@
+//! Checking and compiling schemas of the bounded JSON Schema subset
+//! (DESIGN section 4, "Bounded JSON Schema subset").
+//!
+//! Every schema in a contract (inputs, context, component parameters,
+//! extensions, output) goes through [`compile_schema`], which either returns
+//! the compiled [`Schema`] that generated code embeds and the validator in
+//! [`templiqx_contracts::validate`] checks values against, or *every*
+//! problem found, each with its JSON pointer, a message and a help line:
+//!
+//! - `TQX_SCHEMA_UNSUPPORTED`: a keyword outside the subset (`$ref`,
+//!   `$schema`, `oneOf`, `pattern`, ...), a boolean schema (`true`/`false`),
+//!   a form of a subset keyword the subset leaves out (`type` naming two
+//!   non-null types, `additionalProperties` or `items` given as anything
+//!   but a boolean / one schema, a `format` other than `date`/`date-time`),
+//!   or nesting deeper than [`MAX_SCHEMA_DEPTH`].
+//! - `TQX_SCHEMA_INVALID`: a subset keyword with a malformed value, i.e. one
+//!   that JSON Schema 2020-12 itself rules out (`minLength: -1`,
+//!   `type: strnig`, `required: [1]`, duplicate `required` names, a schema
+//!   that is not an object), plus duplicate `enum` values (2020-12 says they
+//!   SHOULD be unique; the subset makes it a MUST, as a generated Rust enum
+//!   cannot have two equal variants).
+//! - `TQX_SCHEMA_BOUNDS`: constraints no value can satisfy, or that can
+//!   never apply: a minimum above its maximum (lengths, items, numbers,
+//!   inclusive and exclusive combined), an empty `enum`, an `enum`/`const`
+//!   value the rest of the schema rejects (wrong type, out of bounds, bad
+//!   format), a `const` outside the `enum`, no integer inside the bounds of
+//!   `type: integer`, a `required` name missing from `properties` under
+//!   `additionalProperties: false`, and a keyword that cannot apply to the
+//!   declared type (`minimum` on `type: string`). JSON Schema ignores such
+//!   a keyword; in a contract it is always a mistake (the author believes a
+//!   constraint holds that does not), so it is reported as a bound that can
+//!   never take effect.
+//!
+//! ```
+//! use serde_json::json;
+//! use templiqx_build::schema::compile_schema;
+//!
+//! let schema = compile_schema(&json!({"type": "string", "minLength": 1}), "/inputs/name/schema")
+//!     .unwrap();
+//! assert_eq!(schema.min_length, Some(1));
+//!
+//! let errors = compile_schema(&json!({"type": "string", "pattern": "^a"}), "/inputs/name/schema")
+//!     .unwrap_err();
+//! assert_eq!(errors[0].code.as_str(), "TQX_SCHEMA_UNSUPPORTED");
+//! assert_eq!(errors[0].json_pointer.as_deref(), Some("/inputs/name/schema/pattern"));
+//! ```
+
+use serde_json::{Map, Value};
+use std::cmp::Ordering;
+use templiqx_contracts::diagnostic::pointer_push;
+use templiqx_contracts::validate::validate;
+use templiqx_contracts::{
+    AsValue, Code, Diagnostic, Format, IrValue, JsonType, Number, Ptr, Schema, Seq, Str, TypeSet,
+};
+
+/// The keywords of the bounded subset, in the order DESIGN section 4 lists them.
+pub const KEYWORDS: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minItems",
+    "maxItems",
+    "format",
+    "description",
+    "title",
+];
+
+/// How deeply schemas may nest (`properties` / `items` levels below the
+/// root). Deeper schemas fail with `TQX_SCHEMA_UNSUPPORTED`; the bound keeps
+/// compilation, validation and code generation clear of the stack limit.
+pub const MAX_SCHEMA_DEPTH: usize = 64;
+
+const TYPE_NAMES: &[&str] = &[
+    "null", "boolean", "integer", "number", "string", "array", "object",
+];
+
+/// Checks the schema document `doc` against the bounded subset and compiles
+/// it.
+///
+/// `pointer` is the RFC 6901 JSON pointer of `doc` within its file (e.g.
+/// `/inputs/name/schema`); each diagnostic's `json_pointer` is the offending
+/// keyword or element below it (`/inputs/name/schema/minLength`,
+/// `/inputs/name/schema/required/1`). Diagnostics have a message and a help
+/// line; `file` and `span` are left `None` for the caller to fill in. All
+/// problems are collected (nested schemas included), with the codes listed
+/// in the [module documentation](self).
+///
+/// The compiled schema uses owned storage; `properties` keep the order of
+/// `doc`'s map.
+pub fn compile_schema(doc: &Value, pointer: &str) -> Result<Schema, Vec<Diagnostic>> {
+    let mut compiler = Compiler { diags: Vec::new() };
+    let schema = compiler.schema(doc, pointer, 0);
+    if compiler.diags.is_empty() {
+        Ok(schema)
+    } else {
+        Err(compiler.diags)
+    }
+}
+
+struct Compiler {
+    diags: Vec<Diagnostic>,
+}
+
+/// The lower or upper numeric bound in force, and the keyword it came from.
+#[derive(Clone, Copy)]
+struct Bound {
+    value: Number,
+    exclusive: bool,
+    keyword: &'static str,
+}
+
+impl Compiler {
+    fn push(&mut self, code: Code, at: &str, message: String, help: impl Into<String>) {
+        self.diags
+            .push(Diagnostic::error(code, message).at(at).help(help));
+    }
+
+    fn schema(&mut self, doc: &Value, at: &str, depth: usize) -> Schema {
+        let obj = match doc {
+            Value::Object(obj) => obj,
+            Value::Bool(b) => {
+                let help = if *b {
+                    "write `{}` for a schema that accepts any value"
+                } else {
+                    "a `false` schema accepts no value; remove the property or item it describes"
+                };
+                self.push(
+                    Code::SchemaUnsupported,
+                    at,
+                    format!("the boolean schema `{b}` is outside the bounded JSON Schema subset"),
+                    help,
+                );
+                return Schema::ANY;
+            }
+            other => {
+                self.push(
+                    Code::SchemaInvalid,
+                    at,
+                    format!(
+                        "a schema must be an object, found {}",
+                        json_type_name(other)
+                    ),
+                    "write a schema object, e.g. `{ type: string }`",
+                );
+                return Schema::ANY;
+            }
+        };
+        if depth > MAX_SCHEMA_DEPTH {
+            self.push(
+                Code::SchemaUnsupported,
+                at,
+                format!("schemas nested more than {MAX_SCHEMA_DEPTH} levels deep are outside the bounded subset"),
+                "flatten the structure",
+            );
+            return Schema::ANY;
+        }
+
+        let mut s = Schema::ANY;
+        let mut enum_values: Option<&[Value]> = None;
+        let mut properties_malformed = false;
+        let mut const_value: Option<&Value> = None;
+        let mut type_given = false;
+        for (key, v) in obj {
+            let kp = pointer_push(at, key);
+            match key.as_str() {
+                "type" => {
+                    type_given = true;
+                    s.types = self.types(v, &kp);
+                }
+                "properties" => match self.properties(v, &kp, depth) {
+                    Some(properties) => s.properties = properties.into(),
+                    None => properties_malformed = true,
+                },
+                "required" => s.required = self.required(v, &kp).into(),
+                "additionalProperties" => match v {
+                    Value::Bool(b) => s.additional_properties = *b,
+                    Value::Object(_) => self.push(
+                        Code::SchemaUnsupported,
+                        &kp,
+                        "`additionalProperties` with a schema is outside the bounded subset".into(),
+                        "use `additionalProperties: false` (only declared properties) or `true`",
+                    ),
+                    other => self.push(
+                        Code::SchemaInvalid,
+                        &kp,
+                        format!(
+                            "`additionalProperties` must be a boolean, found {}",
+                            json_type_name(other)
+                        ),
+                        "use `additionalProperties: false` or `true`",
+                    ),
+                },
+                "items" => match v {
+                    Value::Array(_) => self.push(
+                        Code::SchemaUnsupported,
+                        &kp,
+                        "`items` as a list of schemas (tuple validation) is outside the bounded subset"
+                            .into(),
+                        "give `items` one schema that every element satisfies",
+                    ),
+                    _ => s.items = Some(Ptr::from(self.schema(v, &kp, depth + 1))),
+                },
+                "enum" => match v {
+                    Value::Array(values) => enum_values = Some(values),
+                    other => self.push(
+                        Code::SchemaInvalid,
+                        &kp,
+                        format!("`enum` must be a list, found {}", json_type_name(other)),
+                        "list the allowed values, e.g. `enum: [low, medium, high]`",
+                    ),
+                },
+                "const" => const_value = Some(v),
+                "minLength" => s.min_length = self.count(v, &kp, key),
+                "maxLength" => s.max_length = self.count(v, &kp, key),
+                "minItems" => s.min_items = self.count(v, &kp, key),
+                "maxItems" => s.max_items = self.count(v, &kp, key),
+                "minimum" => s.minimum = self.number(v, &kp, key),
+                "maximum" => s.maximum = self.number(v, &kp, key),
+                "exclusiveMinimum" => s.exclusive_minimum = self.number(v, &kp, key),
+                "exclusiveMaximum" => s.exclusive_maximum = self.number(v, &kp, key),
+                "format" => s.format = self.format(v, &kp),
+                "title" => s.title = self.text(v, &kp, key),
+                "description" => s.description = self.text(v, &kp, key),
+                _ => self.unsupported_keyword(key, &kp),
+            }
+        }
+
+        if type_given && !s.types.is_any() {
+            self.check_applicability(obj, &s, at);
+        }
+        self.check_lengths(&s, at);
+        self.check_numbers(&s, at);
+        if !properties_malformed {
+            self.check_required(&s, at);
+        }
+
+        // `enum` and `const` values must each satisfy the rest of the
+        // schema; `s` has neither yet, so it is exactly "the rest".
+        let enum_values = enum_values.map(|values| self.enum_values(values, &s, at));
+        let const_value = const_value.map(|v| self.const_value(v, enum_values.as_deref(), &s, at));
+        s.enum_values = enum_values.map(Seq::from);
+        s.const_value = const_value;
+        s
+    }
+
+    fn unsupported_keyword(&mut self, key: &str, at: &str) {
+        let help = match key {
+            "$schema" => "remove `$schema`: contract schemas are always the bounded subset of JSON Schema 2020-12".to_owned(),
+            "$ref" => "inline the referenced schema (only an extension's `schema` may be a pinned `tool_contract:` reference, resolved before this check)".to_owned(),
+            "$defs" | "definitions" | "$id" | "$anchor" | "$dynamicRef" | "$dynamicAnchor" => {
+                "schemas are self-contained in a contract: inline the definitions".to_owned()
+            }
+            "allOf" | "anyOf" | "oneOf" | "not" | "if" | "then" | "else" => {
+                "combinators are outside the subset: use one schema, with `enum` for alternatives and `type: [T, \"null\"]` for an optional value".to_owned()
+            }
+            "pattern" => {
+                "patterns are outside the subset: constrain with `enum`, `minLength`/`maxLength` or `format`".to_owned()
+            }
+            "patternProperties" | "propertyNames" | "dependentSchemas" | "dependentRequired"
+            | "unevaluatedProperties" | "minProperties" | "maxProperties" => {
+                "declare each property under `properties`, and use `additionalProperties: false` to forbid others".to_owned()
+            }
+            "prefixItems" | "additionalItems" | "unevaluatedItems" | "contains" | "minContains"
+            | "maxContains" | "uniqueItems" => {
+                "arrays are described by one `items` schema plus `minItems`/`maxItems`".to_owned()
+            }
+            "multipleOf" => "constrain numbers with `minimum`/`maximum` or `enum`".to_owned(),
+            "default" | "examples" | "deprecated" | "readOnly" | "writeOnly" | "$comment" => {
+                "annotations other than `title` and `description` are outside the subset: move the text into `description`".to_owned()
+            }
+            _ => match closest(key, KEYWORDS) {
+                Some(k) => format!("did you mean `{k}`?"),
+                None => format!("the subset's keywords are: {}", KEYWORDS.join(", ")),
+            },
+        };
+        self.push(
+            Code::SchemaUnsupported,
+            at,
+            format!("`{key}` is not a keyword of the bounded JSON Schema subset"),
+            help,
+        );
+    }
+
+    /// `type`: one name, or a list of one name plus optionally `"null"`.
+    fn types(&mut self, v: &Value, at: &str) -> TypeSet {
+        let names: Vec<(String, &Value)> = match v {
+            Value::String(_) => vec![(at.to_owned(), v)],
+            Value::Array(list) if list.is_empty() => {
+                self.push(
+                    Code::SchemaInvalid,
+                    at,
+                    "`type` must name at least one type".into(),
+                    "write one type, e.g. `type: string`",
+                );
+                return TypeSet::ANY;
+            }
+            Value::Array(list) => list
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (pointer_push(at, &i.to_string()), t))
+                .collect(),
+            other => {
+                self.push(
+                    Code::SchemaInvalid,
+                    at,
+                    format!(
+                        "`type` must be a type name or a list of them, found {}",
+                        json_type_name(other)
+                    ),
+                    format!("use one of {}", TYPE_NAMES.join(", ")),
+                );
+                return TypeSet::ANY;
+            }
+        };
+        let mut set = TypeSet::ANY;
+        let mut ok = true;
+        for (p, t) in names {
+            let Value::String(name) = t else {
+                self.push(
+                    Code::SchemaInvalid,
+                    &p,
+                    format!("a type must be a string, found {}", json_type_name(t)),
+                    format!("use one of {}", TYPE_NAMES.join(", ")),
+                );
+                ok = false;
+                continue;
+            };
+            match JsonType::parse(name) {
+                None => {
+                    let help = match closest(name, TYPE_NAMES) {
+                        Some(t) => format!("did you mean `{t}`?"),
+                        None => format!("use one of {}", TYPE_NAMES.join(", ")),
+                    };
+                    self.push(
+                        Code::SchemaInvalid,
+                        &p,
+                        format!("unknown type \"{name}\""),
+                        help,
+                    );
+                    ok = false;
+                }
+                Some(t) if !set.is_any() && set.0 & TypeSet::bit(t) != 0 => {
+                    self.push(
+                        Code::SchemaInvalid,
+                        &p,
+                        format!("type \"{name}\" is listed twice"),
+                        "list each type once",
+                    );
+                    ok = false;
+                }
+                Some(t) => set = set.with(t),
+            }
+        }
+        if ok && set.without_null().iter().count() > 1 {
+            let names: Vec<&str> = set.iter().map(JsonType::as_str).collect();
+            self.push(
+                Code::SchemaUnsupported,
+                at,
+                format!(
+                    "a union of several types ({}) is outside the bounded subset",
+                    names.join(", ")
+                ),
+                "use one type, optionally with \"null\" (e.g. `type: [string, \"null\"]`)",
+            );
+            return TypeSet::ANY;
+        }
+        if ok { set } else { TypeSet::ANY }
+    }
+
+    /// `None` when `properties` is not a map (reported).
+    fn properties(&mut self, v: &Value, at: &str, depth: usize) -> Option<Vec<(Str, Schema)>> {
+        let Value::Object(props) = v else {
+            self.push(
+                Code::SchemaInvalid,
+                at,
+                format!(
+                    "`properties` must be a map from names to schemas, found {}",
+                    json_type_name(v)
+                ),
+                "write `properties: { name: { type: string } }`",
+            );
+            return None;
+        };
+        let compiled = props
+            .iter()
+            .map(|(name, sub)| {
+                let schema = self.schema(sub, &pointer_push(at, name), depth + 1);
+                (Str::Owned(name.clone()), schema)
+            })
+            .collect();
+        Some(compiled)
+    }
+
+    fn required(&mut self, v: &Value, at: &str) -> Vec<Str> {
+        let Value::Array(list) = v else {
+            self.push(
+                Code::SchemaInvalid,
+                at,
+                format!(
+                    "`required` must be a list of property names, found {}",
+                    json_type_name(v)
+                ),
+                "write `required: [name, ...]`",
+            );
+            return Vec::new();
+        };
+        let mut names: Vec<Str> = Vec::with_capacity(list.len());
+        for (i, item) in list.iter().enumerate() {
+            let p = pointer_push(at, &i.to_string());
+            match item {
+                Value::String(name) => {
+                    if let Some(first) = names.iter().position(|n| n == name) {
+                        self.push(
+                            Code::SchemaInvalid,
+                            &p,
+                            format!(
+                                "\"{name}\" is listed twice in `required` (first at index {first})"
+                            ),
+                            "list each required property once",
+                        );
+                    } else {
+                        names.push(Str::Owned(name.clone()));
+                    }
+                }
+                other => self.push(
+                    Code::SchemaInvalid,
+                    &p,
+                    format!(
+                        "`required` entries must be property names, found {}",
+                        json_type_name(other)
+                    ),
+                    "write property names as strings",
+                ),
+            }
+        }
+        names
+    }
+
+    /// A non-negative integer keyword (`minLength`, `maxItems`, ...).
+    /// Integer-valued decimals (`2.0`) are accepted, as in JSON Schema.
+    fn count(&mut self, v: &Value, at: &str, keyword: &str) -> Option<u64> {
+        let n = v.as_number().map(Number::from_json);
+        let found = match n {
+            Some(Number::I64(i)) if i >= 0 => return Some(i as u64),
+            Some(Number::U64(u)) => return Some(u),
+            Some(Number::F64(f))
+                if f >= 0.0 && f.fract() == 0.0 && f < 18_446_744_073_709_551_616.0 =>
+            {
+                return Some(f as u64);
+            }
+            Some(n) => n
+                .to_json()
+                .map_or_else(|| "a number".to_owned(), |n| n.to_string()),
+            None => json_type_name(v).to_owned(),
+        };
+        self.push(
+            Code::SchemaInvalid,
+            at,
+            format!("`{keyword}` must be a non-negative integer, found {found}"),
+            format!("write a whole number of 0 or more, e.g. `{keyword}: 1`"),
+        );
+        None
+    }
+
+    fn number(&mut self, v: &Value, at: &str, keyword: &str) -> Option<Number> {
+        match v {
+            Value::Number(n) => Some(Number::from_json(n)),
+            other => {
+                self.push(
+                    Code::SchemaInvalid,
+                    at,
+                    format!(
+                        "`{keyword}` must be a number, found {}",
+                        json_type_name(other)
+                    ),
+                    format!("write a number, e.g. `{keyword}: 0`"),
+                );
+                None
+            }
+        }
+    }
+
+    fn format(&mut self, v: &Value, at: &str) -> Option<Format> {
+        match v {
+            Value::String(f) if f == "date" => Some(Format::Date),
+            Value::String(f) if f == "date-time" => Some(Format::DateTime),
+            Value::String(f) => {
+                self.push(
+                    Code::SchemaUnsupported,
+                    at,
+                    format!("format \"{f}\" is outside the bounded subset"),
+                    "the subset enforces `format: date` and `format: date-time` (RFC 3339) only",
+                );
+                None
+            }
+            other => {
+                self.push(
+                    Code::SchemaInvalid,
+                    at,
+                    format!("`format` must be a string, found {}", json_type_name(other)),
+                    "write `format: date` or `format: date-time`",
+                );
+                None
+            }
+        }
+    }
+
+    fn text(&mut self, v: &Value, at: &str, keyword: &str) -> Option<Str> {
+        match v {
+            Value::String(t) => Some(Str::Owned(t.clone())),
+            other => {
+                self.push(
+                    Code::SchemaInvalid,
+                    at,
+                    format!(
+                        "`{keyword}` must be a string, found {}",
+                        json_type_name(other)
+                    ),
+                    format!("write `{keyword}` as text"),
+                );
+                None
+            }
+        }
+    }
+
+    /// Keywords that cannot apply to any declared (non-null) type.
+    fn check_applicability(&mut self, obj: &Map<String, Value>, s: &Schema, at: &str) {
+        const GROUPS: &[(&[&str], &[JsonType], &str)] = &[
+            (
+                &["minLength", "maxLength", "format"],
+                &[JsonType::String],
+                "strings",
+            ),
+            (
+                &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"],
+                &[JsonType::Integer, JsonType::Number],
+                "numbers",
+            ),
+            (
+                &["items", "minItems", "maxItems"],
+                &[JsonType::Array],
+                "arrays",
+            ),
+            (
+                &["properties", "required", "additionalProperties"],
+                &[JsonType::Object],
+                "objects",
+            ),
+        ];
+        let declared: Vec<&str> = s.types.iter().map(JsonType::as_str).collect();
+        let declared = declared.join(", ");
+        for (keywords, applies_to, noun) in GROUPS {
+            if applies_to.iter().any(|t| s.types.contains(*t)) {
+                continue;
+            }
+            for keyword in keywords.iter().filter(|k| obj.contains_key(**k)) {
+                self.push(
+                    Code::SchemaBounds,
+                    &pointer_push(at, keyword),
+                    format!("`{keyword}` applies only to {noun}, but the schema's type is {declared}, so it can never take effect"),
+                    format!("remove `{keyword}`, or change `type`"),
+                );
+            }
+        }
+    }
+
+    fn check_lengths(&mut self, s: &Schema, at: &str) {
+        for (min_key, min, max_key, max, unit) in [
+            (
+                "minLength",
+                s.min_length,
+                "maxLength",
+                s.max_length,
+                "characters",
+            ),
+            ("minItems", s.min_items, "maxItems", s.max_items, "items"),
+        ] {
+            if let (Some(min), Some(max)) = (min, max)
+                && min > max
+            {
+                self.push(
+                    Code::SchemaBounds,
+                    &pointer_push(at, min_key),
+                    format!("`{min_key}` {min} is above `{max_key}` {max}: no value has between {min} and {max} {unit}"),
+                    format!("lower `{min_key}` or raise `{max_key}`"),
+                );
+            }
+        }
+    }
+
+    fn check_numbers(&mut self, s: &Schema, at: &str) {
+        let lower = tighter(
+            s.minimum.map(|value| Bound {
+                value,
+                exclusive: false,
+                keyword: "minimum",
+            }),
+            s.exclusive_minimum.map(|value| Bound {
+                value,
+                exclusive: true,
+                keyword: "exclusiveMinimum",
+            }),
+            Ordering::Greater,
+        );
+        let upper = tighter(
+            s.maximum.map(|value| Bound {
+                value,
+                exclusive: false,
+                keyword: "maximum",
+            }),
+            s.exclusive_maximum.map(|value| Bound {
+                value,
+                exclusive: true,
+                keyword: "exclusiveMaximum",
+            }),
+            Ordering::Less,
+        );
+        let (Some(lo), Some(hi)) = (lower, upper) else {
+            return;
+        };
+        let empty = match lo.value.cmp_exact(hi.value) {
+            Some(Ordering::Less) => false,
+            Some(Ordering::Equal) => lo.exclusive || hi.exclusive,
+            _ => true,
+        };
+        let (lo_text, hi_text) = (number_text(lo.value), number_text(hi.value));
+        if empty {
+            self.push(
+                Code::SchemaBounds,
+                &pointer_push(at, lo.keyword),
+                format!(
+                    "no number satisfies both `{}` {lo_text} and `{}` {hi_text}",
+                    lo.keyword, hi.keyword
+                ),
+                format!("lower `{}` or raise `{}`", lo.keyword, hi.keyword),
+            );
+        } else if s.types.is_only(JsonType::Integer) && !integer_between(lo, hi) {
+            self.push(
+                Code::SchemaBounds,
+                &pointer_push(at, lo.keyword),
+                format!(
+                    "no integer satisfies both `{}` {lo_text} and `{}` {hi_text}",
+                    lo.keyword, hi.keyword
+                ),
+                "widen the bounds to include an integer, or use `type: number`",
+            );
+        }
+    }
+
+    fn check_required(&mut self, s: &Schema, at: &str) {
+        if s.additional_properties {
+            return;
+        }
+        for (i, name) in s.required.iter().enumerate() {
+            if s.property(name).is_none() {
+                self.push(
+                    Code::SchemaBounds,
+                    &pointer_push(&pointer_push(at, "required"), &i.to_string()),
+                    format!("\"{name}\" is required, but `additionalProperties: false` forbids it as it is not declared in `properties`"),
+                    format!("declare \"{name}\" under `properties`, or drop it from `required`"),
+                );
+            }
+        }
+    }
+
+    fn enum_values(&mut self, values: &[Value], rest: &Schema, at: &str) -> Vec<IrValue> {
+        let enum_at = pointer_push(at, "enum");
+        if values.is_empty() {
+            self.push(
+                Code::SchemaBounds,
+                &enum_at,
+                "`enum` is empty, so no value is valid".into(),
+                "list at least one allowed value",
+            );
+        }
+        let mut out: Vec<IrValue> = Vec::with_capacity(values.len());
+        for (i, v) in values.iter().enumerate() {
+            let p = pointer_push(&enum_at, &i.to_string());
+            let ir = IrValue::from_json(v);
+            if let Some(first) = out
+                .iter()
+                .position(|o| o.as_value().json_eq(&ir.as_value()))
+            {
+                self.push(
+                    Code::SchemaInvalid,
+                    &p,
+                    format!(
+                        "enum value {} is listed twice (first at index {first})",
+                        preview(v)
+                    ),
+                    "list each allowed value once",
+                );
+                continue;
+            }
+            if let Err(violations) = validate(rest, ir.as_value()) {
+                self.push(
+                    Code::SchemaBounds,
+                    &p,
+                    format!(
+                        "enum value {} can never be valid: {}",
+                        preview(v),
+                        describe(&violations)
+                    ),
+                    "remove the value, or change the schema's other keywords to admit it",
+                );
+            }
+            out.push(ir);
+        }
+        out
+    }
+
+    fn const_value(
+        &mut self,
+        v: &Value,
+        enum_values: Option<&[IrValue]>,
+        rest: &Schema,
+        at: &str,
+    ) -> IrValue {
+        let p = pointer_push(at, "const");
+        let ir = IrValue::from_json(v);
+        if let Err(violations) = validate(rest, ir.as_value()) {
+            self.push(
+                Code::SchemaBounds,
+                &p,
+                format!(
+                    "const {} can never be valid: {}",
+                    preview(v),
+                    describe(&violations)
+                ),
+                "change the const, or the schema's other keywords to admit it",
+            );
+        }
+        if let Some(values) = enum_values
+            && !values.iter().any(|e| e.as_value().json_eq(&ir.as_value()))
+        {
+            self.push(
+                Code::SchemaBounds,
+                &p,
+                format!("const {} is not one of the `enum` values", preview(v)),
+                "add the const to `enum`, or remove one of the two keywords",
+            );
+        }
+        ir
+    }
+}
+
+/// The tighter of an inclusive and an exclusive bound on the same side
+/// (`towards` is `Greater` for lower bounds, `Less` for upper ones). On a
+/// tie the exclusive bound is tighter.
+fn tighter(inclusive: Option<Bound>, exclusive: Option<Bound>, towards: Ordering) -> Option<Bound> {
+    match (inclusive, exclusive) {
+        (Some(i), Some(e)) => match i.value.cmp_exact(e.value) {
+            Some(o) if o == towards => Some(i),
+            _ => Some(e),
+        },
+        (i, e) => i.or(e),
+    }
+}
+
+/// Whether some integer satisfies both bounds, given that some number does.
+///
+/// Bounds are moved to the nearest integer inside them, exactly in `i128`.
+/// A double of magnitude 2^100 or more needs no such care: every double
+/// there is an integer and the next one is more than 2^48 away, while the
+/// other bound is either such a double too or an `i64`/`u64` far below, so
+/// two bounds that enclose some number always enclose an integer.
+fn integer_between(lo: Bound, hi: Bound) -> bool {
+    const HUGE: f64 = 1_267_650_600_228_229_401_496_703_205_376.0; // 2^100
+    let as_int = |b: Bound, round: fn(f64) -> f64, step: i128| match b.value {
+        Number::I64(i) => Some(i128::from(i) + step * i128::from(b.exclusive)),
+        Number::U64(u) => Some(i128::from(u) + step * i128::from(b.exclusive)),
+        Number::F64(f) if f.abs() >= HUGE => None,
+        Number::F64(f) => {
+            let r = round(f);
+            // |r| < 2^100, so the cast is exact.
+            Some(r as i128 + if b.exclusive && r == f { step } else { 0 })
+        }
+    };
+    match (as_int(lo, f64::ceil, 1), as_int(hi, f64::floor, -1)) {
+        (Some(least), Some(greatest)) => least <= greatest,
+        _ => true,
+    }
+}
+
+fn number_text(n: Number) -> String {
+    let mut s = String::new();
+    let _ = templiqx_contracts::canonical::write_number(n, &mut s);
+    s
+}
+
+/// The violations of an enum/const value, joined for one message.
+fn describe(violations: &[templiqx_contracts::SchemaViolation]) -> String {
+    violations
+        .iter()
+        .map(|v| {
+            if v.pointer.is_empty() {
+                v.message.clone()
+            } else {
+                format!("{} (at {})", v.message, v.pointer)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A value's JSON text for messages, cut after 60 characters.
+fn preview(v: &Value) -> String {
+    let text = templiqx_contracts::canonical::to_canonical_string(v);
+    match text.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text,
+    }
+}
+
+fn json_type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
+    }
+}
+
+/// The candidate closest to `word` (case-insensitive equality first, then
+/// Levenshtein distance of at most a third of the word), for "did you mean".
+fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    if word.len() > 64 {
+        return None;
+    }
+    if let Some(c) = candidates.iter().find(|c| c.eq_ignore_ascii_case(word)) {
+        return Some(c);
+    }
+    let limit = (word.chars().count() / 3).max(1);
+    candidates
+        .iter()
+        .map(|c| (levenshtein(word, c), *c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}

@@ -1,0 +1,445 @@
+//! Validation of values against a compiled [`Schema`] of the bounded subset.
+//!
+//! The semantics are those of JSON Schema 2020-12 for the subset's keywords
+//! (DESIGN section 4), with one deliberate strengthening: `format` is an
+//! *assertion* (Templiqx enforces `date` and `date-time` as RFC 3339, see
+//! [`crate::format`]), where 2020-12 makes it an annotation by default.
+//!
+//! | keyword | rule (JSON Schema 2020-12 section) |
+//! |---|---|
+//! | `type` | Validation 6.1.1; an integer-valued number (`1.0`) is an `integer` |
+//! | `enum`, `const` | Validation 6.1.2, 6.1.3; JSON equality ([`ValueRef::json_eq`]: `1 == 1.0`) |
+//! | `minLength`, `maxLength` | Validation 6.3.1, 6.3.2; counted in Unicode scalar values |
+//! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` | Validation 6.2.2-6.2.5; compared exactly ([`Number::cmp_exact`]) |
+//! | `minItems`, `maxItems` | Validation 6.4.1, 6.4.2 |
+//! | `required` | Validation 6.5.3 |
+//! | `properties`, `additionalProperties` | Core 10.3.2.1, 10.3.2.3 (boolean only) |
+//! | `items` | Core 10.3.1.2 (one schema for every element) |
+//! | `format` | Validation 7.3.1 (`date`, `date-time`), as an assertion |
+//!
+//! Keywords are independent: every applicable keyword is checked and every
+//! failure is reported. A keyword only applies to instances of its type
+//! (`minLength` ignores numbers), as in JSON Schema.
+//!
+//! Beyond JSON Schema: a non-finite double (`NaN`, `±inf`), which a typed
+//! Rust value can hold but JSON cannot, violates every schema (reported
+//! under `type`).
+//!
+//! This runs on the render hot path, so a valid value costs no allocation:
+//! the location of the value being checked is kept as a linked list on the
+//! stack, and a JSON pointer string is only built when a violation is
+//! recorded.
+//!
+//! ```
+//! use templiqx_contracts::{validate::validate, Schema, TypeSet, JsonType, AsValue};
+//! use serde_json::json;
+//!
+//! let schema = Schema { types: TypeSet::of(JsonType::String), min_length: Some(2), ..Schema::ANY };
+//! assert!(validate(&schema, json!("né").as_value()).is_ok());
+//! let errors = validate(&schema, json!(5).as_value()).unwrap_err();
+//! assert_eq!(errors[0].keyword, "type");
+//! assert_eq!(errors[0].message, "expected string, found number 5");
+//! ```
+
+use crate::canonical::{write_number, write_string};
+use crate::diagnostic::escape_pointer_token;
+use crate::format::{is_date, is_date_time};
+use crate::schema::{Format, Schema, TypeSet};
+use crate::value::{AsValue, JsonType, Number, ValueRef};
+use std::cmp::Ordering;
+use std::fmt::{self, Write as _};
+
+/// One way in which a value fails its schema.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SchemaViolation {
+    /// RFC 6901 JSON Pointer into the validated value: the value that
+    /// violates `keyword`. For `required` this is the object missing the
+    /// property; for `additionalProperties: false` it is the undeclared
+    /// property itself. `""` is the value itself.
+    pub pointer: String,
+    /// The JSON Schema keyword that failed (`"type"`, `"minLength"`, ...).
+    pub keyword: &'static str,
+    /// One sentence naming what was expected and what was found, e.g.
+    /// `expected string, found number 5`.
+    pub message: String,
+}
+
+impl fmt::Display for SchemaViolation {
+    /// `<pointer>: <message>` (the root is written `/`, as in diagnostics).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        };
+        write!(f, "{at}: {} ({})", self.message, self.keyword)
+    }
+}
+
+impl std::error::Error for SchemaViolation {}
+
+/// Validates `value` against `schema`, collecting every violation.
+///
+/// Returns `Ok(())` when the value is valid (without allocating), otherwise
+/// all violations in a deterministic order: for each value, `type`, `enum`,
+/// `const`, then the keywords of its JSON type, then nested values in
+/// `properties` declaration order / array order. Callers turn violations
+/// into diagnostics with their own code (`TQX_VALUE_INVALID` for requests,
+/// `TQX_OUTPUT_SCHEMA` for model outputs, `TQX_EXTENSION_VALUE`, ...).
+pub fn validate(schema: &Schema, value: ValueRef<'_>) -> Result<(), Vec<SchemaViolation>> {
+    let mut out = Vec::new();
+    let mut pointer = String::new();
+    validate_at(schema, value, &mut pointer, &mut out);
+    if out.is_empty() { Ok(()) } else { Err(out) }
+}
+
+/// Validates `value` against `schema`, appending violations to `out`.
+///
+/// `pointer` is the RFC 6901 pointer of `value` within the caller's larger
+/// document (e.g. `/inputs/customer`); every recorded violation's pointer
+/// starts with it. It doubles as the scratch buffer in which violation
+/// pointers are assembled, and on return holds what it held on entry.
+/// Nothing is allocated unless a violation is recorded.
+pub fn validate_at(
+    schema: &Schema,
+    value: ValueRef<'_>,
+    pointer: &mut String,
+    out: &mut Vec<SchemaViolation>,
+) {
+    let mut walker = Walker { pointer, out };
+    walker.check(schema, value, &Path::Root);
+}
+
+/// The location of the value being checked, relative to the base pointer,
+/// as a linked list of stack frames; rendered only for violations.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Key(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl Path<'_> {
+    fn write_to(&self, out: &mut String) {
+        match *self {
+            Path::Root => {}
+            Path::Key(parent, key) => {
+                parent.write_to(out);
+                out.push('/');
+                out.push_str(&escape_pointer_token(key));
+            }
+            Path::Index(parent, index) => {
+                parent.write_to(out);
+                // Writing to a String cannot fail.
+                let _ = write!(out, "/{index}");
+            }
+        }
+    }
+}
+
+struct Walker<'w> {
+    /// The base pointer; extended in place while a violation's pointer is
+    /// built, then truncated back.
+    pointer: &'w mut String,
+    out: &'w mut Vec<SchemaViolation>,
+}
+
+impl Walker<'_> {
+    fn report(&mut self, path: &Path<'_>, keyword: &'static str, message: String) {
+        let base_len = self.pointer.len();
+        path.write_to(self.pointer);
+        let pointer = self.pointer.clone();
+        self.pointer.truncate(base_len);
+        self.out.push(SchemaViolation {
+            pointer,
+            keyword,
+            message,
+        });
+    }
+
+    fn check(&mut self, schema: &Schema, value: ValueRef<'_>, path: &Path<'_>) {
+        if let ValueRef::Number(Number::F64(f)) = value
+            && !f.is_finite()
+        {
+            let message = format!("expected a JSON value, found non-finite number {f}");
+            return self.report(path, "type", message);
+        }
+        if !schema.types.is_any() && !schema.types.iter().any(|t| value.is_instance_of(t)) {
+            let message = format!(
+                "expected {}, found {}",
+                TypeList(schema.types),
+                Preview::typed(value)
+            );
+            self.report(path, "type", message);
+        }
+        if let Some(values) = &schema.enum_values
+            && !values.iter().any(|v| v.as_value().json_eq(&value))
+        {
+            let mut message = String::from("expected one of ");
+            list_values(&mut message, values.iter().map(AsValue::as_value));
+            let _ = write!(message, ", found {}", Preview::typed(value));
+            self.report(path, "enum", message);
+        }
+        if let Some(c) = &schema.const_value
+            && !c.as_value().json_eq(&value)
+        {
+            let message = format!(
+                "expected {}, found {}",
+                Preview::bare(c.as_value()),
+                Preview::typed(value)
+            );
+            self.report(path, "const", message);
+        }
+        match value {
+            ValueRef::String(s) => self.check_string(schema, s, path),
+            ValueRef::Number(n) => self.check_number(schema, n, path),
+            ValueRef::Array(a) => {
+                let len = a.len() as u64;
+                if let Some(min) = schema.min_items
+                    && len < min
+                {
+                    let message = format!("expected at least {min} {}, found {len}", items(min));
+                    self.report(path, "minItems", message);
+                }
+                if let Some(max) = schema.max_items
+                    && len > max
+                {
+                    let message = format!("expected at most {max} {}, found {len}", items(max));
+                    self.report(path, "maxItems", message);
+                }
+                if let Some(item_schema) = &schema.items {
+                    for i in 0..a.len() {
+                        if let Some(item) = a.get(i) {
+                            self.check(item_schema, item, &Path::Index(path, i));
+                        }
+                    }
+                }
+            }
+            ValueRef::Object(o) => {
+                for name in &schema.required {
+                    if o.get(name).is_none() {
+                        let mut message = String::from("missing required property ");
+                        let _ = write_string(name, &mut message);
+                        self.report(path, "required", message);
+                    }
+                }
+                let mut declared_present = 0usize;
+                for (name, property) in &schema.properties {
+                    if let Some(v) = o.get(name) {
+                        declared_present += 1;
+                        self.check(property, v, &Path::Key(path, name));
+                    }
+                }
+                // Object keys and property names are unique (compiled
+                // schemas guarantee the latter), so every present key is
+                // declared exactly when the counts agree: only look for the
+                // extras otherwise, sparing `entries()` on the valid path.
+                if !schema.additional_properties && declared_present != o.len() {
+                    for (key, _) in o.entries() {
+                        if schema.property(key).is_none() {
+                            let mut message = String::from("property ");
+                            let _ = write_string(key, &mut message);
+                            message.push_str(
+                                " is not declared in `properties` \
+                                 (additionalProperties: false)",
+                            );
+                            self.report(&Path::Key(path, key), "additionalProperties", message);
+                        }
+                    }
+                }
+            }
+            ValueRef::Null | ValueRef::Bool(_) => {}
+        }
+    }
+
+    fn check_string(&mut self, schema: &Schema, s: &str, path: &Path<'_>) {
+        if schema.min_length.is_some() || schema.max_length.is_some() {
+            let len = s.chars().count() as u64;
+            if let Some(min) = schema.min_length
+                && len < min
+            {
+                let message = format!("expected at least {min} {}, found {len}", chars(min));
+                self.report(path, "minLength", message);
+            }
+            if let Some(max) = schema.max_length
+                && len > max
+            {
+                let message = format!("expected at most {max} {}, found {len}", chars(max));
+                self.report(path, "maxLength", message);
+            }
+        }
+        if let Some(format) = schema.format {
+            let ok = match format {
+                Format::Date => is_date(s),
+                Format::DateTime => is_date_time(s),
+            };
+            if !ok {
+                let message = format!(
+                    "{} is not a valid RFC 3339 {}",
+                    Preview::bare(ValueRef::String(s)),
+                    format.as_str()
+                );
+                self.report(path, "format", message);
+            }
+        }
+    }
+
+    fn check_number(&mut self, schema: &Schema, n: Number, path: &Path<'_>) {
+        let bounds = [
+            (
+                "minimum",
+                schema.minimum,
+                ">=",
+                &[Ordering::Greater, Ordering::Equal][..],
+            ),
+            (
+                "maximum",
+                schema.maximum,
+                "<=",
+                &[Ordering::Less, Ordering::Equal][..],
+            ),
+            (
+                "exclusiveMinimum",
+                schema.exclusive_minimum,
+                ">",
+                &[Ordering::Greater][..],
+            ),
+            (
+                "exclusiveMaximum",
+                schema.exclusive_maximum,
+                "<",
+                &[Ordering::Less][..],
+            ),
+        ];
+        for (keyword, bound, op, accepted) in bounds {
+            let Some(bound) = bound else { continue };
+            let ok = n.cmp_exact(bound).is_some_and(|o| accepted.contains(&o));
+            if !ok {
+                let mut message = format!("expected a number {op} ");
+                let _ = write_number(bound, &mut message);
+                message.push_str(", found ");
+                let _ = write_number(n, &mut message);
+                self.report(path, keyword, message);
+            }
+        }
+    }
+}
+
+fn items(n: u64) -> &'static str {
+    if n == 1 { "item" } else { "items" }
+}
+
+fn chars(n: u64) -> &'static str {
+    if n == 1 { "character" } else { "characters" }
+}
+
+/// Writes `[a, b, ...]` of JSON previews (at most 10 values).
+fn list_values<'v>(out: &mut String, values: impl Iterator<Item = ValueRef<'v>>) {
+    const SHOWN: usize = 10;
+    let mut first = true;
+    let mut rest = 0usize;
+    out.push('[');
+    for (i, v) in values.enumerate() {
+        if i >= SHOWN {
+            rest += 1;
+            continue;
+        }
+        if !first {
+            out.push_str(", ");
+        }
+        first = false;
+        let _ = write!(out, "{}", Preview::bare(v));
+    }
+    if rest > 0 {
+        let _ = write!(out, ", ... {rest} more");
+    }
+    out.push(']');
+}
+
+/// `string`, `string or null`, `integer, string or null` (`null` last).
+struct TypeList(TypeSet);
+
+impl fmt::Display for TypeList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let null = self.0.iter().filter(|t| *t == JsonType::Null);
+        let names = self.0.without_null().iter().chain(null);
+        let count = self.0.iter().count();
+        for (i, t) in names.enumerate() {
+            if i > 0 {
+                f.write_str(if i + 1 == count { " or " } else { ", " })?;
+            }
+            f.write_str(t.as_str())?;
+        }
+        Ok(())
+    }
+}
+
+/// A short description of a value for messages: its type and, for scalars,
+/// its JSON text (strings cut after 40 characters). Bounded in size
+/// whatever the value.
+#[derive(Clone, Copy)]
+struct Preview<'a> {
+    value: ValueRef<'a>,
+    with_type: bool,
+}
+
+impl<'a> Preview<'a> {
+    /// With the type word: `string "abc"`, `number 5`, `null`.
+    fn typed(value: ValueRef<'a>) -> Self {
+        Preview {
+            value,
+            with_type: true,
+        }
+    }
+
+    /// Without the type word: `"abc"`, `5`, `array of 2 items`.
+    fn bare(value: ValueRef<'a>) -> Self {
+        Preview {
+            value,
+            with_type: false,
+        }
+    }
+}
+
+impl fmt::Display for Preview<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const MAX_CHARS: usize = 40;
+        let type_word = |f: &mut fmt::Formatter<'_>, t: JsonType| {
+            if self.with_type {
+                write!(f, "{} ", t.as_str())
+            } else {
+                Ok(())
+            }
+        };
+        match self.value {
+            ValueRef::Null => f.write_str("null"),
+            ValueRef::Bool(b) => {
+                type_word(f, JsonType::Boolean)?;
+                write!(f, "{b}")
+            }
+            ValueRef::Number(n) => {
+                type_word(f, JsonType::Number)?;
+                write_number(n, f)
+            }
+            ValueRef::String(s) => {
+                type_word(f, JsonType::String)?;
+                match s.char_indices().nth(MAX_CHARS) {
+                    None => write_string(s, f),
+                    Some((cut, _)) => {
+                        write_string(&s[..cut], f)?;
+                        f.write_str("...")
+                    }
+                }
+            }
+            ValueRef::Array(a) => {
+                let n = a.len();
+                write!(f, "array of {n} {}", items(n as u64))
+            }
+            ValueRef::Object(o) => {
+                let n = o.len();
+                let word = if n == 1 { "property" } else { "properties" };
+                write!(f, "object with {n} {word}")
+            }
+        }
+    }
+}
