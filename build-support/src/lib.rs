@@ -1,1 +1,3 @@
 //! The Templiqx compiler (in progress).
+
+pub mod yaml;
