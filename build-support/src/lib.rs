@@ -1,3 +1,4 @@
 //! The Templiqx compiler (in progress).
 
+pub mod report;
 pub mod yaml;

@@ -521,6 +521,7 @@ fn never_panics(text: &str) {
         Err(d) => {
             assert_eq!(d.code, Code::ParseYaml);
             check_span(text, d.span.expect("errors have spans"));
+            let _ = templiqx_build::report::render_human(&d, Some(text));
         }
     }
 }
