@@ -1,0 +1,211 @@
+//! Diagnostic rendering: rustc-style text (via `annotate-snippets`) and JSON.
+//!
+//! ```
+//! use templiqx_build::{report, yaml};
+//!
+//! let source = "name: a\nname: b\n";
+//! let mut diagnostic = yaml::parse(source).unwrap_err();
+//! diagnostic.file = Some("greeting.yaml".into());
+//! assert_eq!(
+//!     report::render_human(&diagnostic, Some(source)),
+//!     "\
+//! error[TQX_PARSE_YAML]: duplicate mapping key `name`
+//!  --> greeting.yaml:2:1
+//!   |
+//! 2 | name: b
+//!   | ^^^^
+//!   |
+//!   = help: the first `name` is on line 1; mapping keys must be unique, so remove or rename one of them"
+//! );
+//! ```
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
+use templiqx_contracts::{Diagnostic, Severity, Span};
+
+/// Renders one diagnostic in rustc's layout, without ANSI colors.
+///
+/// ```text
+/// error[TQX_REF_UNKNOWN]: message
+///   --> file:line:column
+///    |
+/// 18 | the source line
+///    |     ^^^^^ (under the span)
+///    |
+///    = help: the help line
+///    = note: each entry of `notes`
+///    = note: at /json/pointer
+/// ```
+///
+/// `source` is the text of `diagnostic.file`. The snippet is located by the
+/// span's line and column (not by `Span::bytes`, which does not survive a
+/// JSON round-trip). Without `source`, or when the span lies outside it,
+/// only the `-->` line is written; without a file, the position becomes a
+/// note; without a span, the `-->` line names just the file. The result has
+/// no trailing newline.
+pub fn render_human(diagnostic: &Diagnostic, source: Option<&str>) -> String {
+    render_human_styled(diagnostic, source, false)
+}
+
+/// [`render_human`], with ANSI colors when `color` is true (for a terminal).
+pub fn render_human_styled(diagnostic: &Diagnostic, source: Option<&str>, color: bool) -> String {
+    let level = match diagnostic.severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+    };
+    let mut group = Group::with_title(
+        level
+            .primary_title(diagnostic.message.as_str())
+            .id(diagnostic.code.as_str()),
+    );
+    let file = diagnostic.file.as_deref();
+    let mut position_note = None;
+    let lines = source
+        .zip(diagnostic.span)
+        .and_then(|(source, span)| excerpt(source, span));
+    match (diagnostic.span, file, lines) {
+        (_, _, Some((text, first_line, range))) => {
+            let snippet = Snippet::source(text)
+                .line_start(first_line)
+                .annotation(AnnotationKind::Primary.span(range));
+            group = group.element(match file {
+                Some(file) => snippet.path(file),
+                None => snippet,
+            });
+        }
+        (Some(span), Some(file), None) => {
+            group = group.element(
+                Origin::path(file)
+                    .line(to_usize(span.start.line))
+                    .char_column(to_usize(span.start.column)),
+            );
+        }
+        (Some(span), None, None) => {
+            position_note = Some(format!(
+                "at line {}, column {}",
+                span.start.line, span.start.column
+            ));
+        }
+        (None, Some(file), None) => group = group.element(Origin::path(file)),
+        (None, None, None) => {}
+    }
+    if let Some(help) = &diagnostic.help {
+        group = group.element(Level::HELP.message(help.as_str()));
+    }
+    for note in position_note.iter().chain(&diagnostic.notes) {
+        group = group.element(Level::NOTE.message(note.as_str()));
+    }
+    if let Some(pointer) = &diagnostic.json_pointer {
+        let pointer = if pointer.is_empty() { "/" } else { pointer };
+        group = group.element(Level::NOTE.message(format!("at {pointer}")));
+    }
+    let renderer = if color {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    renderer.render(&[group])
+}
+
+/// Renders diagnostics with [`render_human`], a blank line between them,
+/// then a summary line: `error: 3 errors found`, `error: 1 error and 2
+/// warnings found`, or `warning: 2 warnings found`. Empty input renders as
+/// an empty string.
+///
+/// `source_for` maps a diagnostic's `file` to its text (`None` when it
+/// cannot be read); it is called once per distinct file.
+pub fn render_all(
+    diagnostics: &[Diagnostic],
+    source_for: &dyn Fn(&str) -> Option<String>,
+) -> String {
+    render_all_styled(diagnostics, source_for, false)
+}
+
+/// [`render_all`], with ANSI colors when `color` is true.
+pub fn render_all_styled(
+    diagnostics: &[Diagnostic],
+    source_for: &dyn Fn(&str) -> Option<String>,
+    color: bool,
+) -> String {
+    if diagnostics.is_empty() {
+        return String::new();
+    }
+    let mut sources: HashMap<&str, Option<String>> = HashMap::new();
+    let mut out = String::new();
+    for d in diagnostics {
+        let source = d
+            .file
+            .as_deref()
+            .and_then(|f| sources.entry(f).or_insert_with(|| source_for(f)).as_deref());
+        out.push_str(&render_human_styled(d, source, color));
+        out.push_str("\n\n");
+    }
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    let warnings = diagnostics.len() - errors;
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let (level, summary) = match (errors, warnings) {
+        (0, w) => (Level::WARNING, format!("{} found", plural(w, "warning"))),
+        (e, 0) => (Level::ERROR, format!("{} found", plural(e, "error"))),
+        (e, w) => (
+            Level::ERROR,
+            format!("{} and {} found", plural(e, "error"), plural(w, "warning")),
+        ),
+    };
+    let renderer = if color {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    out.push_str(&renderer.render(&[Group::with_title(level.primary_title(summary))]));
+    out
+}
+
+/// The diagnostics as a compact JSON array, in the `Diagnostic` serde shape
+/// (`code` as its `TQX_*` string, absent fields omitted, spans without
+/// byte offsets).
+pub fn render_json(diagnostics: &[Diagnostic]) -> String {
+    // Serialising plain structs of strings and integers cannot fail.
+    serde_json::to_string(diagnostics).unwrap_or_else(|e| unreachable!("{e}"))
+}
+
+/// The lines of `source` that `span` covers, the first one's number, and
+/// the span's byte range within them. `None` when the span starts beyond
+/// the source.
+fn excerpt(source: &str, span: Span) -> Option<(&str, usize, Range<usize>)> {
+    let first_line = to_usize(span.start.line).max(1);
+    let begin = line_start(source, first_line)?;
+    let start = begin + column_offset(&source[begin..], span.start.column);
+    let end = if span.end < span.start {
+        start
+    } else {
+        match line_start(source, to_usize(span.end.line).max(1)) {
+            Some(line) => line + column_offset(&source[line..], span.end.column),
+            None => source.len(),
+        }
+    }
+    .max(start);
+    let stop = source[end..].find('\n').map_or(source.len(), |i| end + i);
+    Some((&source[begin..stop], first_line, start - begin..end - begin))
+}
+
+/// The byte offset of the start of 1-based `line`.
+fn line_start(source: &str, line: usize) -> Option<usize> {
+    if line == 1 {
+        return Some(0);
+    }
+    source.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)
+}
+
+/// The byte offset of 1-based character `column` in the line that starts
+/// `rest`, clamped to the end of that line.
+fn column_offset(rest: &str, column: u32) -> usize {
+    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let skip = to_usize(column).saturating_sub(1);
+    line.char_indices().nth(skip).map_or(line.len(), |(i, _)| i)
+}
+
+fn to_usize(n: u32) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}

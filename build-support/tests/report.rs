@@ -1,0 +1,203 @@
+//! Diagnostic rendering: exact rustc-style text, and JSON.
+
+use templiqx_build::report::{render_all, render_human, render_human_styled, render_json};
+use templiqx_build::yaml;
+use templiqx_contracts::{Code, Diagnostic, Position, Severity, Span};
+
+const SOURCE: &str = "\
+api_version: templiqx/v1alpha1
+messages:
+  - role: user
+    content:
+      - text: \"Hello {{ inputs.nmae }}\"
+";
+
+/// A reference diagnostic on line 5, columns 25..35 (`inputs.nmae`).
+fn unknown_ref() -> Diagnostic {
+    let mut d = Diagnostic::error(Code::RefUnknown, "unknown reference `inputs.nmae`")
+        .in_file("contracts/greeting.yaml")
+        .at("/messages/0/content/0/text")
+        .help("declare `nmae` under `inputs`, or did you mean `inputs.name`?")
+        .note("included from contracts/main.yaml");
+    d.span = Some(Span {
+        start: Position {
+            line: 5,
+            column: 25,
+        },
+        end: Position {
+            line: 5,
+            column: 36,
+        },
+        bytes: (0, 0),
+    });
+    d
+}
+
+#[test]
+fn with_source_shows_the_line_and_underlines_the_span() {
+    let expected = "\
+error[TQX_REF_UNKNOWN]: unknown reference `inputs.nmae`
+ --> contracts/greeting.yaml:5:25
+  |
+5 |       - text: \"Hello {{ inputs.nmae }}\"
+  |                         ^^^^^^^^^^^
+  |
+  = help: declare `nmae` under `inputs`, or did you mean `inputs.name`?
+  = note: included from contracts/main.yaml
+  = note: at /messages/0/content/0/text";
+    assert_eq!(render_human(&unknown_ref(), Some(SOURCE)), expected);
+}
+
+#[test]
+fn without_source_names_the_position_only() {
+    let expected = "\
+error[TQX_REF_UNKNOWN]: unknown reference `inputs.nmae`
+--> contracts/greeting.yaml:5:25
+ = help: declare `nmae` under `inputs`, or did you mean `inputs.name`?
+ = note: included from contracts/main.yaml
+ = note: at /messages/0/content/0/text";
+    assert_eq!(render_human(&unknown_ref(), None), expected);
+}
+
+#[test]
+fn without_file_or_span() {
+    let mut d = unknown_ref();
+    d.file = None;
+    assert_eq!(
+        render_human(&d, None),
+        "\
+error[TQX_REF_UNKNOWN]: unknown reference `inputs.nmae`
+ |
+ = help: declare `nmae` under `inputs`, or did you mean `inputs.name`?
+ = note: at line 5, column 25
+ = note: included from contracts/main.yaml
+ = note: at /messages/0/content/0/text"
+    );
+
+    let bare = Diagnostic::error(Code::Io, "cannot read `x.yaml`").in_file("x.yaml");
+    assert_eq!(
+        render_human(&bare, None),
+        "error[TQX_IO]: cannot read `x.yaml`\n--> x.yaml"
+    );
+    let mut warning = Diagnostic::error(Code::ExtensionKey, "bare extension key");
+    warning.severity = Severity::Warning;
+    warning.json_pointer = Some(String::new());
+    assert_eq!(
+        render_human(&warning, None),
+        "warning[TQX_EXTENSION_KEY]: bare extension key\n |\n = note: at /"
+    );
+}
+
+#[test]
+fn parse_errors_render_against_their_source() {
+    let source = "greeting:\n  tëxt: hi\n  tëxt: again\n";
+    let mut d = yaml::parse(source).unwrap_err();
+    d.file = Some("g.yaml".into());
+    assert_eq!(
+        render_human(&d, Some(source)),
+        "\
+error[TQX_PARSE_YAML]: duplicate mapping key `tëxt`
+ --> g.yaml:3:3
+  |
+3 |   tëxt: again
+  |   ^^^^
+  |
+  = help: the first `tëxt` is on line 2; mapping keys must be unique, so remove or rename one of them"
+    );
+}
+
+#[test]
+fn a_span_beyond_the_source_falls_back_to_the_position() {
+    assert_eq!(
+        render_human(&unknown_ref(), Some("short\n")),
+        render_human(&unknown_ref(), None)
+    );
+}
+
+#[test]
+fn colors_only_when_asked() {
+    let plain = render_human_styled(&unknown_ref(), Some(SOURCE), false);
+    assert!(!plain.contains('\u{1b}'));
+    assert!(render_human_styled(&unknown_ref(), Some(SOURCE), true).contains('\u{1b}'));
+}
+
+#[test]
+fn render_all_separates_and_summarises() {
+    let source = "a: 1\na: 2\n";
+    let mut parse_error = yaml::parse(source).unwrap_err();
+    parse_error.file = Some("a.yaml".into());
+    let mut warning = Diagnostic::error(Code::ExtensionKey, "bare extension key").in_file("a.yaml");
+    warning.severity = Severity::Warning;
+    let diagnostics = [parse_error, unknown_ref(), warning];
+
+    let calls = std::cell::Cell::new(0);
+    let source_for = |file: &str| {
+        calls.set(calls.get() + 1);
+        (file == "a.yaml").then(|| source.to_owned())
+    };
+    let out = render_all(&diagnostics, &source_for);
+    assert_eq!(calls.get(), 2, "one read per distinct file");
+    let blocks: Vec<&str> = out.split("\n\n").collect();
+    assert_eq!(blocks.len(), 4, "{out}");
+    assert!(
+        blocks[0]
+            .starts_with("error[TQX_PARSE_YAML]: duplicate mapping key `a`\n --> a.yaml:2:1\n")
+    );
+    assert!(blocks[1].starts_with("error[TQX_REF_UNKNOWN]"));
+    assert_eq!(
+        blocks[2],
+        "warning[TQX_EXTENSION_KEY]: bare extension key\n--> a.yaml"
+    );
+    assert_eq!(blocks[3], "error: 2 errors and 1 warning found");
+
+    let one = render_all(&diagnostics[..1], &source_for);
+    assert!(one.ends_with("\n\nerror: 1 error found"), "{one}");
+    let warnings = render_all(&diagnostics[2..], &|_| None);
+    assert!(
+        warnings.ends_with("\n\nwarning: 1 warning found"),
+        "{warnings}"
+    );
+    assert_eq!(render_all(&[], &|_| None), "");
+}
+
+#[test]
+fn json_is_an_array_of_diagnostics() {
+    let json = render_json(&[unknown_ref()]);
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        value,
+        serde_json::json!([{
+            "code": "TQX_REF_UNKNOWN",
+            "severity": "error",
+            "message": "unknown reference `inputs.nmae`",
+            "file": "contracts/greeting.yaml",
+            "json_pointer": "/messages/0/content/0/text",
+            "span": {"start": {"line": 5, "column": 25}, "end": {"line": 5, "column": 36}},
+            "help": "declare `nmae` under `inputs`, or did you mean `inputs.name`?",
+            "notes": ["included from contracts/main.yaml"],
+        }])
+    );
+    assert_eq!(render_json(&[]), "[]");
+    let back: Vec<Diagnostic> = serde_json::from_str(&json).unwrap();
+    assert_eq!(back[0].code, Code::RefUnknown);
+}
+
+#[test]
+fn a_long_multi_line_span_is_folded() {
+    let source: String = (0..40).map(|i| format!("k{i}: {i}\n")).collect();
+    let mut d = Diagnostic::error(Code::InvalidType, "expected a sequence, found a mapping")
+        .in_file("long.yaml")
+        .help("write the entries as a list");
+    d.span = Some(Span {
+        start: Position { line: 2, column: 1 },
+        end: Position {
+            line: 39,
+            column: 7,
+        },
+        bytes: (0, 0),
+    });
+    let out = render_human(&d, Some(&source));
+    assert!(out.lines().count() < 15, "{out}");
+    assert!(out.contains("  --> long.yaml:2:1\n"), "{out}");
+    assert!(out.contains("\n...  |\n"), "{out}");
+}
