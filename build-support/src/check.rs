@@ -6,7 +6,7 @@
 //! capabilities, extensions and eval fixtures, and — when nothing is wrong —
 //! produces the [`Interaction`] IR. All problems are reported at once.
 
-use crate::dto::{self, ComponentDecl, Contract, ContentNode, ExprKind, Loc, NodeKind};
+use crate::dto::{self, ComponentDecl, ContentNode, Contract, ExprKind, Loc, NodeKind};
 use crate::parse::did_you_mean;
 use crate::schema::compile_schema;
 use crate::source::Sources;
@@ -16,8 +16,8 @@ use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::ir::{self, Filter, Root, Segment};
 use templiqx_contracts::validate::{SchemaViolation, validate};
 use templiqx_contracts::{
-    API_VERSION, AsValue, CapabilityProfile, Code, Diagnostic, Interaction, IrValue, JsonType, Ptr, Schema, Seq,
-    Str, TypeSet,
+    API_VERSION, AsValue, CapabilityProfile, Code, Diagnostic, Interaction, IrValue, JsonType, Ptr,
+    Schema, Seq, Str, TypeSet,
 };
 
 /// The root scopes of a reference, in the order validation matches them.
@@ -48,7 +48,10 @@ pub fn compile_contract(
     sources: &Sources,
     target: &CapabilityProfile,
 ) -> Result<Interaction, Vec<Diagnostic>> {
-    let mut cx = Cx { sources, diags: Vec::new() };
+    let mut cx = Cx {
+        sources,
+        diags: Vec::new(),
+    };
     let file = contract.loc.file;
     let at = |p: &str| Loc::new(file, p);
 
@@ -72,27 +75,48 @@ pub fn compile_contract(
     if let Err(e) = semver::Version::parse(&contract.version) {
         cx.err(
             Code::InvalidValue,
-            format!("version `{}` is not a semantic version: {e}", contract.version),
+            format!(
+                "version `{}` is not a semantic version: {e}",
+                contract.version
+            ),
             &at("/version"),
             "write MAJOR.MINOR.PATCH, e.g. `0.1.0` (SemVer 2.0.0)",
         );
     }
     if contract.messages.is_empty() {
-        cx.err(Code::InvalidValue, "a contract needs at least one message", &at("/messages"), "add a message");
+        cx.err(
+            Code::InvalidValue,
+            "a contract needs at least one message",
+            &at("/messages"),
+            "add a message",
+        );
     }
     let mut seen = BTreeSet::new();
     for (i, cap) in contract.capabilities.iter().enumerate() {
         let loc = at(&format!("/capabilities/{i}"));
         if cap.is_empty() {
-            cx.err(Code::InvalidValue, "empty capability name", &loc, "remove it or name the capability");
+            cx.err(
+                Code::InvalidValue,
+                "empty capability name",
+                &loc,
+                "remove it or name the capability",
+            );
         } else if !seen.insert(cap.as_str()) {
-            cx.err(Code::InvalidValue, format!("capability `{cap}` is listed twice"), &loc, "remove the duplicate");
+            cx.err(
+                Code::InvalidValue,
+                format!("capability `{cap}` is listed twice"),
+                &loc,
+                "remove the duplicate",
+            );
         } else if !target.contains(cap) {
             cx.err(
                 Code::CapabilityUnsupported,
                 format!("the target profile lacks capability `{cap}` that the contract requires"),
                 &loc,
-                format!("compile for a target that provides `{cap}` (target: {})", describe_profile(target)),
+                format!(
+                    "compile for a target that provides `{cap}` (target: {})",
+                    describe_profile(target)
+                ),
             );
         }
     }
@@ -101,17 +125,16 @@ pub fn compile_contract(
     let inputs = cx.fields(&contract.inputs, &at("/inputs"), "input");
     let context = cx.fields(&contract.context, &at("/context"), "context field");
     let output_schema = cx.schema(&contract.output_schema, &at("/output_schema"));
-    if let Some(f) = context.iter().find(|f| f.name == "locale") {
-        if let Some(s) = &f.schema {
-            if !s.types.is_only(JsonType::String) {
-                cx.err(
-                    Code::TypeMismatch,
-                    "`context.locale` drives format_date/format_number and must be a string",
-                    &at("/context/locale/schema"),
-                    "declare `type: string`",
-                );
-            }
-        }
+    if let Some(f) = context.iter().find(|f| f.name == "locale")
+        && let Some(s) = &f.schema
+        && !s.types.is_only(JsonType::String)
+    {
+        cx.err(
+            Code::TypeMismatch,
+            "`context.locale` drives format_date/format_number and must be a string",
+            &at("/context/locale/schema"),
+            "declare `type: string`",
+        );
     }
 
     // Components: signatures first, then bodies.
@@ -121,31 +144,57 @@ pub fn compile_contract(
 
     let decls = Decls {
         names: contract.components.iter().map(|(n, _)| n).collect(),
-        inputs: &inputs, context: &context, components: &components, depths: &depths };
+        inputs: &inputs,
+        context: &context,
+        components: &components,
+        depths: &depths,
+    };
     let mut lowered_components = Vec::with_capacity(components.len());
     for (index, (name, decl)) in contract.components.iter().enumerate() {
         let sig = &components[index];
         let frame = Frame {
-            locals: sig.params.iter().map(|p| (p.name.clone(), p.ty())).collect(),
+            locals: sig
+                .params
+                .iter()
+                .map(|p| (p.name.clone(), p.ty()))
+                .collect(),
             component: Some(name.to_owned()),
         };
         let body = match decl {
             ComponentDecl::Typed { content, .. } | ComponentDecl::Legacy(content) => content,
         };
-        let mut lw = Lowerer { cx: &mut cx, decls: &decls, frame, depth: 0 };
+        let mut lw = Lowerer {
+            cx: &mut cx,
+            decls: &decls,
+            frame,
+            depth: 0,
+        };
         let body = lw.nodes(body);
         lowered_components.push(ir::Component {
             name: Str::Owned(name.to_owned()),
-            parameters: Seq::Owned(sig.params.iter().map(|p| Str::Owned(p.name.clone())).collect()),
+            parameters: Seq::Owned(
+                sig.params
+                    .iter()
+                    .map(|p| Str::Owned(p.name.clone()))
+                    .collect(),
+            ),
             body: Seq::Owned(body),
         });
     }
 
     let mut messages = Vec::with_capacity(contract.messages.len());
     for message in &contract.messages {
-        let mut lw = Lowerer { cx: &mut cx, decls: &decls, frame: Frame::default(), depth: 0 };
+        let mut lw = Lowerer {
+            cx: &mut cx,
+            decls: &decls,
+            frame: Frame::default(),
+            depth: 0,
+        };
         let content = lw.nodes(&message.content);
-        messages.push(ir::Message { role: message.role, content: Seq::Owned(content) });
+        messages.push(ir::Message {
+            role: message.role,
+            content: Seq::Owned(content),
+        });
     }
 
     // Extensions.
@@ -153,20 +202,32 @@ pub fn compile_contract(
     for (key, ext) in contract.extensions.iter() {
         let loc = at(&pointer_push("/extensions", key));
         if !is_namespaced(key) {
-            cx.err(
-                Code::ExtensionKey,
-                format!("extension key `{key}` is not namespaced"),
-                &loc,
-                format!("prefix it with its vendor or tool namespace, e.g. `vendor.{key}`"),
-            );
+            let d = sources
+                .error_at_key(
+                    Code::ExtensionKey,
+                    format!("extension key `{key}` is not namespaced"),
+                    &loc,
+                )
+                .help(format!(
+                    "prefix it with its vendor or tool namespace, e.g. `vendor.{key}`"
+                ));
+            cx.diags.push(d);
         }
         let cap_loc = loc.child("capability");
         if ext.capability.is_empty() {
-            cx.err(Code::InvalidValue, "empty extension capability", &cap_loc, "name the capability it needs");
+            cx.err(
+                Code::InvalidValue,
+                "empty extension capability",
+                &cap_loc,
+                "name the capability it needs",
+            );
         } else if !target.contains(&ext.capability) {
             cx.err(
                 Code::ExtensionUnsupported,
-                format!("extension `{key}` needs capability `{}`, which the target profile lacks", ext.capability),
+                format!(
+                    "extension `{key}` needs capability `{}`, which the target profile lacks",
+                    ext.capability
+                ),
                 &cap_loc,
                 format!(
                     "compile for a target that provides `{}` (target: {}), or remove the extension",
@@ -176,16 +237,16 @@ pub fn compile_contract(
             );
         }
         let schema_loc = loc.child("schema");
-        if let Some(r) = ext.schema.get("$ref").and_then(|r| r.as_str()) {
-            if r.starts_with("tool_contract:") {
-                cx.err(
+        if let Some(r) = ext.schema.get("$ref").and_then(|r| r.as_str())
+            && r.starts_with("tool_contract:")
+        {
+            cx.err(
                     Code::ToolContractRefUnresolved,
                     format!("tool-contract reference `{r}` was not resolved"),
                     &schema_loc,
                     "tool-contract references resolve through the package manifest's `tool_contracts`; compile the contract through its package",
                 );
-                continue;
-            }
+            continue;
         }
         let Some(schema) = cx.schema(&ext.schema, &schema_loc) else {
             continue;
@@ -218,7 +279,12 @@ pub fn compile_contract(
             );
         }
         cx.eval_values(&inputs, &eval.inputs, &eval.loc.child("inputs"), "input");
-        cx.eval_values(&context, &eval.context, &eval.loc.child("context"), "context field");
+        cx.eval_values(
+            &context,
+            &eval.context,
+            &eval.loc.child("context"),
+            "context field",
+        );
         if let (Some(out), Some(schema)) = (&eval.fake_output, &output_schema) {
             cx.violations(
                 Code::EvalInvalid,
@@ -233,7 +299,8 @@ pub fn compile_contract(
     if !cx.diags.is_empty() {
         return Err(cx.diags);
     }
-    let (Some(output_schema), Some(inputs), Some(context)) = (output_schema, owned_fields(inputs), owned_fields(context))
+    let (Some(output_schema), Some(inputs), Some(context)) =
+        (output_schema, owned_fields(inputs), owned_fields(context))
     else {
         return Err(cx.diags);
     };
@@ -278,7 +345,11 @@ fn describe_profile(target: &CapabilityProfile) -> String {
     if target.0.is_empty() {
         "empty".to_owned()
     } else {
-        target.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+        target
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -290,7 +361,9 @@ fn is_valid_id(id: &str) -> bool {
 
 fn is_namespaced(key: &str) -> bool {
     match key.split_once('.') {
-        Some((ns, name)) => !ns.is_empty() && !name.is_empty() && !name.starts_with('.') && !name.ends_with('.'),
+        Some((ns, name)) => {
+            !ns.is_empty() && !name.is_empty() && !name.starts_with('.') && !name.ends_with('.')
+        }
         None => false,
     }
 }
@@ -305,7 +378,13 @@ struct FieldInfo {
 fn owned_fields(fields: Vec<FieldInfo>) -> Option<Vec<ir::Field>> {
     fields
         .into_iter()
-        .map(|f| Some(ir::Field { name: Str::Owned(f.name), schema: f.schema?, required: f.required }))
+        .map(|f| {
+            Some(ir::Field {
+                name: Str::Owned(f.name),
+                schema: f.schema?,
+                required: f.required,
+            })
+        })
         .collect()
 }
 
@@ -367,13 +446,22 @@ impl Cx<'_> {
         }
     }
 
-    fn fields(&mut self, fields: &dto::OrderedMap<dto::FieldDecl>, loc: &Loc, what: &str) -> Vec<FieldInfo> {
+    fn fields(
+        &mut self,
+        fields: &dto::OrderedMap<dto::FieldDecl>,
+        loc: &Loc,
+        what: &str,
+    ) -> Vec<FieldInfo> {
         fields
             .iter()
             .map(|(name, decl)| {
                 let floc = loc.child(name);
                 self.check_name(name, &floc, what);
-                FieldInfo { name: name.to_owned(), schema: self.schema(&decl.schema, &floc.child("schema")), required: decl.required }
+                FieldInfo {
+                    name: name.to_owned(),
+                    schema: self.schema(&decl.schema, &floc.child("schema")),
+                    required: decl.required,
+                }
             })
             .collect()
     }
@@ -390,11 +478,28 @@ impl Cx<'_> {
     }
 
     /// Reports every violation of `value` against `schema` under `loc`.
-    fn violations(&mut self, code: Code, schema: &Schema, value: &serde_json::Value, loc: &Loc, what: &str) {
+    fn violations(
+        &mut self,
+        code: Code,
+        schema: &Schema,
+        value: &serde_json::Value,
+        loc: &Loc,
+        what: &str,
+    ) {
         if let Err(violations) = validate(schema, value.as_value()) {
-            for SchemaViolation { pointer, message, keyword } in violations {
+            for SchemaViolation {
+                pointer,
+                message,
+                keyword,
+            } in violations
+            {
                 let vloc = Loc::new(loc.file, format!("{}{}", loc.pointer, pointer));
-                self.err(code, format!("{what} is invalid: {message}"), &vloc, format!("fix the value to satisfy `{keyword}`"));
+                self.err(
+                    code,
+                    format!("{what} is invalid: {message}"),
+                    &vloc,
+                    format!("fix the value to satisfy `{keyword}`"),
+                );
             }
         }
     }
@@ -415,16 +520,30 @@ impl Cx<'_> {
                         Some(s) => format!("did you mean `{s}`?"),
                         None => format!("declared: {}", list_names(&names)),
                     };
-                    self.err(Code::EvalInvalid, format!("eval names undeclared {what} `{key}`"), &vloc, help);
+                    self.err(
+                        Code::EvalInvalid,
+                        format!("eval names undeclared {what} `{key}`"),
+                        &vloc,
+                        help,
+                    );
                 }
                 Some(f) => {
                     if let Some(schema) = &f.schema {
-                        self.violations(Code::EvalInvalid, schema, value, &vloc, &format!("eval {what} `{key}`"));
+                        self.violations(
+                            Code::EvalInvalid,
+                            schema,
+                            value,
+                            &vloc,
+                            &format!("eval {what} `{key}`"),
+                        );
                     }
                 }
             }
         }
-        for f in fields.iter().filter(|f| f.required && !values.contains_key(&f.name)) {
+        for f in fields
+            .iter()
+            .filter(|f| f.required && !values.contains_key(&f.name))
+        {
             self.err(
                 Code::EvalInvalid,
                 format!("eval lacks required {what} `{}`", f.name),
@@ -538,7 +657,10 @@ impl Cx<'_> {
             let chain: Vec<&str> = chain.iter().map(|i| names[*i]).collect();
             self.err(
                 Code::ComponentCycle,
-                format!("components call each other in a cycle: {}", chain.join(" → ")),
+                format!(
+                    "components call each other in a cycle: {}",
+                    chain.join(" → ")
+                ),
                 &loc,
                 "break the cycle; a component cannot (indirectly) invoke itself",
             );
@@ -547,14 +669,22 @@ impl Cx<'_> {
 }
 
 fn reserved_list() -> String {
-    ROOT_SCOPES.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(" and ")
+    ROOT_SCOPES
+        .iter()
+        .map(|(n, _)| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(" and ")
 }
 
 fn list_names(names: &[&str]) -> String {
     if names.is_empty() {
         "none".to_owned()
     } else {
-        names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -566,7 +696,9 @@ fn component_body(decl: &ComponentDecl) -> &[ContentNode] {
 
 fn children(node: &ContentNode) -> impl Iterator<Item = &ContentNode> {
     let (a, b): (&[ContentNode], &[ContentNode]) = match &node.kind {
-        NodeKind::When { then, otherwise, .. } => (then, otherwise),
+        NodeKind::When {
+            then, otherwise, ..
+        } => (then, otherwise),
         NodeKind::ForEach { body, .. } => (body, &[]),
         _ => (&[], &[]),
     };
@@ -575,10 +707,10 @@ fn children(node: &ContentNode) -> impl Iterator<Item = &ContentNode> {
 
 fn collect_calls(nodes: &[ContentNode], names: &[&str], out: &mut Vec<(usize, Loc)>) {
     for node in nodes {
-        if let NodeKind::Component { name, .. } = &node.kind {
-            if let Some(i) = names.iter().position(|n| n == name) {
-                out.push((i, node.loc.clone()));
-            }
+        if let NodeKind::Component { name, .. } = &node.kind
+            && let Some(i) = names.iter().position(|n| n == name)
+        {
+            out.push((i, node.loc.clone()));
         }
         collect_calls_children(node, names, out);
     }
@@ -594,15 +726,26 @@ fn collect_calls_children(node: &ContentNode, names: &[&str], out: &mut Vec<(usi
 /// calls (cycles are cut; they are reported separately).
 fn component_depths(contract: &Contract) -> Vec<usize> {
     let names: Vec<&str> = contract.components.iter().map(|(n, _)| n).collect();
-    let bodies: Vec<&[ContentNode]> = contract.components.iter().map(|(_, d)| component_body(d)).collect();
-    fn depth(nodes: &[ContentNode], names: &[&str], bodies: &[&[ContentNode]], memo: &mut [Option<usize>], active: &mut Vec<usize>) -> usize {
+    let bodies: Vec<&[ContentNode]> = contract
+        .components
+        .iter()
+        .map(|(_, d)| component_body(d))
+        .collect();
+    fn depth(
+        nodes: &[ContentNode],
+        names: &[&str],
+        bodies: &[&[ContentNode]],
+        memo: &mut [Option<usize>],
+        active: &mut Vec<usize>,
+    ) -> usize {
         let mut max = 0;
         for node in nodes {
             let d = match &node.kind {
                 NodeKind::ForEach { body, .. } => 1 + depth(body, names, bodies, memo, active),
-                NodeKind::When { then, otherwise, .. } => {
-                    depth(then, names, bodies, memo, active).max(depth(otherwise, names, bodies, memo, active))
-                }
+                NodeKind::When {
+                    then, otherwise, ..
+                } => depth(then, names, bodies, memo, active)
+                    .max(depth(otherwise, names, bodies, memo, active)),
                 NodeKind::Component { name, .. } => match names.iter().position(|n| n == name) {
                     Some(i) => comp(i, names, bodies, memo, active),
                     None => 0,
@@ -613,7 +756,13 @@ fn component_depths(contract: &Contract) -> Vec<usize> {
         }
         max
     }
-    fn comp(i: usize, names: &[&str], bodies: &[&[ContentNode]], memo: &mut [Option<usize>], active: &mut Vec<usize>) -> usize {
+    fn comp(
+        i: usize,
+        names: &[&str],
+        bodies: &[&[ContentNode]],
+        memo: &mut [Option<usize>],
+        active: &mut Vec<usize>,
+    ) -> usize {
         if let Some(d) = memo[i] {
             return d;
         }
@@ -627,7 +776,9 @@ fn component_depths(contract: &Contract) -> Vec<usize> {
         d
     }
     let mut memo = vec![None; names.len()];
-    (0..names.len()).map(|i| comp(i, &names, &bodies, &mut memo, &mut Vec::new())).collect()
+    (0..names.len())
+        .map(|i| comp(i, &names, &bodies, &mut memo, &mut Vec::new()))
+        .collect()
 }
 
 /// Infers a legacy component's parameters: the first segment of every
@@ -639,7 +790,11 @@ fn legacy_params(nodes: &[ContentNode], bound: &mut Vec<String>, out: &mut Vec<S
         match &e.kind {
             ExprKind::Ref { path } => {
                 let first = path.split('.').next().unwrap_or_default();
-                if !first.is_empty() && !is_reserved(first) && !bound.iter().any(|b| b == first) && !out.iter().any(|o| o == first) {
+                if !first.is_empty()
+                    && !is_reserved(first)
+                    && !bound.iter().any(|b| b == first)
+                    && !out.iter().any(|o| o == first)
+                {
                     out.push(first.to_owned());
                 }
             }
@@ -649,18 +804,29 @@ fn legacy_params(nodes: &[ContentNode], bound: &mut Vec<String>, out: &mut Vec<S
                 expr(right, bound, out);
             }
             ExprKind::Not { operand } => expr(operand, bound, out),
-            ExprKind::And { operands } | ExprKind::Or { operands } => operands.iter().for_each(|o| expr(o, bound, out)),
+            ExprKind::And { operands } | ExprKind::Or { operands } => {
+                operands.iter().for_each(|o| expr(o, bound, out))
+            }
         }
     }
     for node in nodes {
         match &node.kind {
             NodeKind::Interpolate { expression, .. } => expr(expression, bound, out),
-            NodeKind::When { condition, then, otherwise } => {
+            NodeKind::When {
+                condition,
+                then,
+                otherwise,
+            } => {
                 expr(condition, bound, out);
                 legacy_params(then, bound, out);
                 legacy_params(otherwise, bound, out);
             }
-            NodeKind::ForEach { collection, item, body, .. } => {
+            NodeKind::ForEach {
+                collection,
+                item,
+                body,
+                ..
+            } => {
                 expr(collection, bound, out);
                 bound.push(item.clone());
                 legacy_params(body, bound, out);
@@ -699,7 +865,11 @@ impl Ty<'_> {
         match self.types() {
             None => "unknown".to_owned(),
             Some(t) if t.is_any() => "an unconstrained value (no `type`)".to_owned(),
-            Some(t) => t.iter().map(JsonType::as_str).collect::<Vec<_>>().join(" or "),
+            Some(t) => t
+                .iter()
+                .map(JsonType::as_str)
+                .collect::<Vec<_>>()
+                .join(" or "),
         }
     }
 
@@ -707,7 +877,10 @@ impl Ty<'_> {
     fn is_exactly(self, t: JsonType) -> bool {
         match self.types() {
             None => true,
-            Some(set) => set == TypeSet::of(t) || (t == JsonType::Number && set == TypeSet::of(JsonType::Integer)),
+            Some(set) => {
+                set == TypeSet::of(t)
+                    || (t == JsonType::Number && set == TypeSet::of(JsonType::Integer))
+            }
         }
     }
 }
@@ -753,7 +926,11 @@ fn assignable(from: &Schema, to: &Schema) -> bool {
         return false;
     }
     if !to.additional_properties
-        && (from.additional_properties || from.properties.iter().any(|(n, _)| to.property(n).is_none()))
+        && (from.additional_properties
+            || from
+                .properties
+                .iter()
+                .any(|(n, _)| to.property(n).is_none()))
     {
         return false;
     }
@@ -809,12 +986,22 @@ impl<'d> Lowerer<'_, '_, 'd> {
         let loc = &node.loc;
         Some(match &node.kind {
             NodeKind::Text { value } => ir::Node::Text(Str::Owned(value.clone())),
-            NodeKind::Interpolate { expression, filters } => {
+            NodeKind::Interpolate {
+                expression,
+                filters,
+            } => {
                 let (value, ty) = self.expr(expression);
                 self.filters(ty, filters, expression, loc);
-                ir::Node::Interpolate { value, filters: Seq::Owned(filters.clone()) }
+                ir::Node::Interpolate {
+                    value,
+                    filters: Seq::Owned(filters.clone()),
+                }
             }
-            NodeKind::When { condition, then, otherwise } => {
+            NodeKind::When {
+                condition,
+                then,
+                otherwise,
+            } => {
                 let (cond, ty) = self.expr(condition);
                 self.expect_bool(ty, condition, "a `when` condition");
                 ir::Node::When {
@@ -823,7 +1010,12 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     otherwise: Seq::Owned(self.nodes(otherwise)),
                 }
             }
-            NodeKind::ForEach { collection, item, body, separator } => {
+            NodeKind::ForEach {
+                collection,
+                item,
+                body,
+                separator,
+            } => {
                 let (coll, ty) = self.expr(collection);
                 let item_ty = match ty {
                     Ty::Legacy => {
@@ -834,7 +1026,11 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     _ if !ty.is_exactly(JsonType::Array) => {
                         self.err(
                             Code::TypeMismatch,
-                            format!("`for_each` needs an array, but `{}` is {}", expr_text(collection), ty.describe()),
+                            format!(
+                                "`for_each` needs an array, but `{}` is {}",
+                                expr_text(collection),
+                                ty.describe()
+                            ),
                             &collection.loc,
                             "iterate over an array-typed value (`type: array`, not nullable)",
                         );
@@ -870,7 +1066,11 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 let body = self.nodes(body);
                 self.frame.locals.pop();
                 self.depth -= 1;
-                ir::Node::ForEach { collection: coll, body: Seq::Owned(body), separator: separator.clone().map(Str::Owned) }
+                ir::Node::ForEach {
+                    collection: coll,
+                    body: Seq::Owned(body),
+                    separator: separator.clone().map(Str::Owned),
+                }
             }
             NodeKind::Component { name, with } => return self.call(node, name, with),
             NodeKind::Include { path, .. } => {
@@ -885,7 +1085,12 @@ impl<'d> Lowerer<'_, '_, 'd> {
         })
     }
 
-    fn call(&mut self, node: &ContentNode, name: &str, with: &dto::OrderedMap<dto::Expr>) -> Option<ir::Node> {
+    fn call(
+        &mut self,
+        node: &ContentNode,
+        name: &str,
+        with: &dto::OrderedMap<dto::Expr>,
+    ) -> Option<ir::Node> {
         let decls = self.decls;
         let names = &decls.names;
         let Some(index) = names.iter().position(|n| *n == name) else {
@@ -893,7 +1098,12 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => format!("declared components: {}", list_names(names)),
             };
-            self.err(Code::ComponentUnknown, format!("unknown component `{name}`"), &node.loc.child("name"), help);
+            self.err(
+                Code::ComponentUnknown,
+                format!("unknown component `{name}`"),
+                &node.loc.child("name"),
+                help,
+            );
             return None;
         };
         let sig = &decls.components[index];
@@ -930,10 +1140,17 @@ impl<'d> Lowerer<'_, '_, 'd> {
             match with.get(&p.name) {
                 None => {
                     if p.required {
-                        let form = if sig.legacy { " (inferred from the legacy component's body)" } else { "" };
+                        let form = if sig.legacy {
+                            " (inferred from the legacy component's body)"
+                        } else {
+                            ""
+                        };
                         self.err(
                             Code::ComponentArgument,
-                            format!("missing required argument `{}` for component `{name}`{form}", p.name),
+                            format!(
+                                "missing required argument `{}` for component `{name}`{form}",
+                                p.name
+                            ),
                             &with_loc,
                             format!("pass `{}` under `with`", p.name),
                         );
@@ -953,7 +1170,14 @@ impl<'d> Lowerer<'_, '_, 'd> {
         })
     }
 
-    fn check_argument(&mut self, component: &str, legacy: bool, p: &Param, e: &dto::Expr, ty: Ty<'_>) {
+    fn check_argument(
+        &mut self,
+        component: &str,
+        legacy: bool,
+        p: &Param,
+        e: &dto::Expr,
+        ty: Ty<'_>,
+    ) {
         if legacy {
             if !ty.is_exactly(JsonType::String) {
                 self.err(
@@ -975,8 +1199,20 @@ impl<'d> Lowerer<'_, '_, 'd> {
             (ExprKind::Literal { value }, _) => validate(param, value.as_value()).is_ok(),
             (_, Ty::Error) => true,
             (_, Ty::Schema(s)) => assignable(s, param),
-            (_, Ty::Legacy) => assignable(&Schema { types: TypeSet::of(JsonType::String), ..Schema::ANY }, param),
-            (_, Ty::Types(t)) => assignable(&Schema { types: t, ..Schema::ANY }, param),
+            (_, Ty::Legacy) => assignable(
+                &Schema {
+                    types: TypeSet::of(JsonType::String),
+                    ..Schema::ANY
+                },
+                param,
+            ),
+            (_, Ty::Types(t)) => assignable(
+                &Schema {
+                    types: t,
+                    ..Schema::ANY
+                },
+                param,
+            ),
         };
         if !ok {
             self.err(
@@ -1007,7 +1243,11 @@ impl<'d> Lowerer<'_, '_, 'd> {
             _ if ty.is_exactly(JsonType::Boolean) => {}
             _ => self.err(
                 Code::TypeMismatch,
-                format!("{what} must be a boolean, but `{}` is {}", expr_text(e), ty.describe()),
+                format!(
+                    "{what} must be a boolean, but `{}` is {}",
+                    expr_text(e),
+                    ty.describe()
+                ),
                 &e.loc,
                 "use a boolean value (`type: boolean`, not nullable) or compare with `equals`",
             ),
@@ -1019,7 +1259,9 @@ impl<'d> Lowerer<'_, '_, 'd> {
         for (i, f) in filters.iter().enumerate() {
             let floc = loc.child("filters").child(&i.to_string());
             let (needs, out) = match f {
-                Filter::Trim | Filter::Lower | Filter::Upper | Filter::FormatDate => (Some(JsonType::String), JsonType::String),
+                Filter::Trim | Filter::Lower | Filter::Upper | Filter::FormatDate => {
+                    (Some(JsonType::String), JsonType::String)
+                }
                 Filter::FormatNumber => (Some(JsonType::Number), JsonType::String),
                 Filter::Json => (None, JsonType::String),
             };
@@ -1027,10 +1269,18 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 if matches!(cur, Ty::Legacy) && needed != JsonType::String {
                     self.legacy_misuse(e, &format!("with `{}`", f.as_str()));
                 } else if !cur.is_exactly(needed) {
-                    let want = if needed == JsonType::Number { "a number" } else { "a string" };
+                    let want = if needed == JsonType::Number {
+                        "a number"
+                    } else {
+                        "a string"
+                    };
                     self.err(
                         Code::FilterType,
-                        format!("`{}` needs {want}, but its input is {}", f.as_str(), cur.describe()),
+                        format!(
+                            "`{}` needs {want}, but its input is {}",
+                            f.as_str(),
+                            cur.describe()
+                        ),
                         &floc,
                         format!("apply `{}` only to {want} value (not nullable)", f.as_str()),
                     );
@@ -1042,13 +1292,25 @@ impl<'d> Lowerer<'_, '_, 'd> {
             None => true,
             Some(t) => {
                 !t.is_any()
-                    && t.iter().all(|t| matches!(t, JsonType::Boolean | JsonType::Integer | JsonType::Number | JsonType::String))
+                    && t.iter().all(|t| {
+                        matches!(
+                            t,
+                            JsonType::Boolean
+                                | JsonType::Integer
+                                | JsonType::Number
+                                | JsonType::String
+                        )
+                    })
             }
         };
         if !scalar {
             self.err(
                 Code::TypeMismatch,
-                format!("cannot interpolate `{}` directly: it is {}", expr_text(e), cur.describe()),
+                format!(
+                    "cannot interpolate `{}` directly: it is {}",
+                    expr_text(e),
+                    cur.describe()
+                ),
                 &e.loc,
                 "arrays, objects and null need the `json` filter; scalars need a declared `type`",
             );
@@ -1061,26 +1323,43 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 Some((p, ty)) => (ir::Expr::Ref(p), ty),
                 None => (poison(), Ty::Error),
             },
-            ExprKind::Literal { value } => (ir::Expr::Literal(IrValue::from_json(value)), Ty::Types(literal_type(value))),
+            ExprKind::Literal { value } => (
+                ir::Expr::Literal(IrValue::from_json(value)),
+                Ty::Types(literal_type(value)),
+            ),
             ExprKind::Equals { left, right } => {
                 let (l, _) = self.expr(left);
                 let (r, _) = self.expr(right);
-                (ir::Expr::Equals(Ptr::from(l), Ptr::from(r)), Ty::Types(TypeSet::of(JsonType::Boolean)))
+                (
+                    ir::Expr::Equals(Ptr::from(l), Ptr::from(r)),
+                    Ty::Types(TypeSet::of(JsonType::Boolean)),
+                )
             }
             ExprKind::Not { operand } => {
                 let (o, ty) = self.expr(operand);
                 self.expect_bool(ty, operand, "the operand of `not`");
-                (ir::Expr::Not(Ptr::from(o)), Ty::Types(TypeSet::of(JsonType::Boolean)))
+                (
+                    ir::Expr::Not(Ptr::from(o)),
+                    Ty::Types(TypeSet::of(JsonType::Boolean)),
+                )
             }
             ExprKind::And { operands } | ExprKind::Or { operands } => {
-                let kind = if matches!(e.kind, ExprKind::And { .. }) { "and" } else { "or" };
+                let kind = if matches!(e.kind, ExprKind::And { .. }) {
+                    "and"
+                } else {
+                    "or"
+                };
                 let mut out = Vec::with_capacity(operands.len());
                 for o in operands {
                     let (x, ty) = self.expr(o);
                     self.expect_bool(ty, o, &format!("an operand of `{kind}`"));
                     out.push(x);
                 }
-                let ir = if kind == "and" { ir::Expr::And(Seq::Owned(out)) } else { ir::Expr::Or(Seq::Owned(out)) };
+                let ir = if kind == "and" {
+                    ir::Expr::And(Seq::Owned(out))
+                } else {
+                    ir::Expr::Or(Seq::Owned(out))
+                };
                 (ir, Ty::Types(TypeSet::of(JsonType::Boolean)))
             }
         }
@@ -1100,51 +1379,70 @@ impl<'d> Lowerer<'_, '_, 'd> {
             return None;
         }
         let first = segments[0];
-        let (root, mut ty, rest): (Root, Ty<'d>, &[&str]) =
-            if let Some((_, root)) = ROOT_SCOPES.iter().find(|(n, _)| *n == first) {
-                let fields = if *root == Root::Inputs { self.decls.inputs } else { self.decls.context };
-                let Some(field_name) = segments.get(1) else {
-                    self.err(
-                        Code::RefUnknown,
-                        format!("reference `{path}` names a scope, not a value"),
-                        &loc,
-                        format!("reference a declared field, e.g. `{first}.<field>`"),
-                    );
-                    return None;
-                };
-                let Some(field) = fields.iter().find(|f| f.name == *field_name) else {
-                    let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-                    let help = match did_you_mean(field_name, &names) {
-                        Some(s) => format!("did you mean `{first}.{s}`?"),
-                        None => format!("declared in `{first}`: {}", list_names(&names)),
-                    };
-                    self.err(Code::RefUnknown, format!("`{first}` declares no field `{field_name}`"), &loc, help);
-                    return None;
-                };
-                let ty = match &field.schema {
-                    Some(s) => Ty::Schema(s),
-                    None => Ty::Error,
-                };
-                (*root, ty, &segments[2..])
-            } else if let Some(slot) = self.frame.locals.iter().rposition(|(n, _)| n == first) {
-                let ty = self.frame.locals[slot].1;
-                (Root::Local(u16::try_from(slot).unwrap_or(u16::MAX)), ty, &segments[1..])
+        let (root, mut ty, rest): (Root, Ty<'d>, &[&str]) = if let Some((_, root)) =
+            ROOT_SCOPES.iter().find(|(n, _)| *n == first)
+        {
+            let fields = if *root == Root::Inputs {
+                self.decls.inputs
             } else {
-                let mut names: Vec<&str> = self.frame.locals.iter().map(|(n, _)| n.as_str()).collect();
-                names.extend(ROOT_SCOPES.iter().map(|(n, _)| *n));
-                let help = match (&self.frame.component, did_you_mean(first, &names)) {
-                    (_, Some(s)) => format!("did you mean `{s}`?"),
-                    (Some(c), None) => format!(
-                        "the body of component `{c}` sees only its parameters and `inputs`/`context`, never the caller's locals; pass the value as an argument"
-                    ),
-                    (None, None) => format!(
-                        "a reference starts with `inputs.`, `context.`, a `for_each` item or a component parameter; in scope: {}",
-                        list_names(&names)
-                    ),
-                };
-                self.err(Code::RefUnknown, format!("unknown name `{first}` in reference `{path}`"), &loc, help);
+                self.decls.context
+            };
+            let Some(field_name) = segments.get(1) else {
+                self.err(
+                    Code::RefUnknown,
+                    format!("reference `{path}` names a scope, not a value"),
+                    &loc,
+                    format!("reference a declared field, e.g. `{first}.<field>`"),
+                );
                 return None;
             };
+            let Some(field) = fields.iter().find(|f| f.name == *field_name) else {
+                let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+                let help = match did_you_mean(field_name, &names) {
+                    Some(s) => format!("did you mean `{first}.{s}`?"),
+                    None => format!("declared in `{first}`: {}", list_names(&names)),
+                };
+                self.err(
+                    Code::RefUnknown,
+                    format!("`{first}` declares no field `{field_name}`"),
+                    &loc,
+                    help,
+                );
+                return None;
+            };
+            let ty = match &field.schema {
+                Some(s) => Ty::Schema(s),
+                None => Ty::Error,
+            };
+            (*root, ty, &segments[2..])
+        } else if let Some(slot) = self.frame.locals.iter().rposition(|(n, _)| n == first) {
+            let ty = self.frame.locals[slot].1;
+            (
+                Root::Local(u16::try_from(slot).unwrap_or(u16::MAX)),
+                ty,
+                &segments[1..],
+            )
+        } else {
+            let mut names: Vec<&str> = self.frame.locals.iter().map(|(n, _)| n.as_str()).collect();
+            names.extend(ROOT_SCOPES.iter().map(|(n, _)| *n));
+            let help = match (&self.frame.component, did_you_mean(first, &names)) {
+                (_, Some(s)) => format!("did you mean `{s}`?"),
+                (Some(c), None) => format!(
+                    "the body of component `{c}` sees only its parameters and `inputs`/`context`, never the caller's locals; pass the value as an argument"
+                ),
+                (None, None) => format!(
+                    "a reference starts with `inputs.`, `context.`, a `for_each` item or a component parameter; in scope: {}",
+                    list_names(&names)
+                ),
+            };
+            self.err(
+                Code::RefUnknown,
+                format!("unknown name `{first}` in reference `{path}`"),
+                &loc,
+                help,
+            );
+            return None;
+        };
         let mut out = Vec::with_capacity(rest.len());
         let mut walked = path.len() - rest.iter().map(|s| s.len() + 1).sum::<usize>();
         for seg in rest {
@@ -1175,19 +1473,27 @@ impl<'d> Lowerer<'_, '_, 'd> {
                         };
                         out.push(Segment::Index(index));
                         ty = Ty::Schema(s.items.as_deref().unwrap_or(&Schema::ANY));
-                    } else if s.types.contains(JsonType::Object) && (s.types.is_only(JsonType::Object) || !s.properties.is_empty()) {
+                    } else if s.types.contains(JsonType::Object)
+                        && (s.types.is_only(JsonType::Object) || !s.properties.is_empty())
+                    {
                         match s.property(seg) {
                             Some(p) => {
                                 out.push(Segment::Key(Str::Owned((*seg).to_owned())));
                                 ty = Ty::Schema(p);
                             }
                             None => {
-                                let names: Vec<&str> = s.properties.iter().map(|(n, _)| n.as_ref()).collect();
+                                let names: Vec<&str> =
+                                    s.properties.iter().map(|(n, _)| n.as_ref()).collect();
                                 let help = match did_you_mean(seg, &names) {
                                     Some(x) => format!("did you mean `{here}.{x}`?"),
                                     None => format!("`{here}` declares: {}", list_names(&names)),
                                 };
-                                self.err(Code::RefUnknown, format!("`{here}` declares no property `{seg}`"), &loc, help);
+                                self.err(
+                                    Code::RefUnknown,
+                                    format!("`{here}` declares no property `{seg}`"),
+                                    &loc,
+                                    help,
+                                );
                                 return None;
                             }
                         }
@@ -1202,7 +1508,10 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     } else {
                         self.err(
                             Code::RefImpossible,
-                            format!("`{here}` is {}; it has no `{seg}`", Ty::Schema(s).describe()),
+                            format!(
+                                "`{here}` is {}; it has no `{seg}`",
+                                Ty::Schema(s).describe()
+                            ),
                             &loc,
                             "only objects and arrays have nested paths",
                         );
@@ -1215,7 +1524,11 @@ impl<'d> Lowerer<'_, '_, 'd> {
     }
 
     fn path(&self, root: Root, segments: Vec<Segment>, source: &str) -> ir::Path {
-        ir::Path { root, segments: Seq::Owned(segments), source: Str::Owned(source.to_owned()) }
+        ir::Path {
+            root,
+            segments: Seq::Owned(segments),
+            source: Str::Owned(source.to_owned()),
+        }
     }
 }
 

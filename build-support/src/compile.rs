@@ -9,7 +9,9 @@
 use crate::dto::{Contract, FileId};
 use crate::source::Sources;
 use crate::{check, parse, yaml};
-use templiqx_contracts::{CapabilityProfile, Diagnostic, Interaction, Operation, OperationEnvelope};
+use templiqx_contracts::{
+    CapabilityProfile, Diagnostic, Interaction, Operation, OperationEnvelope,
+};
 
 /// Parses the YAML text of file `file` of `sources` into a [`Contract`].
 ///
@@ -19,7 +21,10 @@ use templiqx_contracts::{CapabilityProfile, Diagnostic, Interaction, Operation, 
 /// `TQX_UNKNOWN_VARIANT`, `TQX_POLICY_RANGE`, ...), all located.
 pub fn parse_file(sources: &mut Sources, file: FileId) -> Result<Contract, Vec<Diagnostic>> {
     let Some(src) = sources.get(file) else {
-        return Err(vec![Diagnostic::error(templiqx_contracts::Code::Io, format!("no source file {file}"))]);
+        return Err(vec![Diagnostic::error(
+            templiqx_contracts::Code::Io,
+            format!("no source file {file}"),
+        )]);
     };
     let name = src.name.clone();
     let root = yaml::parse(&src.text).map_err(|d| vec![d.in_file(name.clone())])?;
@@ -61,7 +66,9 @@ impl Compilation {
 
     /// Renders every diagnostic in rustc's layout, with snippets.
     pub fn render_diagnostics(&self) -> String {
-        crate::report::render_all(&self.diagnostics, &|name| self.sources.by_name(name).map(|f| f.text.clone()))
+        crate::report::render_all(&self.diagnostics, &|name| {
+            self.sources.by_name(name).map(|f| f.text.clone())
+        })
     }
 }
 
@@ -73,12 +80,25 @@ pub fn compile_str(text: &str, file_name: &str, target: &CapabilityProfile) -> C
     let mut sources = Sources::new();
     let file = sources.add(file_name, text);
     match parse_file(&mut sources, file) {
-        Err(diagnostics) => Compilation { sources, contract: None, interaction: None, diagnostics },
+        Err(diagnostics) => Compilation {
+            sources,
+            contract: None,
+            interaction: None,
+            diagnostics,
+        },
         Ok(contract) => match check::compile_contract(&contract, &sources, target) {
-            Ok(interaction) => {
-                Compilation { sources, contract: Some(contract), interaction: Some(interaction), diagnostics: Vec::new() }
-            }
-            Err(diagnostics) => Compilation { sources, contract: Some(contract), interaction: None, diagnostics },
+            Ok(interaction) => Compilation {
+                sources,
+                contract: Some(contract),
+                interaction: Some(interaction),
+                diagnostics: Vec::new(),
+            },
+            Err(diagnostics) => Compilation {
+                sources,
+                contract: Some(contract),
+                interaction: None,
+                diagnostics,
+            },
         },
     }
 }

@@ -29,12 +29,18 @@ pub struct Loc {
 impl Loc {
     /// A location in `file` at `pointer`.
     pub fn new(file: FileId, pointer: impl Into<String>) -> Loc {
-        Loc { file, pointer: pointer.into() }
+        Loc {
+            file,
+            pointer: pointer.into(),
+        }
     }
 
     /// The location of a child token (`/content/3`).
     pub fn child(&self, token: &str) -> Loc {
-        Loc { file: self.file, pointer: templiqx_contracts::diagnostic::pointer_push(&self.pointer, token) }
+        Loc {
+            file: self.file,
+            pointer: templiqx_contracts::diagnostic::pointer_push(&self.pointer, token),
+        }
     }
 }
 

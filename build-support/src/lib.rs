@@ -28,13 +28,14 @@
 //! let d = &compilation.diagnostics[0];
 //! assert_eq!(d.code.as_str(), "TQX_REF_UNKNOWN");
 //! assert_eq!(d.json_pointer.as_deref(), Some("/messages/0/content/1/expression/path"));
-//! assert_eq!(d.span.unwrap().start.line, 12);
+//! assert_eq!(d.span.unwrap().start.line, 13);
 //! assert_eq!(d.help.as_deref(), Some("did you mean `inputs.name`?"));
 //! ```
 
 pub mod check;
 pub mod compile;
 pub mod dto;
+pub mod package;
 pub mod parse;
 pub mod report;
 pub mod schema;

@@ -72,7 +72,13 @@ pub struct ToolContract {
 }
 
 /// The artifact lists a manifest may carry.
-pub const ARTIFACT_LISTS: &[&str] = &["components", "evals", "migrations", "templates", "translations"];
+pub const ARTIFACT_LISTS: &[&str] = &[
+    "components",
+    "evals",
+    "migrations",
+    "templates",
+    "translations",
+];
 
 const MANIFEST_FIELDS: &[&str] = &[
     "api_version",
@@ -144,7 +150,13 @@ impl Loader {
     pub fn new(base: impl Into<PathBuf>) -> Loader {
         let base = base.into();
         let base = std::fs::canonicalize(&base).unwrap_or(base);
-        Loader { sources: Sources::new(), files_read: Vec::new(), base, packages: Vec::new(), digests: BTreeMap::new() }
+        Loader {
+            sources: Sources::new(),
+            files_read: Vec::new(),
+            base,
+            packages: Vec::new(),
+            digests: BTreeMap::new(),
+        }
     }
 
     fn display(&self, path: &Path) -> String {
@@ -159,7 +171,8 @@ impl Loader {
         if !self.files_read.contains(&canonical) {
             self.files_read.push(canonical.clone());
         }
-        self.digests.insert(self.display(&canonical), sha256_hex(text.as_bytes()));
+        self.digests
+            .insert(self.display(&canonical), sha256_hex(text.as_bytes()));
         let name = self.display(&canonical);
         Ok(self.sources.add(name, text))
     }
@@ -189,20 +202,34 @@ impl Loader {
     /// their schema.
     pub fn load_package(&mut self, dir: &Path) -> Result<usize, Vec<Diagnostic>> {
         let root = std::fs::canonicalize(dir).map_err(|e| {
-            vec![Diagnostic::error(Code::Io, format!("cannot open package directory {}: {e}", dir.display()))
-                .help("pass a directory that holds `templiqx.yaml`")]
+            vec![
+                Diagnostic::error(
+                    Code::Io,
+                    format!("cannot open package directory {}: {e}", dir.display()),
+                )
+                .help("pass a directory that holds `templiqx.yaml`"),
+            ]
         })?;
         if let Some(i) = self.packages.iter().position(|p| p.root == root) {
             return Ok(i);
         }
         let manifest_path = root.join(MANIFEST);
         let file = self.read(&manifest_path).map_err(|e| {
-            vec![Diagnostic::error(Code::Io, format!("cannot read {}: {e}", self.display(&manifest_path)))
-                .help("a package directory holds a `templiqx.yaml` manifest")]
+            vec![
+                Diagnostic::error(
+                    Code::Io,
+                    format!("cannot read {}: {e}", self.display(&manifest_path)),
+                )
+                .help("a package directory holds a `templiqx.yaml` manifest"),
+            ]
         })?;
         let node = self.parse_yaml(file).map_err(|d| vec![d])?;
         let manifest = parse_manifest(&node, &self.sources, file)?;
-        self.packages.push(Package { root, manifest, manifest_file: file });
+        self.packages.push(Package {
+            root,
+            manifest,
+            manifest_file: file,
+        });
         Ok(self.packages.len() - 1)
     }
 
@@ -225,7 +252,10 @@ impl Loader {
         let ids = self.packages[pkg].manifest.contracts.clone();
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
-            let path = self.packages[pkg].root.join("contracts").join(format!("{id}.yaml"));
+            let path = self.packages[pkg]
+                .root
+                .join("contracts")
+                .join(format!("{id}.yaml"));
             out.push(self.compile_in_package(pkg, &path, Some(&id), target));
         }
         Ok(out)
@@ -238,7 +268,10 @@ impl Loader {
     pub fn compile_file(&mut self, path: &Path, target: &CapabilityProfile) -> CompiledContract {
         let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
-        let found = dir.ancestors().find(|a| a.join(MANIFEST).is_file()).map(Path::to_path_buf);
+        let found = dir
+            .ancestors()
+            .find(|a| a.join(MANIFEST).is_file())
+            .map(Path::to_path_buf);
         let pkg = match found {
             Some(root) => match self.load_package(&root) {
                 Ok(p) => p,
@@ -272,8 +305,13 @@ impl Loader {
         target: &CapabilityProfile,
     ) -> CompiledContract {
         let display = self.display(path);
-        let mut result =
-            CompiledContract { id: expected_id.unwrap_or_default().to_owned(), file: display.clone(), contract: None, interaction: None, diagnostics: Vec::new() };
+        let mut result = CompiledContract {
+            id: expected_id.unwrap_or_default().to_owned(),
+            file: display.clone(),
+            contract: None,
+            interaction: None,
+            diagnostics: Vec::new(),
+        };
         let file = match self.read(path) {
             Ok(f) => f,
             Err(e) => {
@@ -300,14 +338,20 @@ impl Loader {
             }
         };
         result.id = contract.id.clone();
-        if let Some(id) = expected_id {
-            if contract.id != id {
-                result.diagnostics.push(
-                    self.sources
-                        .error(Code::Package, format!("contract file for `{id}` declares id `{}`", contract.id), &Loc::new(file, "/id"))
-                        .help(format!("the manifest lists `{id}`, so the file's `id` must be `{id}`")),
-                );
-            }
+        if let Some(id) = expected_id
+            && contract.id != id
+        {
+            result.diagnostics.push(
+                self.sources
+                    .error(
+                        Code::Package,
+                        format!("contract file for `{id}` declares id `{}`", contract.id),
+                        &Loc::new(file, "/id"),
+                    )
+                    .help(format!(
+                        "the manifest lists `{id}`, so the file's `id` must be `{id}`"
+                    )),
+            );
         }
         self.compose(pkg, &mut contract, &mut result.diagnostics);
         if result.diagnostics.is_empty() {
@@ -349,13 +393,22 @@ impl Loader {
         let mut out = Vec::with_capacity(nodes.len());
         for mut node in nodes {
             match node.kind {
-                NodeKind::Include { ref path, ref from_dependency } => {
+                NodeKind::Include {
+                    ref path,
+                    ref from_dependency,
+                } => {
                     let (path, dep) = (path.clone(), from_dependency.clone());
-                    if let Some(spliced) = self.include(root, &node.loc, &path, dep.as_deref(), chain, diags) {
+                    if let Some(spliced) =
+                        self.include(root, &node.loc, &path, dep.as_deref(), chain, diags)
+                    {
                         out.extend(spliced);
                     }
                 }
-                NodeKind::When { ref mut then, ref mut otherwise, .. } => {
+                NodeKind::When {
+                    ref mut then,
+                    ref mut otherwise,
+                    ..
+                } => {
                     *then = self.expand(root, std::mem::take(then), chain, diags);
                     *otherwise = self.expand(root, std::mem::take(otherwise), chain, diags);
                     out.push(node);
@@ -370,7 +423,14 @@ impl Loader {
         out
     }
 
-    fn include_error(&self, code: Code, message: String, loc: &Loc, help: &str, chain: &[(PathBuf, Loc)]) -> Diagnostic {
+    fn include_error(
+        &self,
+        code: Code,
+        message: String,
+        loc: &Loc,
+        help: &str,
+        chain: &[(PathBuf, Loc)],
+    ) -> Diagnostic {
         let mut d = self.sources.error(code, message, loc).help(help);
         for (_, from) in chain.iter().rev() {
             d = d.note(self.describe_loc(from));
@@ -379,10 +439,21 @@ impl Loader {
     }
 
     fn describe_loc(&self, loc: &Loc) -> String {
-        let name = self.sources.get(loc.file).map(|f| f.name.clone()).unwrap_or_default();
-        let span = self.sources.get(loc.file).and_then(|f| f.root.as_ref()).and_then(|r| r.span_of(&loc.pointer));
+        let name = self
+            .sources
+            .get(loc.file)
+            .map(|f| f.name.clone())
+            .unwrap_or_default();
+        let span = self
+            .sources
+            .get(loc.file)
+            .and_then(|f| f.root.as_ref())
+            .and_then(|r| r.span_of(&loc.pointer));
         match span {
-            Some(s) => format!("included from {name}:{}:{} ({})", s.start.line, s.start.column, loc.pointer),
+            Some(s) => format!(
+                "included from {name}:{}:{} ({})",
+                s.start.line, s.start.column, loc.pointer
+            ),
             None => format!("included from {name} ({})", loc.pointer),
         }
     }
@@ -402,14 +473,27 @@ impl Loader {
             Some(dep) => match self.dependency(root.package, dep) {
                 Ok(p) => p,
                 Err(msg) => {
-                    let names: Vec<&str> =
-                        self.packages[root.package].manifest.dependencies.iter().map(|(n, _)| n).collect();
+                    let names: Vec<&str> = self.packages[root.package]
+                        .manifest
+                        .dependencies
+                        .iter()
+                        .map(|(n, _)| n)
+                        .collect();
                     let help = match did_you_mean(dep, &names) {
                         Some(s) => format!("did you mean `{s}`?"),
-                        None if names.is_empty() => "declare the dependency under `dependencies` in templiqx.yaml".to_owned(),
+                        None if names.is_empty() => {
+                            "declare the dependency under `dependencies` in templiqx.yaml"
+                                .to_owned()
+                        }
                         None => format!("declared dependencies: {}", names.join(", ")),
                     };
-                    diags.push(self.include_error(Code::IncludeUnresolved, msg, &loc.child("from_dependency"), &help, chain));
+                    diags.push(self.include_error(
+                        Code::IncludeUnresolved,
+                        msg,
+                        &loc.child("from_dependency"),
+                        &help,
+                        chain,
+                    ));
                     return None;
                 }
             },
@@ -429,7 +513,8 @@ impl Loader {
             }
         };
         if let Some(pos) = chain.iter().position(|(p, _)| *p == target) {
-            let mut names: Vec<String> = chain[pos..].iter().map(|(p, _)| self.display(p)).collect();
+            let mut names: Vec<String> =
+                chain[pos..].iter().map(|(p, _)| self.display(p)).collect();
             names.push(self.display(&target));
             diags.push(self.include_error(
                 Code::IncludeCycle,
@@ -476,7 +561,11 @@ impl Loader {
                 return None;
             }
         };
-        let name = self.sources.get(file).map(|f| f.name.clone()).unwrap_or_default();
+        let name = self
+            .sources
+            .get(file)
+            .map(|f| f.name.clone())
+            .unwrap_or_default();
         let nodes = match parse_partial(&node, file, &name) {
             Ok(n) => n,
             Err(ds) => {
@@ -501,7 +590,12 @@ impl Loader {
     }
 
     fn dependency(&mut self, package: usize, name: &str) -> Result<usize, String> {
-        let Some(rel) = self.packages[package].manifest.dependencies.get(name).cloned() else {
+        let Some(rel) = self.packages[package]
+            .manifest
+            .dependencies
+            .get(name)
+            .cloned()
+        else {
             return Err(format!("unknown dependency `{name}`"));
         };
         let dir = self.packages[package].root.join(rel.replace('\\', "/"));
@@ -513,17 +607,34 @@ impl Loader {
         })
     }
 
-    fn resolve_tool_contracts(&mut self, pkg: usize, contract: &mut Contract, diags: &mut Vec<Diagnostic>) {
+    fn resolve_tool_contracts(
+        &mut self,
+        pkg: usize,
+        contract: &mut Contract,
+        diags: &mut Vec<Diagnostic>,
+    ) {
         let file = contract.loc.file;
         for (key, ext) in &mut contract.extensions.0 {
-            let Some(obj) = ext.schema.as_object() else { continue };
-            let Some(reference) = obj.get("$ref") else { continue };
-            let loc = Loc::new(file, pointer_push(&pointer_push("/extensions", key), "schema"));
-            let Some(name) = reference.as_str().and_then(|r| r.strip_prefix("tool_contract:")) else {
+            let Some(obj) = ext.schema.as_object() else {
+                continue;
+            };
+            let Some(reference) = obj.get("$ref") else {
+                continue;
+            };
+            let loc = Loc::new(
+                file,
+                pointer_push(&pointer_push("/extensions", key), "schema"),
+            );
+            let Some(name) = reference
+                .as_str()
+                .and_then(|r| r.strip_prefix("tool_contract:"))
+            else {
                 continue;
             };
             let fail = |this: &Self, msg: String, help: &str, at: &Loc| {
-                this.sources.error(Code::ToolContractRefUnresolved, msg, at).help(help)
+                this.sources
+                    .error(Code::ToolContractRefUnresolved, msg, at)
+                    .help(help)
             };
             if let Some(extra) = obj.keys().find(|k| *k != "$ref" && *k != "fingerprint") {
                 diags.push(fail(
@@ -541,7 +652,12 @@ impl Loader {
                     Some(s) => format!("did you mean `tool_contract:{s}`?"),
                     None => "declare it under `tool_contracts` in templiqx.yaml".to_owned(),
                 };
-                diags.push(fail(self, format!("unknown tool contract `{name}`"), &help, &loc.child("$ref")));
+                diags.push(fail(
+                    self,
+                    format!("unknown tool contract `{name}`"),
+                    &help,
+                    &loc.child("$ref"),
+                ));
                 continue;
             };
             let real = format!("sha256:{}", fingerprint(&entry.schema));
@@ -668,14 +784,24 @@ fn relative_to(path: &Path, base: &Path) -> PathBuf {
     path.to_path_buf()
 }
 
-fn parse_manifest(root: &Node, sources: &Sources, file: FileId) -> Result<Manifest, Vec<Diagnostic>> {
+fn parse_manifest(
+    root: &Node,
+    sources: &Sources,
+    file: FileId,
+) -> Result<Manifest, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let loc = |p: &str| Loc::new(file, p);
     let err = |diags: &mut Vec<Diagnostic>, code: Code, msg: String, p: &str, help: &str| {
         diags.push(sources.error(code, msg, &loc(p)).help(help));
     };
     let NodeValue::Map(entries) = &root.value else {
-        err(&mut diags, Code::InvalidType, "a package manifest must be a mapping".to_owned(), "", "see docs/format.md");
+        err(
+            &mut diags,
+            Code::InvalidType,
+            "a package manifest must be a mapping".to_owned(),
+            "",
+            "see docs/format.md",
+        );
         return Err(diags);
     };
     for (k, _) in entries {
@@ -684,7 +810,13 @@ fn parse_manifest(root: &Node, sources: &Sources, file: FileId) -> Result<Manife
                 Some(s) => format!("did you mean `{s}`?"),
                 None => format!("a manifest accepts {}", MANIFEST_FIELDS.join(", ")),
             };
-            let mut d = sources.error(Code::UnknownField, format!("unknown field `{}` in the package manifest", k.text), &loc(&pointer_push("", &k.text))).help(help);
+            let mut d = sources
+                .error(
+                    Code::UnknownField,
+                    format!("unknown field `{}` in the package manifest", k.text),
+                    &loc(&pointer_push("", &k.text)),
+                )
+                .help(help);
             d.span = Some(k.span);
             diags.push(d);
         }
@@ -692,82 +824,173 @@ fn parse_manifest(root: &Node, sources: &Sources, file: FileId) -> Result<Manife
     let get = |k: &str| root.get(k);
     let string = |diags: &mut Vec<Diagnostic>, k: &str, required: bool| -> Option<String> {
         match get(k) {
-            Some(Node { value: NodeValue::String(s), .. }) => Some(s.clone()),
+            Some(Node {
+                value: NodeValue::String(s),
+                ..
+            }) => Some(s.clone()),
             Some(_) => {
-                err(diags, Code::InvalidType, format!("`{k}` must be a string"), &format!("/{k}"), "quote the value");
+                err(
+                    diags,
+                    Code::InvalidType,
+                    format!("`{k}` must be a string"),
+                    &format!("/{k}"),
+                    "quote the value",
+                );
                 None
             }
             None if required => {
-                err(diags, Code::MissingField, format!("missing field `{k}` in the package manifest"), "", &format!("add `{k}:`"));
+                err(
+                    diags,
+                    Code::MissingField,
+                    format!("missing field `{k}` in the package manifest"),
+                    "",
+                    &format!("add `{k}:`"),
+                );
                 None
             }
             None => None,
         }
     };
     let api_version = string(&mut diags, "api_version", true);
-    if let Some(v) = &api_version {
-        if v != API_VERSION {
-            err(&mut diags, Code::ApiVersion, format!("unsupported api_version `{v}`"), "/api_version", &format!("this compiler implements `{API_VERSION}`"));
-        }
+    if let Some(v) = &api_version
+        && v != API_VERSION
+    {
+        err(
+            &mut diags,
+            Code::ApiVersion,
+            format!("unsupported api_version `{v}`"),
+            "/api_version",
+            &format!("this compiler implements `{API_VERSION}`"),
+        );
     }
     let package = string(&mut diags, "package", true);
     let version = string(&mut diags, "version", true);
     let description = string(&mut diags, "description", false);
     let list = |diags: &mut Vec<Diagnostic>, k: &str| -> Vec<String> {
         match get(k) {
-            None | Some(Node { value: NodeValue::Null, .. }) => Vec::new(),
-            Some(Node { value: NodeValue::Seq(items), .. }) => items
+            None
+            | Some(Node {
+                value: NodeValue::Null,
+                ..
+            }) => Vec::new(),
+            Some(Node {
+                value: NodeValue::Seq(items),
+                ..
+            }) => items
                 .iter()
                 .enumerate()
                 .filter_map(|(i, n)| match &n.value {
                     NodeValue::String(s) => Some(s.clone()),
                     _ => {
-                        err(diags, Code::InvalidType, format!("entries of `{k}` must be strings"), &format!("/{k}/{i}"), "quote the entry");
+                        err(
+                            diags,
+                            Code::InvalidType,
+                            format!("entries of `{k}` must be strings"),
+                            &format!("/{k}/{i}"),
+                            "quote the entry",
+                        );
                         None
                     }
                 })
                 .collect(),
             Some(_) => {
-                err(diags, Code::InvalidType, format!("`{k}` must be a list"), &format!("/{k}"), "write a YAML list");
+                err(
+                    diags,
+                    Code::InvalidType,
+                    format!("`{k}` must be a list"),
+                    &format!("/{k}"),
+                    "write a YAML list",
+                );
                 Vec::new()
             }
         }
     };
     let map = |diags: &mut Vec<Diagnostic>, k: &str| -> Vec<(String, Node)> {
         match get(k) {
-            None | Some(Node { value: NodeValue::Null, .. }) => Vec::new(),
-            Some(Node { value: NodeValue::Map(e), .. }) => e.iter().map(|(k, v)| (k.text.clone(), v.clone())).collect(),
+            None
+            | Some(Node {
+                value: NodeValue::Null,
+                ..
+            }) => Vec::new(),
+            Some(Node {
+                value: NodeValue::Map(e),
+                ..
+            }) => e.iter().map(|(k, v)| (k.text.clone(), v.clone())).collect(),
             Some(_) => {
-                err(diags, Code::InvalidType, format!("`{k}` must be a mapping"), &format!("/{k}"), "write a YAML mapping");
+                err(
+                    diags,
+                    Code::InvalidType,
+                    format!("`{k}` must be a mapping"),
+                    &format!("/{k}"),
+                    "write a YAML mapping",
+                );
                 Vec::new()
             }
         }
     };
     let contracts = list(&mut diags, "contracts");
     for (i, id) in contracts.iter().enumerate() {
-        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) || id.starts_with('.') {
-            err(&mut diags, Code::Package, format!("contract id `{id}` is not an id"), &format!("/contracts/{i}"), "contract ids resolve to `contracts/<id>.yaml`: use letters, digits, `-`, `_`, `.`");
+        if id.is_empty()
+            || !id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            || id.starts_with('.')
+        {
+            err(
+                &mut diags,
+                Code::Package,
+                format!("contract id `{id}` is not an id"),
+                &format!("/contracts/{i}"),
+                "contract ids resolve to `contracts/<id>.yaml`: use letters, digits, `-`, `_`, `.`",
+            );
         }
     }
     let mut dependencies = Vec::new();
     for (name, node) in map(&mut diags, "dependencies") {
         match &node.value {
             NodeValue::String(s) => dependencies.push((name, s.clone())),
-            _ => err(&mut diags, Code::InvalidType, format!("dependency `{name}` must be a path string"), &pointer_push("/dependencies", &name), "write the dependency's directory, relative to this package"),
+            _ => err(
+                &mut diags,
+                Code::InvalidType,
+                format!("dependency `{name}` must be a path string"),
+                &pointer_push("/dependencies", &name),
+                "write the dependency's directory, relative to this package",
+            ),
         }
     }
     let mut tool_contracts = Vec::new();
     for (name, node) in map(&mut diags, "tool_contracts") {
         let p = pointer_push("/tool_contracts", &name);
         let (Some(fp), Some(schema)) = (node.get("fingerprint"), node.get("schema")) else {
-            err(&mut diags, Code::MissingField, format!("tool contract `{name}` needs `fingerprint` and `schema`"), &p, "add both");
+            err(
+                &mut diags,
+                Code::MissingField,
+                format!("tool contract `{name}` needs `fingerprint` and `schema`"),
+                &p,
+                "add both",
+            );
             continue;
         };
-        if let Some(extra) = node.as_map().and_then(|m| m.iter().find(|(k, _)| k.text != "fingerprint" && k.text != "schema")) {
-            err(&mut diags, Code::UnknownField, format!("unknown field `{}` in tool contract `{name}`", extra.0.text), &pointer_push(&p, &extra.0.text), "a tool contract has `fingerprint` and `schema`");
+        if let Some(extra) = node.as_map().and_then(|m| {
+            m.iter()
+                .find(|(k, _)| k.text != "fingerprint" && k.text != "schema")
+        }) {
+            err(
+                &mut diags,
+                Code::UnknownField,
+                format!("unknown field `{}` in tool contract `{name}`", extra.0.text),
+                &pointer_push(&p, &extra.0.text),
+                "a tool contract has `fingerprint` and `schema`",
+            );
         }
         let Some(fp) = fp.as_str() else {
-            err(&mut diags, Code::InvalidType, "`fingerprint` must be a string".to_owned(), &pointer_push(&p, "fingerprint"), "write `sha256:<hex>`");
+            err(
+                &mut diags,
+                Code::InvalidType,
+                "`fingerprint` must be a string".to_owned(),
+                &pointer_push(&p, "fingerprint"),
+                "write `sha256:<hex>`",
+            );
             continue;
         };
         let schema = schema.to_json();
@@ -776,18 +999,32 @@ fn parse_manifest(root: &Node, sources: &Sources, file: FileId) -> Result<Manife
             err(
                 &mut diags,
                 Code::Package,
-                format!("tool contract `{name}` declares fingerprint `{fp}`, but its schema's digest is `{real}`"),
+                format!(
+                    "tool contract `{name}` declares fingerprint `{fp}`, but its schema's digest is `{real}`"
+                ),
                 &pointer_push(&p, "fingerprint"),
                 "tool contracts are content-addressed: the fingerprint is the SHA-256 of the schema's canonical JSON; review the schema, then update the fingerprint and every pin",
             );
         }
-        tool_contracts.push((name, ToolContract { fingerprint: fp.to_owned(), schema }));
+        tool_contracts.push((
+            name,
+            ToolContract {
+                fingerprint: fp.to_owned(),
+                schema,
+            },
+        ));
     }
     let mut provenance = Vec::new();
     for (name, node) in map(&mut diags, "provenance") {
         match &node.value {
             NodeValue::String(s) => provenance.push((name, s.clone())),
-            _ => err(&mut diags, Code::InvalidType, format!("provenance value `{name}` must be a string"), &pointer_push("/provenance", &name), "quote the value"),
+            _ => err(
+                &mut diags,
+                Code::InvalidType,
+                format!("provenance value `{name}` must be a string"),
+                &pointer_push("/provenance", &name),
+                "quote the value",
+            ),
         }
     }
     let mut artifacts = BTreeMap::new();
@@ -798,7 +1035,13 @@ fn parse_manifest(root: &Node, sources: &Sources, file: FileId) -> Result<Manife
         let entries = list(&mut diags, key);
         for (i, path) in entries.iter().enumerate() {
             if let Some(reason) = lexical_confinement(path) {
-                err(&mut diags, Code::Package, format!("artifact path `{}` {reason}", path.escape_debug()), &format!("/{key}/{i}"), "artifact paths are relative to the package root, written with `/`, and stay inside the package");
+                err(
+                    &mut diags,
+                    Code::Package,
+                    format!("artifact path `{}` {reason}", path.escape_debug()),
+                    &format!("/{key}/{i}"),
+                    "artifact paths are relative to the package root, written with `/`, and stay inside the package",
+                );
             }
         }
         artifacts.insert((*key).to_owned(), entries);

@@ -19,8 +19,16 @@ use templiqx_contracts::{Code, Diagnostic, RuntimePolicy, Span};
 ///
 /// # Errors
 /// Every structural problem, as described in the module docs.
-pub fn parse_contract(root: &Node, file: FileId, file_name: &str) -> Result<Contract, Vec<Diagnostic>> {
-    let mut cx = Cx { file, file_name, diags: Vec::new() };
+pub fn parse_contract(
+    root: &Node,
+    file: FileId,
+    file_name: &str,
+) -> Result<Contract, Vec<Diagnostic>> {
+    let mut cx = Cx {
+        file,
+        file_name,
+        diags: Vec::new(),
+    };
     let contract = cx.contract(root);
     match contract {
         Some(c) if cx.diags.is_empty() => Ok(c),
@@ -32,8 +40,16 @@ pub fn parse_contract(root: &Node, file: FileId, file_name: &str) -> Result<Cont
 ///
 /// # Errors
 /// Structural problems of the partial, located in the partial's file.
-pub fn parse_partial(root: &Node, file: FileId, file_name: &str) -> Result<Vec<ContentNode>, Vec<Diagnostic>> {
-    let mut cx = Cx { file, file_name, diags: Vec::new() };
+pub fn parse_partial(
+    root: &Node,
+    file: FileId,
+    file_name: &str,
+) -> Result<Vec<ContentNode>, Vec<Diagnostic>> {
+    let mut cx = Cx {
+        file,
+        file_name,
+        diags: Vec::new(),
+    };
     let nodes = cx.nodes(root, "", "a partial (a list of content nodes)");
     match nodes {
         Some(n) if cx.diags.is_empty() => Ok(n),
@@ -60,10 +76,30 @@ const CONTRACT_FIELDS: &[&str] = &[
 const FIELD_FIELDS: &[&str] = &["schema", "required", "description"];
 const MESSAGE_FIELDS: &[&str] = &["role", "content"];
 const ROLES: &[&str] = &["system", "developer", "user", "assistant"];
-const NODE_KINDS: &[&str] = &["text", "interpolate", "when", "for_each", "component", "include"];
+const NODE_KINDS: &[&str] = &[
+    "text",
+    "interpolate",
+    "when",
+    "for_each",
+    "component",
+    "include",
+];
 const EXPR_KINDS: &[&str] = &["ref", "literal", "equals", "not", "and", "or"];
-const FILTERS: &[&str] = &["trim", "lower", "upper", "json", "format_date", "format_number"];
-const POLICY_FIELDS: &[&str] = &["temperature", "top_p", "max_output_tokens", "timeout_ms", "max_attempts"];
+const FILTERS: &[&str] = &[
+    "trim",
+    "lower",
+    "upper",
+    "json",
+    "format_date",
+    "format_number",
+];
+const POLICY_FIELDS: &[&str] = &[
+    "temperature",
+    "top_p",
+    "max_output_tokens",
+    "timeout_ms",
+    "max_attempts",
+];
 const EXTENSION_FIELDS: &[&str] = &["capability", "schema", "value"];
 const COMPONENT_FIELDS: &[&str] = &["parameters", "content"];
 const EVAL_FIELDS: &[&str] = &["id", "inputs", "context", "fake_output"];
@@ -124,12 +160,25 @@ pub(crate) fn did_you_mean<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c
 }
 
 fn one_of(candidates: &[&str]) -> String {
-    candidates.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+    candidates
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl Cx<'_> {
-    fn push(&mut self, code: Code, message: String, span: Span, pointer: &str, help: Option<String>) {
-        let mut d = Diagnostic::error(code, message).at(pointer).in_file(self.file_name);
+    fn push(
+        &mut self,
+        code: Code,
+        message: String,
+        span: Span,
+        pointer: &str,
+        help: Option<String>,
+    ) {
+        let mut d = Diagnostic::error(code, message)
+            .at(pointer)
+            .in_file(self.file_name);
         d.span = Some(span);
         d.help = help;
         self.diags.push(d);
@@ -140,12 +189,12 @@ impl Cx<'_> {
     }
 
     fn invalid_type(&mut self, node: &Node, pointer: &str, expected: &str, what: &str) {
-        let help = match (&node.value, expected) {
+        let help = Some(match (&node.value, expected) {
             (NodeValue::Number(_) | NodeValue::Bool(_) | NodeValue::Null, "a string") => {
-                Some("quote the value to make it a string".to_owned())
+                "quote the value to make it a string".to_owned()
             }
-            _ => None,
-        };
+            _ => format!("write {expected} here"),
+        });
         self.push(
             Code::InvalidType,
             format!("{what} must be {expected}, found {}", describe(node)),
@@ -195,7 +244,10 @@ impl Cx<'_> {
                 );
             }
         }
-        Some(Obj { entries, pointer: pointer.to_owned() })
+        Some(Obj {
+            entries,
+            pointer: pointer.to_owned(),
+        })
     }
 
     fn string(&mut self, node: &Node, pointer: &str, what: &str) -> Option<String> {
@@ -230,7 +282,12 @@ impl Cx<'_> {
         }
     }
 
-    fn mapping<'n>(&mut self, node: &'n Node, pointer: &str, what: &str) -> Option<&'n [(Key, Node)]> {
+    fn mapping<'n>(
+        &mut self,
+        node: &'n Node,
+        pointer: &str,
+        what: &str,
+    ) -> Option<&'n [(Key, Node)]> {
         match &node.value {
             NodeValue::Map(entries) => Some(entries),
             _ => {
@@ -298,10 +355,19 @@ impl Cx<'_> {
             },
         };
         let description = self.opt_string(&obj, "description", "`description`");
-        Some(FieldDecl { schema: schema?, required: required?, description: description? })
+        Some(FieldDecl {
+            schema: schema?,
+            required: required?,
+            description: description?,
+        })
     }
 
-    fn field_map(&mut self, node: &Node, pointer: &str, what: &str) -> Option<OrderedMap<FieldDecl>> {
+    fn field_map(
+        &mut self,
+        node: &Node,
+        pointer: &str,
+        what: &str,
+    ) -> Option<OrderedMap<FieldDecl>> {
         let entries = self.mapping(node, pointer, &format!("the {what} declarations"))?;
         let mut out = Vec::with_capacity(entries.len());
         let mut ok = true;
@@ -368,16 +434,34 @@ impl Cx<'_> {
             };
             Some(role)
         });
-        let content = obj.get("content").and_then(|(n, p)| self.nodes(n, &p, "`content`"));
-        Some(MessageDecl { role: role?, content: content? })
+        let content = obj
+            .get("content")
+            .and_then(|(n, p)| self.nodes(n, &p, "`content`"));
+        Some(MessageDecl {
+            role: role?,
+            content: content?,
+        })
     }
 
-    fn unknown_variant(&mut self, node: &Node, pointer: &str, value: &str, what: &str, allowed: &[&str]) {
+    fn unknown_variant(
+        &mut self,
+        node: &Node,
+        pointer: &str,
+        value: &str,
+        what: &str,
+        allowed: &[&str],
+    ) {
         let help = match did_you_mean(value, allowed) {
             Some(s) => format!("did you mean `{s}`? expected one of {}", one_of(allowed)),
             None => format!("expected one of {}", one_of(allowed)),
         };
-        self.push(Code::UnknownVariant, format!("unknown {what} `{value}`"), node.span, pointer, Some(help));
+        self.push(
+            Code::UnknownVariant,
+            format!("unknown {what} `{value}`"),
+            node.span,
+            pointer,
+            Some(help),
+        );
     }
 
     /// A list of content nodes.
@@ -395,7 +479,13 @@ impl Cx<'_> {
     }
 
     /// Reads the `kind` discriminator of a node or expression mapping.
-    fn kind<'n>(&mut self, node: &'n Node, pointer: &str, what: &str, kinds: &[&str]) -> Option<(&'n str, &'n [(Key, Node)])> {
+    fn kind<'n>(
+        &mut self,
+        node: &'n Node,
+        pointer: &str,
+        what: &str,
+        kinds: &[&str],
+    ) -> Option<(&'n str, &'n [(Key, Node)])> {
         let entries = self.mapping(node, pointer, what)?;
         let Some((_, kind_node)) = entries.iter().find(|(k, _)| k.text == "kind") else {
             self.push(
@@ -425,26 +515,49 @@ impl Cx<'_> {
         let kind = match kind {
             "text" => {
                 let obj = self.object(node, pointer, &what, &["kind", "value"], &["value"])?;
-                NodeKind::Text { value: self.req_string(&obj, "value", "`value`")? }
+                NodeKind::Text {
+                    value: self.req_string(&obj, "value", "`value`")?,
+                }
             }
             "interpolate" => {
-                let obj = self.object(node, pointer, &what, &["kind", "expression", "filters"], &["expression"])?;
+                let obj = self.object(
+                    node,
+                    pointer,
+                    &what,
+                    &["kind", "expression", "filters"],
+                    &["expression"],
+                )?;
                 let expression = obj.get("expression").and_then(|(n, p)| self.expr(n, &p));
                 let filters = match obj.get("filters") {
                     None => Some(Vec::new()),
                     Some((n, p)) => self.filters(n, &p),
                 };
-                NodeKind::Interpolate { expression: expression?, filters: filters? }
+                NodeKind::Interpolate {
+                    expression: expression?,
+                    filters: filters?,
+                }
             }
             "when" => {
-                let obj = self.object(node, pointer, &what, &["kind", "condition", "then", "else"], &["condition", "then"])?;
+                let obj = self.object(
+                    node,
+                    pointer,
+                    &what,
+                    &["kind", "condition", "then", "else"],
+                    &["condition", "then"],
+                )?;
                 let condition = obj.get("condition").and_then(|(n, p)| self.expr(n, &p));
-                let then = obj.get("then").and_then(|(n, p)| self.nodes(n, &p, "`then`"));
+                let then = obj
+                    .get("then")
+                    .and_then(|(n, p)| self.nodes(n, &p, "`then`"));
                 let otherwise = match obj.get("else") {
                     None => Some(Vec::new()),
                     Some((n, p)) => self.nodes(n, &p, "`else`"),
                 };
-                NodeKind::When { condition: condition?, then: then?, otherwise: otherwise? }
+                NodeKind::When {
+                    condition: condition?,
+                    then: then?,
+                    otherwise: otherwise?,
+                }
             }
             "for_each" => {
                 let obj = self.object(
@@ -456,27 +569,50 @@ impl Cx<'_> {
                 )?;
                 let collection = obj.get("collection").and_then(|(n, p)| self.expr(n, &p));
                 let item = self.req_string(&obj, "item", "`item`");
-                let body = obj.get("body").and_then(|(n, p)| self.nodes(n, &p, "`body`"));
+                let body = obj
+                    .get("body")
+                    .and_then(|(n, p)| self.nodes(n, &p, "`body`"));
                 let separator = self.opt_string(&obj, "separator", "`separator`");
-                NodeKind::ForEach { collection: collection?, item: item?, body: body?, separator: separator? }
+                NodeKind::ForEach {
+                    collection: collection?,
+                    item: item?,
+                    body: body?,
+                    separator: separator?,
+                }
             }
             "component" => {
-                let obj = self.object(node, pointer, &what, &["kind", "name", "with"], &["name"])?;
+                let obj =
+                    self.object(node, pointer, &what, &["kind", "name", "with"], &["name"])?;
                 let name = self.req_string(&obj, "name", "`name`");
                 let with = match obj.get("with") {
                     None => Some(OrderedMap::default()),
                     Some((n, p)) => self.expr_map(n, &p),
                 };
-                NodeKind::Component { name: name?, with: with? }
+                NodeKind::Component {
+                    name: name?,
+                    with: with?,
+                }
             }
             _ => {
-                let obj = self.object(node, pointer, &what, &["kind", "path", "from_dependency"], &["path"])?;
+                let obj = self.object(
+                    node,
+                    pointer,
+                    &what,
+                    &["kind", "path", "from_dependency"],
+                    &["path"],
+                )?;
                 let path = self.req_string(&obj, "path", "`path`");
                 let from_dependency = self.opt_string(&obj, "from_dependency", "`from_dependency`");
-                NodeKind::Include { path: path?, from_dependency: from_dependency? }
+                NodeKind::Include {
+                    path: path?,
+                    from_dependency: from_dependency?,
+                }
             }
         };
-        Some(ContentNode { kind, loc: self.loc(pointer) })
+        Some(ContentNode {
+            kind,
+            loc: self.loc(pointer),
+        })
     }
 
     fn filters(&mut self, node: &Node, pointer: &str) -> Option<Vec<Filter>> {
@@ -526,25 +662,41 @@ impl Cx<'_> {
         let kind = match kind {
             "ref" => {
                 let obj = self.object(node, pointer, &what, &["kind", "path"], &["path"])?;
-                ExprKind::Ref { path: self.req_string(&obj, "path", "`path`")? }
+                ExprKind::Ref {
+                    path: self.req_string(&obj, "path", "`path`")?,
+                }
             }
             "literal" => {
                 let obj = self.object(node, pointer, &what, &["kind", "value"], &["value"])?;
-                ExprKind::Literal { value: obj.get("value")?.0.to_json() }
+                ExprKind::Literal {
+                    value: obj.get("value")?.0.to_json(),
+                }
             }
             "equals" => {
-                let obj = self.object(node, pointer, &what, &["kind", "left", "right"], &["left", "right"])?;
+                let obj = self.object(
+                    node,
+                    pointer,
+                    &what,
+                    &["kind", "left", "right"],
+                    &["left", "right"],
+                )?;
                 let left = obj.get("left").and_then(|(n, p)| self.expr(n, &p));
                 let right = obj.get("right").and_then(|(n, p)| self.expr(n, &p));
-                ExprKind::Equals { left: Box::new(left?), right: Box::new(right?) }
+                ExprKind::Equals {
+                    left: Box::new(left?),
+                    right: Box::new(right?),
+                }
             }
             "not" => {
                 let obj = self.object(node, pointer, &what, &["kind", "operand"], &["operand"])?;
                 let operand = obj.get("operand").and_then(|(n, p)| self.expr(n, &p))?;
-                ExprKind::Not { operand: Box::new(operand) }
+                ExprKind::Not {
+                    operand: Box::new(operand),
+                }
             }
             _ => {
-                let obj = self.object(node, pointer, &what, &["kind", "operands"], &["operands"])?;
+                let obj =
+                    self.object(node, pointer, &what, &["kind", "operands"], &["operands"])?;
                 let (n, p) = obj.get("operands")?;
                 let items = self.list(n, &p, "`operands`")?;
                 if items.is_empty() {
@@ -568,10 +720,17 @@ impl Cx<'_> {
                 if !ok {
                     return None;
                 }
-                if kind == "and" { ExprKind::And { operands } } else { ExprKind::Or { operands } }
+                if kind == "and" {
+                    ExprKind::And { operands }
+                } else {
+                    ExprKind::Or { operands }
+                }
             }
         };
-        Some(Expr { kind, loc: self.loc(pointer) })
+        Some(Expr {
+            kind,
+            loc: self.loc(pointer),
+        })
     }
 
     fn runtime_policy(&mut self, node: &Node, pointer: &str) -> Option<RuntimePolicy> {
@@ -605,7 +764,11 @@ impl Cx<'_> {
                 continue;
             }
             if !(lo..=hi).contains(&x) {
-                let unit = if key.text == "timeout_ms" { " milliseconds" } else { "" };
+                let unit = if key.text == "timeout_ms" {
+                    " milliseconds"
+                } else {
+                    ""
+                };
                 self.push(
                     Code::PolicyRange,
                     format!("`{}` is {x}, outside {lo}..={hi}{unit}", key.text),
@@ -639,7 +802,13 @@ impl Cx<'_> {
         let mut ok = true;
         for (key, value) in entries {
             let p = pointer_push(&ptr, &key.text);
-            let Some(e) = self.object(value, &p, "an extension", EXTENSION_FIELDS, EXTENSION_FIELDS) else {
+            let Some(e) = self.object(
+                value,
+                &p,
+                "an extension",
+                EXTENSION_FIELDS,
+                EXTENSION_FIELDS,
+            ) else {
                 ok = false;
                 continue;
             };
@@ -647,9 +816,14 @@ impl Cx<'_> {
             let schema = e.get("schema").map(|(n, _)| n.to_json());
             let value = e.get("value").map(|(n, _)| n.to_json());
             match (capability, schema, value) {
-                (Some(capability), Some(schema), Some(value)) => {
-                    out.push((key.text.clone(), ExtensionDecl { capability, schema, value }))
-                }
+                (Some(capability), Some(schema), Some(value)) => out.push((
+                    key.text.clone(),
+                    ExtensionDecl {
+                        capability,
+                        schema,
+                        value,
+                    },
+                )),
                 _ => ok = false,
             }
         }
@@ -671,7 +845,9 @@ impl Cx<'_> {
         for (key, value) in entries {
             let p = pointer_push(&ptr, &key.text);
             let decl = match &value.value {
-                NodeValue::Seq(_) => self.nodes(value, &p, "a legacy component").map(ComponentDecl::Legacy),
+                NodeValue::Seq(_) => self
+                    .nodes(value, &p, "a legacy component")
+                    .map(ComponentDecl::Legacy),
                 _ => self.typed_component(value, &p),
             };
             match decl {
@@ -689,8 +865,13 @@ impl Cx<'_> {
             Some((n, _)) if n.value == NodeValue::Null => Some(OrderedMap::default()),
             Some((n, p)) => self.field_map(n, &p, "a component parameter"),
         };
-        let content = obj.get("content").and_then(|(n, p)| self.nodes(n, &p, "`content`"));
-        Some(ComponentDecl::Typed { parameters: parameters?, content: content? })
+        let content = obj
+            .get("content")
+            .and_then(|(n, p)| self.nodes(n, &p, "`content`"));
+        Some(ComponentDecl::Typed {
+            parameters: parameters?,
+            content: content?,
+        })
     }
 
     fn provenance(&mut self, obj: &Obj<'_>) -> Option<OrderedMap<String>> {
@@ -733,16 +914,24 @@ impl Cx<'_> {
             let context = self.value_map(&e, "context");
             let fake_output = e.get("fake_output").map(|(n, _)| n.to_json());
             match (id, inputs, context) {
-                (Some(id), Some(inputs), Some(context)) => {
-                    out.push(EvalDecl { id, inputs, context, fake_output, loc: self.loc(&p) })
-                }
+                (Some(id), Some(inputs), Some(context)) => out.push(EvalDecl {
+                    id,
+                    inputs,
+                    context,
+                    fake_output,
+                    loc: self.loc(&p),
+                }),
                 _ => ok = false,
             }
         }
         ok.then_some(out)
     }
 
-    fn value_map(&mut self, obj: &Obj<'_>, key: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
+    fn value_map(
+        &mut self,
+        obj: &Obj<'_>,
+        key: &str,
+    ) -> Option<serde_json::Map<String, serde_json::Value>> {
         match obj.get(key) {
             None => Some(serde_json::Map::new()),
             Some((n, _)) if n.value == NodeValue::Null => Some(serde_json::Map::new()),

@@ -14,6 +14,8 @@ pub struct SourceFile {
     pub text: String,
     /// The parsed YAML tree, used to map JSON pointers to spans.
     pub root: Option<Node>,
+    /// For a partial: the include node that spliced it in.
+    pub included_from: Option<Loc>,
 }
 
 /// Every file of one compilation, indexed by [`FileId`].
@@ -30,7 +32,12 @@ impl Sources {
 
     /// Adds a file and returns its id.
     pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
-        self.files.push(SourceFile { name: name.into(), text: text.into(), root: None });
+        self.files.push(SourceFile {
+            name: name.into(),
+            text: text.into(),
+            root: None,
+            included_from: None,
+        });
         FileId::try_from(self.files.len() - 1).unwrap_or(FileId::MAX)
     }
 
@@ -39,6 +46,36 @@ impl Sources {
         if let Some(f) = self.files.get_mut(file as usize) {
             f.root = Some(root);
         }
+    }
+
+    /// Records that `file` is a partial spliced in by the include node at `from`.
+    pub fn set_included_from(&mut self, file: FileId, from: Loc) {
+        if let Some(f) = self.files.get_mut(file as usize) {
+            f.included_from = Some(from);
+        }
+    }
+
+    /// The include chain of `file`, innermost first, as notes
+    /// (`included from contracts/a.yaml:12:9 (/messages/0/content/1)`).
+    pub fn include_chain(&self, file: FileId) -> Vec<String> {
+        let mut notes = Vec::new();
+        let mut current = self.get(file).and_then(|f| f.included_from.clone());
+        while let Some(loc) = current {
+            if notes.len() > 64 {
+                break;
+            }
+            let Some(f) = self.get(loc.file) else { break };
+            let span = f.root.as_ref().and_then(|r| r.span_of(&loc.pointer));
+            notes.push(match span {
+                Some(s) => format!(
+                    "included from {}:{}:{} ({})",
+                    f.name, s.start.line, s.start.column, loc.pointer
+                ),
+                None => format!("included from {} ({})", f.name, loc.pointer),
+            });
+            current = f.included_from.clone();
+        }
+        notes
     }
 
     /// The file with this id.
@@ -64,20 +101,35 @@ impl Sources {
             d.file = Some(f.name.clone());
             d.span = f.root.as_ref().and_then(|r| r.span_of(&loc.pointer));
         }
+        d.notes = self.include_chain(loc.file);
         d
     }
 }
 
 impl Sources {
+    /// Like [`Sources::error`], but spanned on the mapping key under which
+    /// the node at `loc` sits (for diagnostics about a key itself).
+    pub fn error_at_key(&self, code: Code, message: impl Into<String>, loc: &Loc) -> Diagnostic {
+        let mut d = self.error(code, message, loc);
+        if let Some(span) = self
+            .get(loc.file)
+            .and_then(|f| f.root.as_ref())
+            .and_then(|r| r.key_span(&loc.pointer))
+        {
+            d.span = Some(span);
+        }
+        d
+    }
+
     /// Places a diagnostic that already has a JSON pointer into `file`,
     /// filling in the file name and the span of that pointer.
     pub fn locate(&self, mut d: Diagnostic, file: FileId) -> Diagnostic {
         if let Some(f) = self.get(file) {
             d.file = Some(f.name.clone());
-            if d.span.is_none() {
-                if let (Some(root), Some(p)) = (&f.root, &d.json_pointer) {
-                    d.span = root.span_of(p);
-                }
+            if d.span.is_none()
+                && let (Some(root), Some(p)) = (&f.root, &d.json_pointer)
+            {
+                d.span = root.span_of(p);
             }
         }
         d

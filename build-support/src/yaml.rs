@@ -319,10 +319,6 @@ pub fn locate(diagnostics: &mut [Diagnostic], file: &str, root: &Node) {
 ///
 /// Never panics; time and memory are linear in the input plus the alias
 /// budget.
-#[expect(
-    clippy::result_large_err,
-    reason = "the compiler's phases all report one `Diagnostic`; boxed internally"
-)]
 pub fn parse(text: &str) -> Result<Node, Diagnostic> {
     parse_boxed(text).map_err(|d| *d)
 }

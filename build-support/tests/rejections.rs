@@ -50,7 +50,10 @@ fn diagnostics(text: &str, target: &CapabilityProfile) -> Vec<Diagnostic> {
 
 /// 1-based line of the first line containing `needle`.
 fn line_of(text: &str, needle: &str) -> u32 {
-    let index = text.lines().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("`{needle}` not in\n{text}"));
+    let index = text
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("`{needle}` not in\n{text}"));
     u32::try_from(index).unwrap() + 1
 }
 
@@ -62,32 +65,64 @@ fn expect(text: &str, code: Code, pointer: &str, needle: &str) -> Diagnostic {
 }
 
 #[track_caller]
-fn expect_for(text: &str, target: &CapabilityProfile, code: Code, pointer: &str, needle: &str) -> Diagnostic {
+fn expect_for(
+    text: &str,
+    target: &CapabilityProfile,
+    code: Code,
+    pointer: &str,
+    needle: &str,
+) -> Diagnostic {
     let diags = diagnostics(text, target);
     let line = line_of(text, needle);
-    let found = diags.iter().find(|d| d.code == code && d.json_pointer.as_deref() == Some(pointer));
+    let found = diags
+        .iter()
+        .find(|d| d.code == code && d.json_pointer.as_deref() == Some(pointer));
     let Some(d) = found else {
-        panic!("expected {code} at {pointer}, got:\n{}\n--- in ---\n{text}", render(&diags));
+        panic!(
+            "expected {code} at {pointer}, got:\n{}\n--- in ---\n{text}",
+            render(&diags)
+        );
     };
     assert_eq!(d.file.as_deref(), Some("contracts/sample.yaml"));
-    let span = d.span.unwrap_or_else(|| panic!("{code} at {pointer} has no span"));
-    assert_eq!(span.start.line, line, "line of {code} at {pointer}: {d}\n{text}");
-    assert!(d.help.as_deref().is_some_and(|h| !h.is_empty()), "{code} has no help");
+    let span = d
+        .span
+        .unwrap_or_else(|| panic!("{code} at {pointer} has no span"));
+    assert_eq!(
+        span.start.line, line,
+        "line of {code} at {pointer}: {d}\n{text}"
+    );
+    assert!(
+        d.help.as_deref().is_some_and(|h| !h.is_empty()),
+        "{code} has no help"
+    );
     d.clone()
 }
 
 fn render(diags: &[Diagnostic]) -> String {
-    diags.iter().map(|d| format!("  {d}")).collect::<Vec<_>>().join("\n")
+    diags
+        .iter()
+        .map(|d| format!("  {d}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn with_content(content: &'static str) -> String {
-    Doc { content, ..Doc::default() }.text()
+    Doc {
+        content,
+        ..Doc::default()
+    }
+    .text()
 }
 
 const PERSON: &str = "  name:\n    schema: { type: string, minLength: 1 }\n    required: true\n  person:\n    schema:\n      type: object\n      properties:\n        first: { type: string }\n        tags: { type: array, items: { type: string } }\n        address:\n          type: object\n          properties:\n            city: { type: string }\n    required: true\n  items:\n    schema:\n      type: array\n      items:\n        type: object\n        properties:\n          label: { type: string }\n          qty: { type: integer }\n    required: true\n  flag:\n    schema: { type: boolean }\n    required: true\n  maybe_flag:\n    schema: { type: [boolean, 'null'] }\n    required: true\n  count:\n    schema: { type: integer }\n    required: true\n  when_date:\n    schema: { type: string, format: date }\n    required: false\n  loose:\n    schema: {}\n    required: false\n";
 
 fn person(content: &'static str) -> String {
-    Doc { inputs: PERSON, content, ..Doc::default() }.text()
+    Doc {
+        inputs: PERSON,
+        content,
+        ..Doc::default()
+    }
+    .text()
 }
 
 #[test]
@@ -100,39 +135,69 @@ fn the_base_documents_compile() {
 
 #[test]
 fn unknown_top_level_field() {
-    let t = Doc { extra: "colour: blue\n", ..Doc::default() }.text();
+    let t = Doc {
+        extra: "colour: blue\n",
+        ..Doc::default()
+    }
+    .text();
     expect(&t, Code::UnknownField, "/colour", "colour: blue");
 }
 
 #[test]
 fn unknown_field_in_a_content_node_suggests_the_right_one() {
     let t = with_content("      - { kind: text, valeu: hi }\n");
-    let d = expect(&t, Code::UnknownField, "/messages/0/content/0/valeu", "valeu");
+    let d = expect(
+        &t,
+        Code::UnknownField,
+        "/messages/0/content/0/valeu",
+        "valeu",
+    );
     assert!(d.help.unwrap().contains("did you mean `value`"));
 }
 
 #[test]
 fn unknown_role() {
-    let t = Doc::default().text().replace("role: user", "role: narrator");
+    let t = Doc::default()
+        .text()
+        .replace("role: user", "role: narrator");
     expect(&t, Code::UnknownVariant, "/messages/0/role", "narrator");
 }
 
 #[test]
 fn unknown_node_kind() {
     let t = with_content("      - { kind: script, value: rm }\n");
-    expect(&t, Code::UnknownVariant, "/messages/0/content/0/kind", "script");
+    expect(
+        &t,
+        Code::UnknownVariant,
+        "/messages/0/content/0/kind",
+        "script",
+    );
 }
 
 #[test]
 fn unknown_filter() {
-    let t = with_content("      - kind: interpolate\n        expression: { kind: ref, path: inputs.name }\n        filters: [trim, shout]\n");
-    expect(&t, Code::UnknownVariant, "/messages/0/content/0/filters/1", "shout");
+    let t = with_content(
+        "      - kind: interpolate\n        expression: { kind: ref, path: inputs.name }\n        filters: [trim, shout]\n",
+    );
+    expect(
+        &t,
+        Code::UnknownVariant,
+        "/messages/0/content/0/filters/1",
+        "shout",
+    );
 }
 
 #[test]
 fn unknown_expression_kind() {
-    let t = with_content("      - kind: interpolate\n        expression: { kind: eval, path: inputs.name }\n");
-    expect(&t, Code::UnknownVariant, "/messages/0/content/0/expression/kind", "eval");
+    let t = with_content(
+        "      - kind: interpolate\n        expression: { kind: eval, path: inputs.name }\n",
+    );
+    expect(
+        &t,
+        Code::UnknownVariant,
+        "/messages/0/content/0/expression/kind",
+        "eval",
+    );
 }
 
 #[test]
@@ -143,20 +208,32 @@ fn missing_required_field() {
 
 #[test]
 fn wrong_shape() {
-    let t = Doc::default().text().replace("version: 0.1.0", "version: 1.5");
+    let t = Doc::default()
+        .text()
+        .replace("version: 0.1.0", "version: 1.5");
     let d = expect(&t, Code::InvalidType, "/version", "version: 1.5");
     assert!(d.help.unwrap().contains("quote"));
 }
 
 #[test]
 fn duplicate_keys_tags_and_alias_bombs_are_yaml_errors() {
-    let dup = Doc::default().text().replace("id: sample\n", "id: sample\nid: again\n");
+    let dup = Doc::default()
+        .text()
+        .replace("id: sample\n", "id: sample\nid: again\n");
     let d = &diagnostics(&dup, &target())[0];
-    assert_eq!((d.code, d.span.unwrap().start.line), (Code::ParseYaml, line_of(&dup, "id: again")));
+    assert_eq!(
+        (d.code, d.span.unwrap().start.line),
+        (Code::ParseYaml, line_of(&dup, "id: again"))
+    );
 
-    let tag = Doc::default().text().replace("id: sample", "id: !custom sample");
+    let tag = Doc::default()
+        .text()
+        .replace("id: sample", "id: !custom sample");
     let d = &diagnostics(&tag, &target())[0];
-    assert_eq!((d.code, d.span.unwrap().start.line), (Code::ParseYaml, line_of(&tag, "!custom")));
+    assert_eq!(
+        (d.code, d.span.unwrap().start.line),
+        (Code::ParseYaml, line_of(&tag, "!custom"))
+    );
 
     let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
     for (i, name) in ["b", "c", "d", "e", "f", "g", "h", "i"].iter().enumerate() {
@@ -169,29 +246,87 @@ fn duplicate_keys_tags_and_alias_bombs_are_yaml_errors() {
 
 #[test]
 fn api_version_and_semver() {
-    let t = Doc::default().text().replace("templiqx/v1alpha1", "templiqx/v2");
+    let t = Doc::default()
+        .text()
+        .replace("templiqx/v1alpha1", "templiqx/v2");
     expect(&t, Code::ApiVersion, "/api_version", "api_version");
-    let t = Doc::default().text().replace("version: 0.1.0", "version: '1.0'");
+    let t = Doc::default()
+        .text()
+        .replace("version: 0.1.0", "version: '1.0'");
     expect(&t, Code::InvalidValue, "/version", "version: '1.0'");
 }
 
 #[test]
 fn runtime_policy_is_closed_and_bounded() {
     let cases = [
-        ("  temprature: 1\n", Code::UnknownField, "/runtime_policy/temprature", "temprature"),
-        ("  temperature: 2.5\n", Code::PolicyRange, "/runtime_policy/temperature", "temperature"),
-        ("  temperature: -0.1\n", Code::PolicyRange, "/runtime_policy/temperature", "temperature"),
-        ("  top_p: 1.01\n", Code::PolicyRange, "/runtime_policy/top_p", "top_p"),
-        ("  max_output_tokens: 0\n", Code::PolicyRange, "/runtime_policy/max_output_tokens", "max_output_tokens"),
-        ("  max_output_tokens: 1000001\n", Code::PolicyRange, "/runtime_policy/max_output_tokens", "max_output_tokens"),
-        ("  timeout_ms: 600001\n", Code::PolicyRange, "/runtime_policy/timeout_ms", "timeout_ms"),
-        ("  max_attempts: 11\n", Code::PolicyRange, "/runtime_policy/max_attempts", "max_attempts"),
-        ("  max_attempts: 1.5\n", Code::InvalidType, "/runtime_policy/max_attempts", "max_attempts"),
-        ("  temperature: hot\n", Code::InvalidType, "/runtime_policy/temperature", "hot"),
+        (
+            "  temprature: 1\n",
+            Code::UnknownField,
+            "/runtime_policy/temprature",
+            "temprature",
+        ),
+        (
+            "  temperature: 2.5\n",
+            Code::PolicyRange,
+            "/runtime_policy/temperature",
+            "temperature",
+        ),
+        (
+            "  temperature: -0.1\n",
+            Code::PolicyRange,
+            "/runtime_policy/temperature",
+            "temperature",
+        ),
+        (
+            "  top_p: 1.01\n",
+            Code::PolicyRange,
+            "/runtime_policy/top_p",
+            "top_p",
+        ),
+        (
+            "  max_output_tokens: 0\n",
+            Code::PolicyRange,
+            "/runtime_policy/max_output_tokens",
+            "max_output_tokens",
+        ),
+        (
+            "  max_output_tokens: 1000001\n",
+            Code::PolicyRange,
+            "/runtime_policy/max_output_tokens",
+            "max_output_tokens",
+        ),
+        (
+            "  timeout_ms: 600001\n",
+            Code::PolicyRange,
+            "/runtime_policy/timeout_ms",
+            "timeout_ms",
+        ),
+        (
+            "  max_attempts: 11\n",
+            Code::PolicyRange,
+            "/runtime_policy/max_attempts",
+            "max_attempts",
+        ),
+        (
+            "  max_attempts: 1.5\n",
+            Code::InvalidType,
+            "/runtime_policy/max_attempts",
+            "max_attempts",
+        ),
+        (
+            "  temperature: hot\n",
+            Code::InvalidType,
+            "/runtime_policy/temperature",
+            "hot",
+        ),
     ];
     for (policy, code, pointer, needle) in cases {
         let extra = Box::leak(format!("runtime_policy:\n{policy}").into_boxed_str());
-        let t = Doc { extra, ..Doc::default() }.text();
+        let t = Doc {
+            extra,
+            ..Doc::default()
+        }
+        .text();
         expect(&t, code, pointer, needle);
     }
     let ok = Doc {
@@ -213,12 +348,27 @@ fn interp(path: &'static str, filters: &'static str) -> &'static str {
 #[test]
 fn unknown_root_and_unknown_field() {
     let t = person(interp("input.name", ""));
-    expect(&t, Code::RefUnknown, "/messages/0/content/0/expression/path", "input.name");
+    expect(
+        &t,
+        Code::RefUnknown,
+        "/messages/0/content/0/expression/path",
+        "input.name",
+    );
     let t = person(interp("inputs.nmae", ""));
-    let d = expect(&t, Code::RefUnknown, "/messages/0/content/0/expression/path", "inputs.nmae");
+    let d = expect(
+        &t,
+        Code::RefUnknown,
+        "/messages/0/content/0/expression/path",
+        "inputs.nmae",
+    );
     assert!(d.help.unwrap().contains("inputs.name"));
     let t = person(interp("context.name", ""));
-    expect(&t, Code::RefUnknown, "/messages/0/content/0/expression/path", "context.name");
+    expect(
+        &t,
+        Code::RefUnknown,
+        "/messages/0/content/0/expression/path",
+        "context.name",
+    );
 }
 
 #[test]
@@ -226,42 +376,93 @@ fn nested_object_and_array_paths_are_checked() {
     assert!(diagnostics(&person(interp("inputs.person.address.city", "")), &target()).is_empty());
     assert!(diagnostics(&person(interp("inputs.items.0.label", "")), &target()).is_empty());
     let t = person(interp("inputs.person.address.zip", ""));
-    expect(&t, Code::RefUnknown, "/messages/0/content/0/expression/path", "address.zip");
+    expect(
+        &t,
+        Code::RefUnknown,
+        "/messages/0/content/0/expression/path",
+        "address.zip",
+    );
     let t = person(interp("inputs.person.first.length", ""));
-    expect(&t, Code::RefImpossible, "/messages/0/content/0/expression/path", "first.length");
+    expect(
+        &t,
+        Code::RefImpossible,
+        "/messages/0/content/0/expression/path",
+        "first.length",
+    );
     let t = person(interp("inputs.items.first.label", ""));
-    expect(&t, Code::RefImpossible, "/messages/0/content/0/expression/path", "items.first");
+    expect(
+        &t,
+        Code::RefImpossible,
+        "/messages/0/content/0/expression/path",
+        "items.first",
+    );
     let t = person(interp("inputs.loose.anything", ""));
-    expect(&t, Code::RefUnknown, "/messages/0/content/0/expression/path", "loose.anything");
+    expect(
+        &t,
+        Code::RefUnknown,
+        "/messages/0/content/0/expression/path",
+        "loose.anything",
+    );
 }
 
 #[test]
 fn paths_below_for_each_items_are_checked() {
-    let ok = person("      - kind: for_each\n        collection: { kind: ref, path: inputs.items }\n        item: it\n        body:\n          - { kind: interpolate, expression: { kind: ref, path: it.label } }\n");
+    let ok = person(
+        "      - kind: for_each\n        collection: { kind: ref, path: inputs.items }\n        item: it\n        body:\n          - { kind: interpolate, expression: { kind: ref, path: it.label } }\n",
+    );
     assert!(diagnostics(&ok, &target()).is_empty());
-    let t = person("      - kind: for_each\n        collection: { kind: ref, path: inputs.items }\n        item: it\n        body:\n          - { kind: interpolate, expression: { kind: ref, path: it.price } }\n");
-    expect(&t, Code::RefUnknown, "/messages/0/content/0/body/0/expression/path", "it.price");
+    let t = person(
+        "      - kind: for_each\n        collection: { kind: ref, path: inputs.items }\n        item: it\n        body:\n          - { kind: interpolate, expression: { kind: ref, path: it.price } }\n",
+    );
+    expect(
+        &t,
+        Code::RefUnknown,
+        "/messages/0/content/0/body/0/expression/path",
+        "it.price",
+    );
     // The item is not visible after the loop.
-    let t = person("      - kind: for_each\n        collection: { kind: ref, path: inputs.items }\n        item: it\n        body: []\n      - { kind: interpolate, expression: { kind: ref, path: it.label } }\n");
-    expect(&t, Code::RefUnknown, "/messages/0/content/1/expression/path", "path: it.label");
+    let t = person(
+        "      - kind: for_each\n        collection: { kind: ref, path: inputs.items }\n        item: it\n        body: []\n      - { kind: interpolate, expression: { kind: ref, path: it.label } }\n",
+    );
+    expect(
+        &t,
+        Code::RefUnknown,
+        "/messages/0/content/1/expression/path",
+        "path: it.label",
+    );
 }
 
 #[test]
 fn reserved_local_names() {
-    let t = person("      - kind: for_each\n        collection: { kind: ref, path: inputs.items }\n        item: inputs\n        body: []\n");
-    let d = expect(&t, Code::LocalReserved, "/messages/0/content/0/item", "item: inputs");
+    let t = person(
+        "      - kind: for_each\n        collection: { kind: ref, path: inputs.items }\n        item: inputs\n        body: []\n",
+    );
+    let d = expect(
+        &t,
+        Code::LocalReserved,
+        "/messages/0/content/0/item",
+        "item: inputs",
+    );
     assert!(d.help.unwrap().contains("`inputs` and `context`"));
     let t = Doc {
         extra: "components:\n  badge:\n    parameters:\n      context: { schema: { type: string }, required: true }\n    content: []\n",
         ..Doc::default()
     }
     .text();
-    expect(&t, Code::LocalReserved, "/components/badge/parameters/context", "context: { schema");
+    expect(
+        &t,
+        Code::LocalReserved,
+        "/components/badge/parameters/context",
+        "context: { schema",
+    );
 }
 
 #[test]
 fn the_reserved_list_is_the_root_scope_list() {
-    let roots: Vec<&str> = templiqx_build::check::ROOT_SCOPES.iter().map(|(n, _)| *n).collect();
+    let roots: Vec<&str> = templiqx_build::check::ROOT_SCOPES
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
     assert_eq!(roots, ["inputs", "context"]);
     for r in roots {
         assert!(templiqx_build::check::is_reserved(r));
@@ -274,40 +475,102 @@ fn the_reserved_list_is_the_root_scope_list() {
 #[test]
 fn conditions_need_booleans() {
     let when = |cond: &'static str| -> String {
-        person(Box::leak(format!("      - kind: when\n        condition: {cond}\n        then: []\n").into_boxed_str()))
+        person(Box::leak(
+            format!("      - kind: when\n        condition: {cond}\n        then: []\n")
+                .into_boxed_str(),
+        ))
     };
     assert!(diagnostics(&when("{ kind: ref, path: inputs.flag }"), &target()).is_empty());
     let t = when("{ kind: ref, path: inputs.name }");
-    expect(&t, Code::TypeMismatch, "/messages/0/content/0/condition", "condition");
+    expect(
+        &t,
+        Code::TypeMismatch,
+        "/messages/0/content/0/condition",
+        "condition",
+    );
     let t = when("{ kind: ref, path: inputs.maybe_flag }");
-    expect(&t, Code::TypeMismatch, "/messages/0/content/0/condition", "condition");
+    expect(
+        &t,
+        Code::TypeMismatch,
+        "/messages/0/content/0/condition",
+        "condition",
+    );
     let t = when("{ kind: not, operand: { kind: literal, value: 1 } }");
-    expect(&t, Code::TypeMismatch, "/messages/0/content/0/condition/operand", "condition");
-    let t = when("{ kind: and, operands: [{ kind: ref, path: inputs.flag }, { kind: ref, path: inputs.count }] }");
-    expect(&t, Code::TypeMismatch, "/messages/0/content/0/condition/operands/1", "condition");
+    expect(
+        &t,
+        Code::TypeMismatch,
+        "/messages/0/content/0/condition/operand",
+        "condition",
+    );
+    let t = when(
+        "{ kind: and, operands: [{ kind: ref, path: inputs.flag }, { kind: ref, path: inputs.count }] }",
+    );
+    expect(
+        &t,
+        Code::TypeMismatch,
+        "/messages/0/content/0/condition/operands/1",
+        "condition",
+    );
     let t = when("{ kind: or, operands: [{ kind: literal, value: 'yes' }] }");
-    expect(&t, Code::TypeMismatch, "/messages/0/content/0/condition/operands/0", "condition");
+    expect(
+        &t,
+        Code::TypeMismatch,
+        "/messages/0/content/0/condition/operands/0",
+        "condition",
+    );
     // equals yields a boolean whatever its operands are.
     assert!(diagnostics(&when("{ kind: equals, left: { kind: ref, path: inputs.maybe_flag }, right: { kind: literal, value: null } }"), &target()).is_empty());
 }
 
 #[test]
 fn for_each_needs_an_array() {
-    let t = person("      - kind: for_each\n        collection: { kind: ref, path: inputs.name }\n        item: c\n        body: []\n");
-    expect(&t, Code::TypeMismatch, "/messages/0/content/0/collection", "collection");
+    let t = person(
+        "      - kind: for_each\n        collection: { kind: ref, path: inputs.name }\n        item: c\n        body: []\n",
+    );
+    expect(
+        &t,
+        Code::TypeMismatch,
+        "/messages/0/content/0/collection",
+        "collection",
+    );
 }
 
 #[test]
 fn interpolating_non_scalars_needs_json() {
     let t = person(interp("inputs.person", ""));
-    expect(&t, Code::TypeMismatch, "/messages/0/content/0/expression", "inputs.person");
+    expect(
+        &t,
+        Code::TypeMismatch,
+        "/messages/0/content/0/expression",
+        "inputs.person",
+    );
     let t = person(interp("inputs.items", ""));
-    expect(&t, Code::TypeMismatch, "/messages/0/content/0/expression", "inputs.items");
+    expect(
+        &t,
+        Code::TypeMismatch,
+        "/messages/0/content/0/expression",
+        "inputs.items",
+    );
     let t = person(interp("inputs.maybe_flag", ""));
-    expect(&t, Code::TypeMismatch, "/messages/0/content/0/expression", "inputs.maybe_flag");
+    expect(
+        &t,
+        Code::TypeMismatch,
+        "/messages/0/content/0/expression",
+        "inputs.maybe_flag",
+    );
     let t = person("      - { kind: interpolate, expression: { kind: literal, value: null } }\n");
-    expect(&t, Code::TypeMismatch, "/messages/0/content/0/expression", "literal");
-    for ok in ["inputs.person", "inputs.items", "inputs.maybe_flag", "inputs.loose"] {
+    expect(
+        &t,
+        Code::TypeMismatch,
+        "/messages/0/content/0/expression",
+        "literal",
+    );
+    for ok in [
+        "inputs.person",
+        "inputs.items",
+        "inputs.maybe_flag",
+        "inputs.loose",
+    ] {
         let t = person(interp(ok, "json"));
         assert!(diagnostics(&t, &target()).is_empty(), "{ok}");
     }
@@ -319,16 +582,36 @@ fn filters_check_their_input_types() {
         ("inputs.count", "trim", "/messages/0/content/0/filters/0"),
         ("inputs.items", "lower", "/messages/0/content/0/filters/0"),
         ("inputs.flag", "upper", "/messages/0/content/0/filters/0"),
-        ("inputs.name", "format_number", "/messages/0/content/0/filters/0"),
-        ("inputs.count", "format_date", "/messages/0/content/0/filters/0"),
-        ("inputs.name", "json, trim", "/messages/0/content/0/filters/1"),
+        (
+            "inputs.name",
+            "format_number",
+            "/messages/0/content/0/filters/0",
+        ),
+        (
+            "inputs.count",
+            "format_date",
+            "/messages/0/content/0/filters/0",
+        ),
+        (
+            "inputs.name",
+            "json, format_number",
+            "/messages/0/content/0/filters/1",
+        ),
     ];
     for (path, filters, pointer) in cases {
         let t = person(interp(path, filters));
         expect(&t, Code::FilterType, pointer, "filters:");
     }
-    for (path, filters) in [("inputs.count", "format_number"), ("inputs.when_date", "format_date"), ("inputs.name", "trim, upper"), ("inputs.person", "json, lower")] {
-        assert!(diagnostics(&person(interp(path, filters)), &target()).is_empty(), "{path} | {filters}");
+    for (path, filters) in [
+        ("inputs.count", "format_number"),
+        ("inputs.when_date", "format_date"),
+        ("inputs.name", "trim, upper"),
+        ("inputs.person", "json, lower"),
+    ] {
+        assert!(
+            diagnostics(&person(interp(path, filters)), &target()).is_empty(),
+            "{path} | {filters}"
+        );
     }
 }
 
@@ -336,14 +619,41 @@ fn filters_check_their_input_types() {
 
 #[test]
 fn unsupported_schema_keyword_and_impossible_bounds() {
-    let t = Doc { inputs: "  name:\n    schema: { type: string, pattern: '^a' }\n    required: true\n", ..Doc::default() }.text();
-    expect(&t, Code::SchemaUnsupported, "/inputs/name/schema/pattern", "pattern");
+    let t = Doc {
+        inputs: "  name:\n    schema: { type: string, pattern: '^a' }\n    required: true\n",
+        ..Doc::default()
+    }
+    .text();
+    expect(
+        &t,
+        Code::SchemaUnsupported,
+        "/inputs/name/schema/pattern",
+        "pattern",
+    );
     let t = Doc { inputs: "  name:\n    schema:\n      type: string\n      minLength: 5\n      maxLength: 2\n    required: true\n", ..Doc::default() }.text();
     let d = diagnostics(&t, &target());
-    assert!(d.iter().any(|d| d.code == Code::SchemaBounds && d.json_pointer.as_deref().is_some_and(|p| p.starts_with("/inputs/name/schema"))), "{}", render(&d));
-    let t = Doc { extra: "  properties: { a: { type: integer, exclusiveMinimum: 1, exclusiveMaximum: 2 } }\n", ..Doc::default() }.text();
+    assert!(
+        d.iter().any(|d| d.code == Code::SchemaBounds
+            && d.json_pointer
+                .as_deref()
+                .is_some_and(|p| p.starts_with("/inputs/name/schema"))),
+        "{}",
+        render(&d)
+    );
+    let t = Doc {
+        extra: "  properties: { a: { type: integer, exclusiveMinimum: 1, exclusiveMaximum: 2 } }\n",
+        ..Doc::default()
+    }
+    .text();
     let d = diagnostics(&t, &target());
-    assert!(d.iter().any(|d| d.code == Code::SchemaBounds && d.json_pointer.as_deref().is_some_and(|p| p.starts_with("/output_schema/properties/a"))), "{}", render(&d));
+    assert!(
+        d.iter().any(|d| d.code == Code::SchemaBounds
+            && d.json_pointer
+                .as_deref()
+                .is_some_and(|p| p.starts_with("/output_schema/properties/a"))),
+        "{}",
+        render(&d)
+    );
 }
 
 // ---- Components -----------------------------------------------------------
@@ -351,62 +661,165 @@ fn unsupported_schema_keyword_and_impossible_bounds() {
 const COMPONENTS: &str = "components:\n  badge:\n    parameters:\n      label: { schema: { type: string }, required: true }\n      size: { schema: { type: integer }, required: false }\n      who:\n        schema: { type: object, properties: { first: { type: string } } }\n        required: false\n    content:\n      - { kind: interpolate, expression: { kind: ref, path: label } }\n  legacy:\n    - { kind: text, value: 'Hello ' }\n    - { kind: interpolate, expression: { kind: ref, path: recipient }, filters: [trim] }\n";
 
 fn comp(content: &'static str) -> String {
-    Doc { inputs: PERSON, content, extra: COMPONENTS, ..Doc::default() }.text()
+    Doc {
+        inputs: PERSON,
+        content,
+        extra: COMPONENTS,
+        ..Doc::default()
+    }
+    .text()
 }
 
 #[test]
 fn typed_component_arguments_are_checked() {
-    let ok = comp("      - { kind: component, name: badge, with: { label: { kind: ref, path: inputs.name }, size: { kind: literal, value: 3 }, who: { kind: ref, path: inputs.person } } }\n");
-    assert!(diagnostics(&ok, &target()).is_empty(), "{}", render(&diagnostics(&ok, &target())));
-    let t = comp("      - { kind: component, name: badge, with: { size: { kind: literal, value: 3 } } }\n");
-    expect(&t, Code::ComponentArgument, "/messages/0/content/0/with", "name: badge");
-    let t = comp("      - { kind: component, name: badge, with: { label: { kind: ref, path: inputs.name }, colour: { kind: literal, value: red } } }\n");
-    expect(&t, Code::ComponentArgument, "/messages/0/content/0/with/colour", "colour");
-    let t = comp("      - { kind: component, name: badge, with: { label: { kind: ref, path: inputs.count } } }\n");
-    expect(&t, Code::ComponentArgument, "/messages/0/content/0/with/label", "inputs.count");
-    let t = comp("      - { kind: component, name: badge, with: { label: { kind: literal, value: 7 } } }\n");
-    expect(&t, Code::ComponentArgument, "/messages/0/content/0/with/label", "value: 7");
+    let ok = comp(
+        "      - { kind: component, name: badge, with: { label: { kind: ref, path: inputs.name }, size: { kind: literal, value: 3 }, who: { kind: ref, path: inputs.person } } }\n",
+    );
+    assert!(
+        diagnostics(&ok, &target()).is_empty(),
+        "{}",
+        render(&diagnostics(&ok, &target()))
+    );
+    let t = comp(
+        "      - { kind: component, name: badge, with: { size: { kind: literal, value: 3 } } }\n",
+    );
+    expect(
+        &t,
+        Code::ComponentArgument,
+        "/messages/0/content/0/with",
+        "name: badge",
+    );
+    let t = comp(
+        "      - { kind: component, name: badge, with: { label: { kind: ref, path: inputs.name }, colour: { kind: literal, value: red } } }\n",
+    );
+    expect(
+        &t,
+        Code::ComponentArgument,
+        "/messages/0/content/0/with/colour",
+        "colour",
+    );
+    let t = comp(
+        "      - { kind: component, name: badge, with: { label: { kind: ref, path: inputs.count } } }\n",
+    );
+    expect(
+        &t,
+        Code::ComponentArgument,
+        "/messages/0/content/0/with/label",
+        "inputs.count",
+    );
+    let t = comp(
+        "      - { kind: component, name: badge, with: { label: { kind: literal, value: 7 } } }\n",
+    );
+    expect(
+        &t,
+        Code::ComponentArgument,
+        "/messages/0/content/0/with/label",
+        "value: 7",
+    );
     let t = comp("      - { kind: component, name: bdage, with: {} }\n");
-    let d = expect(&t, Code::ComponentUnknown, "/messages/0/content/0/name", "bdage");
+    let d = expect(
+        &t,
+        Code::ComponentUnknown,
+        "/messages/0/content/0/name",
+        "bdage",
+    );
     assert!(d.help.unwrap().contains("badge"));
 }
 
 #[test]
 fn invalid_nested_parameter_paths_fail() {
     let extra = "components:\n  card:\n    parameters:\n      who:\n        schema: { type: object, properties: { first: { type: string } } }\n        required: true\n    content:\n      - { kind: interpolate, expression: { kind: ref, path: who.last } }\n";
-    let t = Doc { inputs: PERSON, content: "      - { kind: text, value: x }\n", extra, ..Doc::default() }.text();
-    expect(&t, Code::RefUnknown, "/components/card/content/0/expression/path", "who.last");
+    let t = Doc {
+        inputs: PERSON,
+        content: "      - { kind: text, value: x }\n",
+        extra,
+        ..Doc::default()
+    }
+    .text();
+    expect(
+        &t,
+        Code::RefUnknown,
+        "/components/card/content/0/expression/path",
+        "who.last",
+    );
 }
 
 #[test]
 fn component_bodies_do_not_see_caller_locals() {
     let extra = "components:\n  line:\n    parameters: {}\n    content:\n      - { kind: interpolate, expression: { kind: ref, path: it.label } }\n";
     let content = "      - kind: for_each\n        collection: { kind: ref, path: inputs.items }\n        item: it\n        body:\n          - { kind: component, name: line }\n";
-    let t = Doc { inputs: PERSON, content, extra, ..Doc::default() }.text();
-    let d = expect(&t, Code::RefUnknown, "/components/line/content/0/expression/path", "it.label");
+    let t = Doc {
+        inputs: PERSON,
+        content,
+        extra,
+        ..Doc::default()
+    }
+    .text();
+    let d = expect(
+        &t,
+        Code::RefUnknown,
+        "/components/line/content/0/expression/path",
+        "it.label",
+    );
     assert!(d.help.unwrap().contains("never the caller's locals"));
 }
 
 #[test]
 fn legacy_components_infer_required_strings() {
-    let ok = comp("      - { kind: component, name: legacy, with: { recipient: { kind: ref, path: inputs.name } } }\n");
+    let ok = comp(
+        "      - { kind: component, name: legacy, with: { recipient: { kind: ref, path: inputs.name } } }\n",
+    );
     assert!(diagnostics(&ok, &target()).is_empty());
     // Missing inferred argument.
     let t = comp("      - { kind: component, name: legacy, with: {} }\n");
-    expect(&t, Code::ComponentArgument, "/messages/0/content/0/with", "name: legacy");
+    expect(
+        &t,
+        Code::ComponentArgument,
+        "/messages/0/content/0/with",
+        "name: legacy",
+    );
     // A non-string argument.
-    let t = comp("      - { kind: component, name: legacy, with: { recipient: { kind: ref, path: inputs.count } } }\n");
-    expect(&t, Code::ComponentArgument, "/messages/0/content/0/with/recipient", "inputs.count");
+    let t = comp(
+        "      - { kind: component, name: legacy, with: { recipient: { kind: ref, path: inputs.count } } }\n",
+    );
+    expect(
+        &t,
+        Code::ComponentArgument,
+        "/messages/0/content/0/with/recipient",
+        "inputs.count",
+    );
     // Body usages the string inference cannot satisfy.
     let bodies = [
-        ("    - { kind: interpolate, expression: { kind: ref, path: amount }, filters: [format_number] }\n", "/components/legacy/0/expression", "amount"),
-        ("    - { kind: when, condition: { kind: ref, path: amount }, then: [] }\n", "/components/legacy/0/condition", "amount"),
-        ("    - { kind: for_each, collection: { kind: ref, path: amount }, item: a, body: [] }\n", "/components/legacy/0/collection", "amount"),
-        ("    - { kind: interpolate, expression: { kind: ref, path: amount.value } }\n", "/components/legacy/0/expression/path", "amount"),
+        (
+            "    - { kind: interpolate, expression: { kind: ref, path: amount }, filters: [format_number] }\n",
+            "/components/legacy/0/expression",
+            "amount",
+        ),
+        (
+            "    - { kind: when, condition: { kind: ref, path: amount }, then: [] }\n",
+            "/components/legacy/0/condition",
+            "amount",
+        ),
+        (
+            "    - { kind: for_each, collection: { kind: ref, path: amount }, item: a, body: [] }\n",
+            "/components/legacy/0/collection",
+            "amount",
+        ),
+        (
+            "    - { kind: interpolate, expression: { kind: ref, path: amount.value } }\n",
+            "/components/legacy/0/expression/path",
+            "amount",
+        ),
     ];
     for (body, pointer, needle) in bodies {
         let extra = Box::leak(format!("components:\n  legacy:\n{body}").into_boxed_str());
-        let t = Doc { inputs: PERSON, content: "      - { kind: text, value: x }\n", extra, ..Doc::default() }.text();
+        let t = Doc {
+            inputs: PERSON,
+            content: "      - { kind: text, value: x }\n",
+            extra,
+            ..Doc::default()
+        }
+        .text();
         expect(&t, Code::ComponentArgument, pointer, needle);
     }
 }
@@ -414,11 +827,19 @@ fn legacy_components_infer_required_strings() {
 #[test]
 fn component_cycles_are_rejected() {
     let extra = "components:\n  a:\n    - { kind: component, name: b }\n  b:\n    - { kind: text, value: x }\n    - { kind: component, name: a }\n";
-    let t = Doc { extra, ..Doc::default() }.text();
+    let t = Doc {
+        extra,
+        ..Doc::default()
+    }
+    .text();
     let d = expect(&t, Code::ComponentCycle, "/components/b/1", "name: a }");
     assert!(d.message.contains("a → b → a"), "{}", d.message);
     let extra = "components:\n  me:\n    - { kind: component, name: me }\n";
-    let t = Doc { extra, ..Doc::default() }.text();
+    let t = Doc {
+        extra,
+        ..Doc::default()
+    }
+    .text();
     expect(&t, Code::ComponentCycle, "/components/me/0", "name: me }");
 }
 
@@ -427,13 +848,29 @@ fn component_cycles_are_rejected() {
 #[test]
 fn contract_capabilities_need_the_target() {
     let t = Doc::default().text();
-    let d = expect_for(&t, &CapabilityProfile::default(), Code::CapabilityUnsupported, "/capabilities/0", "capabilities:");
+    let d = expect_for(
+        &t,
+        &CapabilityProfile::default(),
+        Code::CapabilityUnsupported,
+        "/capabilities/0",
+        "capabilities:",
+    );
     assert!(d.help.unwrap().contains("structured_output"));
-    expect_for(&t, &CapabilityProfile::parse_list("tools"), Code::CapabilityUnsupported, "/capabilities/0", "capabilities:");
+    expect_for(
+        &t,
+        &CapabilityProfile::parse_list("tools"),
+        Code::CapabilityUnsupported,
+        "/capabilities/0",
+        "capabilities:",
+    );
 }
 
 fn ext(body: &'static str) -> String {
-    Doc { extra: Box::leak(format!("extensions:\n{body}").into_boxed_str()), ..Doc::default() }.text()
+    Doc {
+        extra: Box::leak(format!("extensions:\n{body}").into_boxed_str()),
+        ..Doc::default()
+    }
+    .text()
 }
 
 #[test]
@@ -441,13 +878,37 @@ fn extensions_are_namespaced_typed_and_gated() {
     let good = "  openai.reasoning_effort:\n    capability: openai.reasoning\n    schema: { type: string, enum: [low, medium, high] }\n    value: medium\n";
     let reasoning = CapabilityProfile::parse_list("structured_output,openai.reasoning");
     assert!(diagnostics(&ext(good), &reasoning).is_empty());
-    expect_for(&ext(good), &target(), Code::ExtensionUnsupported, "/extensions/openai.reasoning_effort/capability", "capability: openai");
+    expect_for(
+        &ext(good),
+        &target(),
+        Code::ExtensionUnsupported,
+        "/extensions/openai.reasoning_effort/capability",
+        "capability: openai",
+    );
     let bare = "  reasoning_effort:\n    capability: openai.reasoning\n    schema: { type: string }\n    value: medium\n";
-    expect_for(&ext(bare), &reasoning, Code::ExtensionKey, "/extensions/reasoning_effort", "reasoning_effort:");
+    expect_for(
+        &ext(bare),
+        &reasoning,
+        Code::ExtensionKey,
+        "/extensions/reasoning_effort",
+        "reasoning_effort:",
+    );
     let bad_schema = "  openai.effort:\n    capability: openai.reasoning\n    schema: { type: string, pattern: x }\n    value: medium\n";
-    expect_for(&ext(bad_schema), &reasoning, Code::SchemaUnsupported, "/extensions/openai.effort/schema/pattern", "pattern");
+    expect_for(
+        &ext(bad_schema),
+        &reasoning,
+        Code::SchemaUnsupported,
+        "/extensions/openai.effort/schema/pattern",
+        "pattern",
+    );
     let bad_value = "  openai.effort:\n    capability: openai.reasoning\n    schema: { type: string, enum: [low, high] }\n    value: extreme\n";
-    expect_for(&ext(bad_value), &reasoning, Code::ExtensionValue, "/extensions/openai.effort/value", "extreme");
+    expect_for(
+        &ext(bad_value),
+        &reasoning,
+        Code::ExtensionValue,
+        "/extensions/openai.effort/value",
+        "extreme",
+    );
 }
 
 #[test]
@@ -481,17 +942,32 @@ fn nested_for_each(depth: usize) -> String {
     content.push_str(&format!("{indent}- {{ kind: text, value: leaf }}\n"));
     let schema = "{ type: array, items: ".repeat(depth) + "{ type: string }" + &" }".repeat(depth);
     let inputs = format!("  tree:\n    schema: {schema}\n    required: true\n");
-    Doc { inputs: Box::leak(inputs.into_boxed_str()), content: Box::leak(content.into_boxed_str()), ..Doc::default() }
-        .text()
+    Doc {
+        inputs: Box::leak(inputs.into_boxed_str()),
+        content: Box::leak(content.into_boxed_str()),
+        ..Doc::default()
+    }
+    .text()
 }
 
 #[test]
 fn static_for_each_nesting_is_bounded() {
     let ok = nested_for_each(32);
-    assert!(diagnostics(&ok, &target()).is_empty(), "{}", render(&diagnostics(&ok, &target())));
+    assert!(
+        diagnostics(&ok, &target()).is_empty(),
+        "{}",
+        render(&diagnostics(&ok, &target()))
+    );
     let t = nested_for_each(33);
     let pointer = format!("/messages/0/content/0{}", "/body/0".repeat(32));
-    expect(&t, Code::RenderBudget, &pointer, "item: l32");
+    let d = diagnostics(&t, &target());
+    let d = d
+        .iter()
+        .find(|d| d.code == Code::RenderBudget)
+        .expect("TQX_RENDER_BUDGET");
+    assert_eq!(d.json_pointer.as_deref(), Some(pointer.as_str()));
+    // The 33rd `for_each` node starts on the line before its collection.
+    assert_eq!(d.span.unwrap().start.line, line_of(&t, "path: l31 }") - 1);
 }
 
 // ---- Eval fixtures ------------------------------------------------------------
@@ -510,32 +986,67 @@ fn eval_fixtures_are_validated() {
     let t = evals("  - id: one\n    inputs: { name: '' }\n");
     expect(&t, Code::EvalInvalid, "/evals/0/inputs/name", "name: ''");
     let t = evals("  - id: one\n    inputs: { name: Ryan, nickname: R }\n");
-    expect(&t, Code::EvalInvalid, "/evals/0/inputs/nickname", "nickname");
+    expect(
+        &t,
+        Code::EvalInvalid,
+        "/evals/0/inputs/nickname",
+        "nickname",
+    );
     let t = evals("  - id: one\n    inputs: {}\n");
     expect(&t, Code::EvalInvalid, "/evals/0/inputs", "inputs: {}");
     let t = evals("  - id: one\n    inputs: { name: Ryan }\n    context: { org: x }\n");
     expect(&t, Code::EvalInvalid, "/evals/0/context/org", "org: x");
     let t = evals("  - id: one\n    inputs: { name: Ryan }\n    fake_output: { greeting: 5 }\n");
-    expect(&t, Code::EvalInvalid, "/evals/0/fake_output/greeting", "greeting: 5");
+    expect(
+        &t,
+        Code::EvalInvalid,
+        "/evals/0/fake_output/greeting",
+        "greeting: 5",
+    );
     let t = evals("  - id: one\n    inputs: { name: Ryan }\n    fake_output: {}\n");
-    expect(&t, Code::EvalInvalid, "/evals/0/fake_output", "fake_output: {}");
-    let t = evals("  - id: one\n    inputs: { name: Ryan }\n  - id: one\n    inputs: { name: Ryan }\n");
+    expect(
+        &t,
+        Code::EvalInvalid,
+        "/evals/0/fake_output",
+        "fake_output: {}",
+    );
+    let t =
+        evals("  - id: one\n    inputs: { name: Ryan }\n  - id: one\n    inputs: { name: Ryan }\n");
     let diags = diagnostics(&t, &target());
-    let d = diags.iter().find(|d| d.json_pointer.as_deref() == Some("/evals/1/id")).expect("duplicate id");
+    let d = diags
+        .iter()
+        .find(|d| d.json_pointer.as_deref() == Some("/evals/1/id"))
+        .expect("duplicate id");
     assert_eq!(d.code, Code::EvalInvalid);
 }
 
 #[test]
 fn includes_need_a_package() {
     let t = with_content("      - { kind: include, path: partials/intro.yaml }\n");
-    expect(&t, Code::IncludeUnresolved, "/messages/0/content/0", "include");
+    expect(
+        &t,
+        Code::IncludeUnresolved,
+        "/messages/0/content/0",
+        "include",
+    );
 }
 
 #[test]
 fn every_problem_is_reported_at_once() {
-    let t = person("      - { kind: interpolate, expression: { kind: ref, path: inputs.nope } }\n      - { kind: interpolate, expression: { kind: ref, path: inputs.count }, filters: [trim] }\n      - kind: for_each\n        collection: { kind: ref, path: inputs.name }\n        item: context\n        body: []\n");
-    let codes: Vec<Code> = diagnostics(&t, &CapabilityProfile::default()).iter().map(|d| d.code).collect();
-    for want in [Code::CapabilityUnsupported, Code::RefUnknown, Code::FilterType, Code::TypeMismatch, Code::LocalReserved] {
+    let t = person(
+        "      - { kind: interpolate, expression: { kind: ref, path: inputs.nope } }\n      - { kind: interpolate, expression: { kind: ref, path: inputs.count }, filters: [trim] }\n      - kind: for_each\n        collection: { kind: ref, path: inputs.name }\n        item: context\n        body: []\n",
+    );
+    let codes: Vec<Code> = diagnostics(&t, &CapabilityProfile::default())
+        .iter()
+        .map(|d| d.code)
+        .collect();
+    for want in [
+        Code::CapabilityUnsupported,
+        Code::RefUnknown,
+        Code::FilterType,
+        Code::TypeMismatch,
+        Code::LocalReserved,
+    ] {
         assert!(codes.contains(&want), "{want} missing from {codes:?}");
     }
 }

@@ -16,7 +16,13 @@ impl CapabilityProfile {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        CapabilityProfile(capabilities.into_iter().map(Into::into).filter(|s| !s.is_empty()).collect())
+        CapabilityProfile(
+            capabilities
+                .into_iter()
+                .map(Into::into)
+                .filter(|s| !s.is_empty())
+                .collect(),
+        )
     }
 
     /// Parses a comma-separated list (`structured_output,tools`); surrounding

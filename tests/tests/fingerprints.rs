@@ -53,7 +53,10 @@ fn fingerprints(text: &str, target: &CapabilityProfile) -> (String, String) {
     let c = compile_str(text, "greeting.yaml", target);
     assert!(c.diagnostics.is_empty(), "{}", c.render_diagnostics());
     let i = c.interaction.unwrap();
-    (i.contract_fingerprint.to_string(), i.interaction_fingerprint.to_string())
+    (
+        i.contract_fingerprint.to_string(),
+        i.interaction_fingerprint.to_string(),
+    )
 }
 
 #[test]
@@ -62,13 +65,19 @@ fn spelling_does_not_change_fingerprints() {
     let b = fingerprints(FLOW, &structured_output());
     assert_eq!(a, b);
     assert_eq!(a.0.len(), 64);
-    assert!(a.0.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+    assert!(
+        a.0.bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+    );
 }
 
 #[test]
 fn one_character_of_message_text_changes_them() {
     let a = fingerprints(BLOCK, &structured_output());
-    let b = fingerprints(&BLOCK.replace("\"Hello \"", "\"Hallo \""), &structured_output());
+    let b = fingerprints(
+        &BLOCK.replace("\"Hello \"", "\"Hallo \""),
+        &structured_output(),
+    );
     assert_ne!(a.0, b.0);
     assert_ne!(a.1, b.1);
 }
@@ -76,7 +85,10 @@ fn one_character_of_message_text_changes_them() {
 #[test]
 fn descriptions_change_the_contract_but_not_the_interaction() {
     let a = fingerprints(BLOCK, &structured_output());
-    let b = fingerprints(&BLOCK.replace("Produce a typed greeting.", "Greets."), &structured_output());
+    let b = fingerprints(
+        &BLOCK.replace("Produce a typed greeting.", "Greets."),
+        &structured_output(),
+    );
     assert_ne!(a.0, b.0);
     assert_eq!(a.1, b.1);
 }
@@ -84,21 +96,36 @@ fn descriptions_change_the_contract_but_not_the_interaction() {
 #[test]
 fn the_target_profile_is_part_of_the_interaction_fingerprint() {
     let a = fingerprints(BLOCK, &structured_output());
-    let b = fingerprints(BLOCK, &CapabilityProfile::parse_list("structured_output,tools"));
+    let b = fingerprints(
+        BLOCK,
+        &CapabilityProfile::parse_list("structured_output,tools"),
+    );
     assert_eq!(a.0, b.0);
     assert_ne!(a.1, b.1);
 }
 
 #[test]
 fn request_fingerprints_follow_the_rendered_text() {
-    let c = compile_str(&read("corpus/packages/demo/contracts/greeting.yaml"), "greeting.yaml", &structured_output());
+    let c = compile_str(
+        &read("corpus/packages/demo/contracts/greeting.yaml"),
+        "greeting.yaml",
+        &structured_output(),
+    );
     let i = c.interaction.unwrap();
     let ctx = serde_json::json!({"organization": "Blinqx"});
     let ctx = ctx.as_object().unwrap();
     let ryan = serde_json::json!({"name": "Ryan"});
     let ryan2 = serde_json::json!({"name": " Ryan "});
     let ann = serde_json::json!({"name": "Ann"});
-    let fp = |v: &serde_json::Value| templiqx::render(&i, v.as_object().unwrap(), ctx).unwrap().request_fingerprint();
-    assert_eq!(fp(&ryan), fp(&ryan2), "trimmed input renders the same request");
+    let fp = |v: &serde_json::Value| {
+        templiqx::render(&i, v.as_object().unwrap(), ctx)
+            .unwrap()
+            .request_fingerprint()
+    };
+    assert_eq!(
+        fp(&ryan),
+        fp(&ryan2),
+        "trimmed input renders the same request"
+    );
     assert_ne!(fp(&ryan), fp(&ann));
 }

@@ -11,7 +11,9 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
         Just(serde_json::Value::Null),
         any::<bool>().prop_map(serde_json::Value::Bool),
         any::<i64>().prop_map(|i| serde_json::json!(i)),
-        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| serde_json::json!(f)),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| serde_json::json!(f)),
         ".{0,12}".prop_map(serde_json::Value::String),
         Just(serde_json::json!("2026-02-30")),
         Just(serde_json::json!("2026-07-12")),
@@ -19,8 +21,17 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
     leaf.prop_recursive(4, 32, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::Array),
-            prop::collection::btree_map(prop_oneof![Just("name".to_owned()), Just("organization".to_owned()), Just("locale".to_owned()), "[a-z]{1,6}"], inner, 0..6)
-                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map(
+                prop_oneof![
+                    Just("name".to_owned()),
+                    Just("organization".to_owned()),
+                    Just("locale".to_owned()),
+                    "[a-z]{1,6}"
+                ],
+                inner,
+                0..6
+            )
+            .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
         ]
     })
 }

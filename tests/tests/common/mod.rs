@@ -30,6 +30,10 @@ pub fn structured_output() -> CapabilityProfile {
 /// the test with rendered diagnostics when it does not compile.
 pub fn compile_corpus(rel: &str) -> Compilation {
     let c = templiqx_build::compile_str(&read(&format!("corpus/{rel}")), rel, &structured_output());
-    assert!(c.diagnostics.is_empty(), "{rel}:\n{}", c.render_diagnostics());
+    assert!(
+        c.diagnostics.is_empty(),
+        "{rel}:\n{}",
+        c.render_diagnostics()
+    );
     c
 }
