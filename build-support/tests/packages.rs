@@ -1,0 +1,640 @@
+//! Packages and composition: manifests, includes, dependencies and
+//! tool contracts. Every test builds its package in a fresh temporary
+//! directory (the shared corpus is only read).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use templiqx_build::package::{Loader, manifest_fingerprint};
+use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};
+
+fn target() -> CapabilityProfile {
+    CapabilityProfile::parse_list("structured_output,tools")
+}
+
+/// A scratch package: `templiqx.yaml` with `contracts: [main]`, plus files.
+struct Pkg {
+    dir: tempfile::TempDir,
+}
+
+const MANIFEST: &str =
+    "api_version: templiqx/v1alpha1\npackage: scratch\nversion: 0.1.0\ncontracts: [main]\n";
+
+fn contract(content: &str) -> String {
+    format!(
+        "api_version: templiqx/v1alpha1\nid: main\nversion: 0.1.0\ninputs:\n  name: {{ schema: {{ type: string }}, required: true }}\n  items: {{ schema: {{ type: array, items: {{ type: string }} }}, required: true }}\ncapabilities: [structured_output]\nmessages:\n  - role: user\n    content:\n{content}output_schema: {{ type: object }}\n"
+    )
+}
+
+impl Pkg {
+    fn new(manifest: &str, main: &str) -> Pkg {
+        let pkg = Pkg {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        pkg.write("templiqx.yaml", manifest);
+        pkg.write("contracts/main.yaml", main);
+        pkg
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.dir.path().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    /// Compiles `contracts/main.yaml` through the package; file names in
+    /// diagnostics are relative to the package root.
+    fn compile(&self) -> (Loader, templiqx_build::package::CompiledContract) {
+        let mut loader = Loader::new(self.root());
+        let mut all = loader
+            .compile_package(self.root(), &target())
+            .unwrap_or_else(|d| panic!("manifest: {d:?}"));
+        assert_eq!(all.len(), 1);
+        let c = all.remove(0);
+        (loader, c)
+    }
+
+    fn messages(&self) -> Vec<String> {
+        let (_, c) = self.compile();
+        let i = c
+            .interaction
+            .unwrap_or_else(|| panic!("{:#?}", c.diagnostics));
+        let inputs = serde_json::json!({"name": "Ann", "items": ["x", "y"]});
+        templiqx_render(&i, &inputs)
+    }
+}
+
+/// Renders text nodes only (the runtime crate is not a dependency of the
+/// compiler): walks the lowered IR, which is enough to see spliced content.
+fn templiqx_render(
+    i: &templiqx_contracts::Interaction,
+    _inputs: &serde_json::Value,
+) -> Vec<String> {
+    fn walk(
+        nodes: &[templiqx_contracts::ir::Node],
+        comps: &[templiqx_contracts::ir::Component],
+        out: &mut String,
+    ) {
+        for n in nodes {
+            match n {
+                templiqx_contracts::ir::Node::Text(t) => out.push_str(t),
+                templiqx_contracts::ir::Node::Interpolate {
+                    value: templiqx_contracts::ir::Expr::Ref(p),
+                    ..
+                } => out.push_str(&format!("{{{}}}", p.source)),
+                templiqx_contracts::ir::Node::ForEach { body, .. } => {
+                    out.push('[');
+                    walk(body, comps, out);
+                    out.push(']');
+                }
+                templiqx_contracts::ir::Node::When {
+                    then, otherwise, ..
+                } => {
+                    walk(then, comps, out);
+                    walk(otherwise, comps, out);
+                }
+                templiqx_contracts::ir::Node::Call { component, .. } => {
+                    out.push('<');
+                    walk(&comps[*component as usize].body, comps, out);
+                    out.push('>');
+                }
+                _ => {}
+            }
+        }
+    }
+    i.messages
+        .iter()
+        .map(|m| {
+            let mut s = String::new();
+            walk(&m.content, &i.components, &mut s);
+            s
+        })
+        .collect()
+}
+
+fn one(diags: &[Diagnostic], code: Code) -> &Diagnostic {
+    diags
+        .iter()
+        .find(|d| d.code == code)
+        .unwrap_or_else(|| panic!("no {code} in {diags:#?}"))
+}
+
+#[track_caller]
+fn at(d: &Diagnostic, file: &str, line: u32) {
+    assert_eq!(d.file.as_deref(), Some(file), "{d}");
+    assert_eq!(d.span.map(|s| s.start.line), Some(line), "{d}");
+}
+
+const INCLUDE_INTRO: &str = "      - { kind: include, path: partials/intro.yaml }\n";
+
+#[test]
+fn include_inside_include_is_spliced_in_place() {
+    let p = Pkg::new(
+        MANIFEST,
+        &contract(&format!(
+            "      - {{ kind: text, value: '[' }}\n{INCLUDE_INTRO}      - {{ kind: text, value: ']' }}\n"
+        )),
+    );
+    p.write(
+        "partials/intro.yaml",
+        "- { kind: text, value: 'Hi ' }\n- { kind: include, path: partials/name.yaml }\n",
+    );
+    p.write(
+        "partials/name.yaml",
+        "- kind: interpolate\n  expression: { kind: ref, path: inputs.name }\n",
+    );
+    assert_eq!(p.messages(), ["[Hi {inputs.name}]"]);
+}
+
+#[test]
+fn includes_inside_component_bodies_and_for_each() {
+    let main = contract(
+        "      - kind: for_each\n        collection: { kind: ref, path: inputs.items }\n        item: it\n        body:\n          - { kind: include, path: partials/item.yaml }\n      - { kind: component, name: sig }\n",
+    ) + "components:\n  sig:\n    parameters: {}\n    content:\n      - { kind: include, path: partials/sig.yaml }\n";
+    let p = Pkg::new(MANIFEST, &main);
+    p.write(
+        "partials/item.yaml",
+        "- { kind: interpolate, expression: { kind: ref, path: it } }\n",
+    );
+    p.write("partials/sig.yaml", "- { kind: text, value: '-- team' }\n");
+    assert_eq!(p.messages(), ["[{it}]<-- team>"]);
+}
+
+#[test]
+fn include_cycles_name_the_chain() {
+    let p = Pkg::new(MANIFEST, &contract(INCLUDE_INTRO));
+    p.write(
+        "partials/intro.yaml",
+        "- { kind: include, path: partials/b.yaml }\n",
+    );
+    p.write(
+        "partials/b.yaml",
+        "- { kind: text, value: x }\n- { kind: include, path: partials/intro.yaml }\n",
+    );
+    let (_, c) = p.compile();
+    let d = one(&c.diagnostics, Code::IncludeCycle);
+    assert!(
+        d.message
+            .contains("partials/intro.yaml → partials/b.yaml → partials/intro.yaml"),
+        "{}",
+        d.message
+    );
+    at(d, "partials/b.yaml", 2);
+    assert!(
+        d.notes.iter().any(|n| n.contains("contracts/main.yaml")),
+        "{:?}",
+        d.notes
+    );
+
+    let p = Pkg::new(MANIFEST, &contract(INCLUDE_INTRO));
+    p.write(
+        "partials/intro.yaml",
+        "- { kind: include, path: partials/intro.yaml }\n",
+    );
+    let (_, c) = p.compile();
+    let d = one(&c.diagnostics, Code::IncludeCycle);
+    at(d, "partials/intro.yaml", 1);
+}
+
+const SECRET: &str = "TOP-SECRET-OUTSIDE-TEXT";
+
+#[test]
+fn traversal_is_rejected_and_nothing_outside_is_read() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.yaml");
+    fs::write(&secret, format!("- {{ kind: text, value: {SECRET} }}\n")).unwrap();
+    let abs = secret.to_string_lossy().into_owned();
+    let cases: Vec<(String, &str)> = vec![
+        ("../secret.yaml".to_owned(), "`..`"),
+        ("partials/../../secret.yaml".to_owned(), "`..`"),
+        (abs.clone(), "absolute"),
+        ("partials\\\\intro.yaml".to_owned(), "backslash"),
+        ("C:/secret.yaml".to_owned(), "drive letter"),
+        ("partials/intro\\0.yaml".to_owned(), "NUL"),
+    ];
+    for (path, reason) in cases {
+        let p = Pkg::new(
+            MANIFEST,
+            &contract(&format!(
+                "      - kind: include\n        path: \"{}\"\n",
+                path.replace('"', "\\\"")
+            )),
+        );
+        p.write("partials/intro.yaml", "- { kind: text, value: fine }\n");
+        let (loader, c) = p.compile();
+        let d = one(&c.diagnostics, Code::IncludeUnresolved);
+        at(
+            d,
+            "contracts/main.yaml",
+            line_of(
+                &fs::read_to_string(p.root().join("contracts/main.yaml")).unwrap(),
+                "path:",
+            ),
+        );
+        assert!(
+            d.message.contains(reason) || d.message.contains("outside"),
+            "{path}: {}",
+            d.message
+        );
+        assert!(
+            loader
+                .files_read
+                .iter()
+                .all(|f| !f.starts_with(outside.path())),
+            "{path} read an outside file"
+        );
+        assert!(!format!("{:?}", c.diagnostics).contains(SECRET));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_to_an_outside_file_is_rejected() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.yaml");
+    fs::write(&secret, format!("- {{ kind: text, value: {SECRET} }}\n")).unwrap();
+    let p = Pkg::new(MANIFEST, &contract(INCLUDE_INTRO));
+    fs::create_dir_all(p.root().join("partials")).unwrap();
+    std::os::unix::fs::symlink(&secret, p.root().join("partials/intro.yaml")).unwrap();
+    let (loader, c) = p.compile();
+    let d = one(&c.diagnostics, Code::IncludeUnresolved);
+    at(d, "contracts/main.yaml", 11);
+    assert!(d.message.contains("symlink"), "{}", d.message);
+    assert!(c.interaction.is_none());
+    assert!(!format!("{:?}", c.diagnostics).contains(SECRET));
+    assert!(
+        loader
+            .sources
+            .files()
+            .iter()
+            .all(|f| !f.text.contains(SECRET))
+    );
+    assert!(
+        loader
+            .files_read
+            .iter()
+            .all(|f| !f.starts_with(fs::canonicalize(outside.path()).unwrap()))
+    );
+}
+
+fn line_of(text: &str, needle: &str) -> u32 {
+    u32::try_from(text.lines().position(|l| l.contains(needle)).unwrap()).unwrap() + 1
+}
+
+#[test]
+fn missing_and_malformed_partials() {
+    let p = Pkg::new(MANIFEST, &contract(INCLUDE_INTRO));
+    let (_, c) = p.compile();
+    let d = one(&c.diagnostics, Code::IncludeUnresolved);
+    at(d, "contracts/main.yaml", 11);
+    assert_eq!(
+        d.json_pointer.as_deref(),
+        Some("/messages/0/content/0/path")
+    );
+
+    // YAML syntax error inside the partial: the partial's own file and line.
+    let p = Pkg::new(MANIFEST, &contract(INCLUDE_INTRO));
+    p.write(
+        "partials/intro.yaml",
+        "- { kind: text, value: ok }\n- { kind: text, value: [unclosed }\n",
+    );
+    let (_, c) = p.compile();
+    let d = one(&c.diagnostics, Code::IncludeInvalid);
+    at(d, "partials/intro.yaml", 2);
+    assert!(
+        d.notes.iter().any(|n| n.contains("contracts/main.yaml:11")),
+        "{:?}",
+        d.notes
+    );
+
+    // Not a list of content nodes.
+    let p = Pkg::new(MANIFEST, &contract(INCLUDE_INTRO));
+    p.write(
+        "partials/intro.yaml",
+        "- { kind: text, value: ok }\n- { kind: text, vaule: typo }\n",
+    );
+    let (_, c) = p.compile();
+    let d = one(&c.diagnostics, Code::IncludeInvalid);
+    at(d, "partials/intro.yaml", 2);
+    assert_eq!(d.json_pointer.as_deref(), Some("/1/vaule"));
+
+    let p = Pkg::new(MANIFEST, &contract(INCLUDE_INTRO));
+    p.write("partials/intro.yaml", "kind: text\nvalue: not a list\n");
+    let (_, c) = p.compile();
+    let d = one(&c.diagnostics, Code::IncludeInvalid);
+    at(d, "partials/intro.yaml", 1);
+}
+
+#[test]
+fn an_unknown_reference_inside_a_partial_points_into_the_partial() {
+    let p = Pkg::new(MANIFEST, &contract(INCLUDE_INTRO));
+    p.write(
+        "partials/intro.yaml",
+        "- { kind: text, value: 'Hi ' }\n- { kind: include, path: partials/name.yaml }\n",
+    );
+    p.write(
+        "partials/name.yaml",
+        "# the name\n- kind: interpolate\n  expression: { kind: ref, path: inputs.nmae }\n",
+    );
+    let (_, c) = p.compile();
+    let d = one(&c.diagnostics, Code::RefUnknown);
+    at(d, "partials/name.yaml", 3);
+    assert_eq!(d.json_pointer.as_deref(), Some("/0/expression/path"));
+    assert_eq!(d.notes.len(), 2, "{:?}", d.notes);
+    assert!(
+        d.notes[0].starts_with("included from partials/intro.yaml:2:"),
+        "{:?}",
+        d.notes
+    );
+    assert!(
+        d.notes[1].starts_with("included from contracts/main.yaml:11:"),
+        "{:?}",
+        d.notes
+    );
+}
+
+#[test]
+fn from_dependency_resolves_inside_the_dependency() {
+    let outer = tempfile::tempdir().unwrap();
+    let app = outer.path().join("app");
+    let shared = outer.path().join("shared");
+    fs::create_dir_all(app.join("contracts")).unwrap();
+    fs::create_dir_all(shared.join("partials")).unwrap();
+    fs::write(
+        app.join("templiqx.yaml"),
+        format!("{MANIFEST}dependencies:\n  common: ../shared\n"),
+    )
+    .unwrap();
+    fs::write(
+        app.join("contracts/main.yaml"),
+        contract("      - { kind: include, path: partials/sig.yaml, from_dependency: common }\n"),
+    )
+    .unwrap();
+    fs::write(
+        shared.join("templiqx.yaml"),
+        "api_version: templiqx/v1alpha1\npackage: common\nversion: 1.0.0\ncontracts: []\n",
+    )
+    .unwrap();
+    fs::write(shared.join("partials/sig.yaml"), "- { kind: text, value: shared-signature }\n- { kind: include, path: partials/more.yaml }\n").unwrap();
+    fs::write(
+        shared.join("partials/more.yaml"),
+        "- { kind: text, value: '+more' }\n",
+    )
+    .unwrap();
+    let mut loader = Loader::new(&app);
+    let c = loader.compile_package(&app, &target()).unwrap().remove(0);
+    let i = c
+        .interaction
+        .unwrap_or_else(|| panic!("{:#?}", c.diagnostics));
+    assert_eq!(
+        templiqx_render(&i, &serde_json::Value::Null),
+        ["shared-signature+more"]
+    );
+    let read: Vec<String> = loader
+        .sources
+        .files()
+        .iter()
+        .map(|f| f.name.clone())
+        .collect();
+    assert!(
+        read.contains(&"../shared/templiqx.yaml".to_owned()),
+        "{read:?}"
+    );
+    assert!(
+        read.contains(&"../shared/partials/more.yaml".to_owned()),
+        "{read:?}"
+    );
+
+    // An unknown dependency name.
+    fs::write(
+        app.join("contracts/main.yaml"),
+        contract("      - { kind: include, path: partials/sig.yaml, from_dependency: comon }\n"),
+    )
+    .unwrap();
+    let mut loader = Loader::new(&app);
+    let c = loader.compile_package(&app, &target()).unwrap().remove(0);
+    let d = one(&c.diagnostics, Code::IncludeUnresolved);
+    at(d, "contracts/main.yaml", 11);
+    assert_eq!(
+        d.json_pointer.as_deref(),
+        Some("/messages/0/content/0/from_dependency")
+    );
+    assert!(d.help.as_deref().unwrap().contains("common"));
+
+    // Confinement applies inside the dependency too.
+    fs::write(
+        app.join("contracts/main.yaml"),
+        contract("      - { kind: include, path: ../app/contracts/main.yaml, from_dependency: common }\n"),
+    )
+    .unwrap();
+    let mut loader = Loader::new(&app);
+    let c = loader.compile_package(&app, &target()).unwrap().remove(0);
+    one(&c.diagnostics, Code::IncludeUnresolved);
+}
+
+const SEARCH_SCHEMA: &str =
+    "{ type: object, properties: { query: { type: string } }, required: [query] }";
+
+fn search_fp() -> String {
+    let schema = serde_json::json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]});
+    format!(
+        "sha256:{}",
+        templiqx_contracts::canonical::fingerprint(&schema)
+    )
+}
+
+fn tool_pkg(table_fp: &str, schema_ref: &str) -> Pkg {
+    let manifest = format!(
+        "{MANIFEST}tool_contracts:\n  search_customers:\n    fingerprint: {table_fp}\n    schema: {SEARCH_SCHEMA}\n"
+    );
+    let main = contract("      - { kind: text, value: x }\n")
+        + &format!(
+            "extensions:\n  vendor.search:\n    capability: tools\n    schema: {schema_ref}\n    value: {{ query: acme }}\n"
+        );
+    Pkg::new(&manifest, &main)
+}
+
+#[test]
+fn tool_contract_references() {
+    let fp = search_fp();
+    // Resolves: the schema is inlined and the value validated against it.
+    let p = tool_pkg(
+        &fp,
+        &format!("{{ $ref: 'tool_contract:search_customers', fingerprint: '{fp}' }}"),
+    );
+    let (_, c) = p.compile();
+    let i = c
+        .interaction
+        .unwrap_or_else(|| panic!("{:#?}", c.diagnostics));
+    assert_eq!(i.extensions[0].schema.required.len(), 1);
+    assert_eq!(
+        i.required_capabilities
+            .iter()
+            .map(|s| s.as_ref())
+            .collect::<Vec<&str>>(),
+        ["structured_output", "tools"]
+    );
+
+    // Unknown name.
+    let p = tool_pkg(
+        &fp,
+        &format!("{{ $ref: 'tool_contract:search_customer', fingerprint: '{fp}' }}"),
+    );
+    let (_, c) = p.compile();
+    let d = one(&c.diagnostics, Code::ToolContractRefUnresolved);
+    at(d, "contracts/main.yaml", 16);
+    assert!(d.help.as_deref().unwrap().contains("search_customers"));
+
+    // Missing pin.
+    let p = tool_pkg(&fp, "{ $ref: 'tool_contract:search_customers' }");
+    let (_, c) = p.compile();
+    let d = one(&c.diagnostics, Code::ToolContractRefUnresolved);
+    at(d, "contracts/main.yaml", 16);
+    assert!(d.help.as_deref().unwrap().contains(&fp));
+
+    // Mismatched pin.
+    let wrong = format!("sha256:{}", "0".repeat(64));
+    let p = tool_pkg(
+        &fp,
+        &format!("{{ $ref: 'tool_contract:search_customers', fingerprint: '{wrong}' }}"),
+    );
+    let (_, c) = p.compile();
+    let d = one(&c.diagnostics, Code::ToolContractRefUnresolved);
+    assert_eq!(
+        d.json_pointer.as_deref(),
+        Some("/extensions/vendor.search/schema/fingerprint")
+    );
+    at(d, "contracts/main.yaml", 16);
+    assert!(c.interaction.is_none());
+
+    // The table's declared digest is not the schema's: a package diagnostic.
+    let p = tool_pkg(
+        &wrong,
+        &format!("{{ $ref: 'tool_contract:search_customers', fingerprint: '{wrong}' }}"),
+    );
+    let mut loader = Loader::new(p.root());
+    let diags = loader.compile_package(p.root(), &target()).unwrap_err();
+    let d = one(&diags, Code::Package);
+    at(d, "templiqx.yaml", 7);
+    assert_eq!(
+        d.json_pointer.as_deref(),
+        Some("/tool_contracts/search_customers/fingerprint")
+    );
+    assert!(d.message.contains(&fp), "{}", d.message);
+}
+
+#[test]
+fn manifests_are_strict() {
+    let p = Pkg::new(
+        &format!("{MANIFEST}dependecies: {{}}\n"),
+        &contract("      - { kind: text, value: x }\n"),
+    );
+    let mut loader = Loader::new(p.root());
+    let diags = loader.compile_package(p.root(), &target()).unwrap_err();
+    let d = one(&diags, Code::UnknownField);
+    at(d, "templiqx.yaml", 5);
+    assert!(d.help.as_deref().unwrap().contains("dependencies"));
+
+    let p = Pkg::new(
+        &format!("{MANIFEST}templates: [../outside.docx]\n"),
+        &contract("      - { kind: text, value: x }\n"),
+    );
+    let mut loader = Loader::new(p.root());
+    let diags = loader.compile_package(p.root(), &target()).unwrap_err();
+    let d = one(&diags, Code::Package);
+    assert_eq!(d.json_pointer.as_deref(), Some("/templates/0"));
+}
+
+#[test]
+fn tool_contracts_are_additive_for_manifest_fingerprints() {
+    // Golden: SHA-256 of the canonical JSON
+    // {"api_version":"templiqx/v1alpha1","contracts":["main"],"package":"scratch","provenance":{},"version":"0.1.0"}
+    // (computed independently). Supporting the additive `tool_contracts`
+    // field must never change the fingerprint of a manifest without it.
+    let p = Pkg::new(MANIFEST, &contract("      - { kind: text, value: x }\n"));
+    let mut loader = Loader::new(p.root());
+    let pkg = loader.load_package(p.root()).unwrap();
+    let fp = manifest_fingerprint(&loader.package(pkg).manifest);
+    assert_eq!(
+        fp,
+        "c09609dc1277432b172955a2b42e310913a8c4548f58eeb11c9dc7b3923897e5"
+    );
+    // An explicitly empty table fingerprints the same.
+    let p2 = Pkg::new(
+        &format!("{MANIFEST}tool_contracts: {{}}\n"),
+        &contract("      - { kind: text, value: x }\n"),
+    );
+    let mut loader2 = Loader::new(p2.root());
+    let pkg2 = loader2.load_package(p2.root()).unwrap();
+    assert_eq!(manifest_fingerprint(&loader2.package(pkg2).manifest), fp);
+}
+
+#[test]
+fn the_package_fingerprint_ignores_creation_order() {
+    let files = [
+        ("templiqx.yaml", MANIFEST.to_owned()),
+        ("contracts/main.yaml", contract(INCLUDE_INTRO)),
+        (
+            "partials/intro.yaml",
+            "- { kind: include, path: partials/b.yaml }\n".to_owned(),
+        ),
+        ("partials/b.yaml", "- { kind: text, value: b }\n".to_owned()),
+    ];
+    let make = |order: &[usize]| -> String {
+        let dir = tempfile::tempdir().unwrap();
+        for &i in order {
+            let p = dir.path().join(files[i].0);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, &files[i].1).unwrap();
+        }
+        let mut loader = Loader::new(dir.path());
+        let c = loader.compile_package(dir.path(), &target()).unwrap();
+        assert!(c[0].diagnostics.is_empty(), "{:#?}", c[0].diagnostics);
+        loader.fingerprint()
+    };
+    let a = make(&[0, 1, 2, 3]);
+    let b = make(&[3, 2, 1, 0]);
+    assert_eq!(a, b);
+    // And it changes with any file's content.
+    let dir = tempfile::tempdir().unwrap();
+    for (rel, text) in &files {
+        let p = dir.path().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text.replace("value: b", "value: c")).unwrap();
+    }
+    let mut loader = Loader::new(dir.path());
+    loader.compile_package(dir.path(), &target()).unwrap();
+    assert_ne!(loader.fingerprint(), a);
+}
+
+fn shared() -> PathBuf {
+    std::env::var_os("TEMPLIQX_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"))
+}
+
+#[test]
+fn both_corpus_packages_load_and_compile() {
+    for (rel, n) in [("corpus/packages/demo", 1), ("corpus/crm3", 2)] {
+        let dir = shared().join(rel);
+        let mut loader = Loader::new(&dir);
+        let compiled = loader
+            .compile_package(&dir, &CapabilityProfile::parse_list("structured_output"))
+            .unwrap_or_else(|d| panic!("{rel}: {d:#?}"));
+        assert_eq!(compiled.len(), n);
+        for c in compiled {
+            assert!(
+                c.diagnostics.is_empty(),
+                "{rel}/{}: {:#?}",
+                c.file,
+                c.diagnostics
+            );
+            assert!(c.interaction.is_some());
+        }
+        // The manifest and every contract were read.
+        assert_eq!(loader.files_read.len(), n + 1);
+    }
+}
