@@ -32,7 +32,9 @@
 //! assert_eq!(d.help.as_deref(), Some("did you mean `inputs.name`?"));
 //! ```
 
+pub mod builder;
 pub mod check;
+pub mod codegen;
 pub mod compile;
 pub mod dto;
 pub mod package;
@@ -42,4 +44,5 @@ pub mod schema;
 pub mod source;
 pub mod yaml;
 
+pub use builder::{BuildError, Builder};
 pub use compile::{Compilation, compile_str, parse_file};

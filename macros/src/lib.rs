@@ -1,0 +1,174 @@
+//! `include_contract!`: compiles a `templiqx/v1alpha1` contract while the
+//! host crate builds. A thin shell: every rule lives in `templiqx-build`.
+//!
+//! Use it through the runtime crate, which re-exports it:
+//!
+//! ```ignore
+//! templiqx::include_contract!("contracts/greeting.yaml", target = ["structured_output"]);
+//!
+//! let rendered = greeting::render(
+//!     &greeting::Inputs { name: "Ryan".into() },
+//!     &greeting::Context { organization: "Blinqx".into() },
+//! )?;
+//! ```
+//!
+//! Arguments (paths relative to the crate's `CARGO_MANIFEST_DIR`):
+//! - `"path/to/contract.yaml", target = [..]`, or
+//! - `package = "path/to/package", contract = "id", target = [..]`;
+//! - optionally `evals = false` to skip generating eval tests.
+//!
+//! A contract with errors becomes a `compile_error!` carrying every
+//! diagnostic in rustc's layout (file relative to the crate, line:column,
+//! snippet, `TQX_*` code, help), spanned on the macro argument. Every file
+//! read is referenced with `include_bytes!`, so editing a contract, partial,
+//! manifest or dependency file rebuilds the host.
+
+use proc_macro::TokenStream;
+use proc_macro2::Span;
+use quote::quote;
+use std::path::PathBuf;
+use syn::parse::{Parse, ParseStream};
+use syn::{Ident, LitBool, LitStr, Token, bracketed, punctuated::Punctuated};
+use templiqx_build::codegen::{self, Options};
+use templiqx_build::package::Loader;
+use templiqx_build::report;
+use templiqx_contracts::CapabilityProfile;
+
+enum Source {
+    File(LitStr),
+    Package { dir: LitStr, contract: LitStr },
+}
+
+struct Args {
+    source: Source,
+    target: Option<(CapabilityProfile, Span)>,
+    evals: bool,
+    span: Span,
+}
+
+impl Parse for Args {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let span = input.span();
+        let mut file = None;
+        let mut package = None;
+        let mut contract = None;
+        let mut target = None;
+        let mut evals = true;
+        if input.peek(LitStr) {
+            file = Some(input.parse::<LitStr>()?);
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+        while !input.is_empty() {
+            let key: Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            match key.to_string().as_str() {
+                "package" => package = Some(input.parse::<LitStr>()?),
+                "contract" => contract = Some(input.parse::<LitStr>()?),
+                "target" => {
+                    let content;
+                    let bracket = bracketed!(content in input);
+                    let caps: Punctuated<LitStr, Token![,]> = Punctuated::parse_terminated(&content)?;
+                    target = Some((CapabilityProfile::new(caps.iter().map(LitStr::value)), bracket.span.join()));
+                }
+                "evals" => evals = input.parse::<LitBool>()?.value,
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!("unknown argument `{other}`; expected `package`, `contract`, `target` or `evals`"),
+                    ));
+                }
+            }
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+        let source = match (file, package, contract) {
+            (Some(f), None, None) => Source::File(f),
+            (None, Some(dir), Some(contract)) => Source::Package { dir, contract },
+            (None, Some(dir), None) => {
+                return Err(syn::Error::new(dir.span(), "`package = ..` needs `contract = \"<id>\"` too"));
+            }
+            (Some(f), _, _) => {
+                return Err(syn::Error::new(f.span(), "give either a contract path or `package` + `contract`, not both"));
+            }
+            (None, _, _) => {
+                return Err(syn::Error::new(
+                    span,
+                    "expected a contract path: `include_contract!(\"contracts/x.yaml\", target = [\"structured_output\"])`",
+                ));
+            }
+        };
+        Ok(Args { source, target, evals, span })
+    }
+}
+
+/// Compiles a contract into a module of typed items; see the crate docs.
+#[proc_macro]
+pub fn include_contract(input: TokenStream) -> TokenStream {
+    let args = syn::parse_macro_input!(input as Args);
+    expand(args).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
+    let Some((target, _)) = args.target else {
+        return Err(syn::Error::new(
+            args.span,
+            "missing `target = [..]`: compiling a contract requires an explicit target capability profile \
+             (e.g. `target = [\"structured_output\"]`); there is no default",
+        ));
+    };
+    let base = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
+    let mut loader = Loader::new(&base);
+    let (compiled, span) = match &args.source {
+        Source::File(path) => {
+            let full = base.join(path.value());
+            if !full.is_file() {
+                return Err(syn::Error::new(
+                    path.span(),
+                    format!("contract file `{}` not found (paths are relative to CARGO_MANIFEST_DIR)", path.value()),
+                ));
+            }
+            (loader.compile_file(&full, &target), path.span())
+        }
+        Source::Package { dir, contract } => {
+            let root = base.join(dir.value());
+            match loader.compile_package(&root, &target) {
+                Err(diags) => {
+                    let text = report::render_all(&diags, &|n| loader.sources.by_name(n).map(|f| f.text.clone()));
+                    return Err(syn::Error::new(dir.span(), text));
+                }
+                Ok(all) => match all.into_iter().find(|c| c.id == contract.value()) {
+                    Some(c) => (c, contract.span()),
+                    None => {
+                        return Err(syn::Error::new(
+                            contract.span(),
+                            format!("package `{}` lists no contract `{}`", dir.value(), contract.value()),
+                        ));
+                    }
+                },
+            }
+        }
+    };
+    let tracked = loader.files_read.clone();
+    match (&compiled.contract, &compiled.interaction) {
+        (Some(contract), Some(interaction)) if compiled.diagnostics.is_empty() => {
+            let options = Options { eval_tests: args.evals, tracked_files: tracked };
+            codegen::generate(contract, interaction, &loader.sources, &options).map_err(|diags| {
+                let text = report::render_all(&diags, &|n| loader.sources.by_name(n).map(|f| f.text.clone()));
+                syn::Error::new(span, text)
+            })
+        }
+        _ => {
+            let text = report::render_all(&compiled.diagnostics, &|n| loader.sources.by_name(n).map(|f| f.text.clone()));
+            // Still track the files, so fixing the contract rebuilds.
+            let tracked = tracked.iter().map(|f| {
+                let p = f.to_string_lossy().into_owned();
+                quote! { const _: &[u8] = ::core::include_bytes!(#p); }
+            });
+            let err = syn::Error::new(span, text).into_compile_error();
+            Ok(quote! { #(#tracked)* #err })
+        }
+    }
+}
