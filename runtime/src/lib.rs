@@ -1,5 +1,6 @@
 //! Templiqx runtime: render precompiled LLM interaction contracts from typed
-//! values and validate model outputs.
+//! values, validate model outputs, and run them through a
+//! [`RuntimeAdapter`].
 //!
 //! ```
 //! use std::borrow::Cow;
@@ -65,10 +66,15 @@
 //!   budgets"); the [`filters`] module holds the fixed filters and the
 //!   locale table of DESIGN section 4.
 //! - [`validate_output`] checks a model output against the output schema.
+//! - [`RuntimeAdapter`] / [`AsyncRuntimeAdapter`] are the port to a model:
+//!   an adapter implements `invoke`; the provided `execute` methods gate
+//!   capabilities, validate the output and build the payload-free
+//!   [`Receipt`] of DESIGN section 5.
 //!
 //! This crate never depends on the compiler (`templiqx-build`): a host
 //! binary links no YAML parser and no JSON Schema compiler.
 
+pub mod adapter;
 pub mod filters;
 pub mod output;
 pub mod render;
@@ -76,6 +82,10 @@ pub mod request;
 
 pub use templiqx_contracts as contracts;
 
+pub use adapter::{
+    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Execution, ExecutionError,
+    RuntimeAdapter, Usage,
+};
 pub use filters::Locale;
 pub use output::validate_output;
 pub use render::{RenderError, render};
