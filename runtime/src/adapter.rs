@@ -385,7 +385,8 @@ fn conclude(
         Ok(output) => output,
         Err(failure) => {
             let diagnostic = Diagnostic::error(failure.code, failure.detail.clone())
-                .note(format!("failing step: `{}`", failure.id));
+                .note(format!("failing step: `{}`", failure.id))
+                .help(failure_help(&failure));
             return Err(ExecutionError {
                 receipt: failure.receipt(),
                 diagnostics: vec![diagnostic],
@@ -418,6 +419,25 @@ fn conclude(
                 diagnostics,
             })
         }
+    }
+}
+
+/// What a host can do about a runtime failure.
+fn failure_help(failure: &RuntimeFailure) -> String {
+    match failure.code {
+        Code::RuntimeTimeout => {
+            "retry, or allow more time (`runtime_policy.timeout_ms`, `max_attempts`)".into()
+        }
+        Code::RuntimeRateLimited => match failure.retry_after_ms {
+            Some(ms) => format!("retry after {ms} ms"),
+            None => "retry later, with backoff".into(),
+        },
+        Code::RuntimeUnavailable => "retry later, or use another adapter".into(),
+        Code::RuntimeInvalidResponse => {
+            "the model's answer was unusable; retry, or tighten the prompt".into()
+        }
+        Code::RuntimePermanent => "the request cannot succeed as sent; do not retry it".into(),
+        _ => "see the adapter's documentation for this failure".into(),
     }
 }
 

@@ -227,11 +227,14 @@ impl<'a> Renderer<'a> {
         let items = match self.eval(collection)? {
             ValueRef::Array(items) => items,
             other => {
-                return Err(type_mismatch(format!(
-                    "`for_each` needs an array, but {} is {}",
-                    describe(collection),
-                    article(&other)
-                )));
+                return Err(type_mismatch(
+                    collection,
+                    format!(
+                        "`for_each` needs an array, but {} is {}",
+                        describe(collection),
+                        article(&other)
+                    ),
+                ));
             }
         };
         if self.depth >= MAX_FOR_EACH_DEPTH {
@@ -257,11 +260,14 @@ impl<'a> Renderer<'a> {
                 self.write(out, sep)?;
             }
             let item = items.get(index).ok_or_else(|| {
-                value_missing(format!(
-                    "item {index} of {} is absent although its length is {}",
-                    describe(collection),
-                    items.len()
-                ))
+                Box::new(
+                    value_missing(format!(
+                        "item {index} of {} is absent although its length is {}",
+                        describe(collection),
+                        items.len()
+                    ))
+                    .help("the value's `ArrayView` reports more items than it yields"),
+                )
             })?;
             self.locals.set(slot, Some(item));
             self.nodes(body, out)?;
@@ -280,20 +286,26 @@ impl<'a> Renderer<'a> {
     ) -> Result<(), Fail> {
         let interaction = self.interaction;
         let Some(target) = interaction.components.get(component as usize) else {
-            return Err(Box::new(Diagnostic::error(
-                Code::ComponentUnknown,
-                format!("component #{component} does not exist (malformed interaction)"),
-            )));
+            return Err(Box::new(
+                Diagnostic::error(
+                    Code::ComponentUnknown,
+                    format!("component #{component} does not exist (malformed interaction)"),
+                )
+                .help("regenerate the interaction with the compiler"),
+            ));
         };
         // Without cycles no call chain is longer than the component table.
         if self.calls >= interaction.components.len() {
-            return Err(Box::new(Diagnostic::error(
-                Code::ComponentCycle,
-                format!(
-                    "component `{}` is part of a call cycle (malformed interaction)",
-                    target.name
-                ),
-            )));
+            return Err(Box::new(
+                Diagnostic::error(
+                    Code::ComponentCycle,
+                    format!(
+                        "component `{}` is part of a call cycle (malformed interaction)",
+                        target.name
+                    ),
+                )
+                .help("regenerate the interaction with the compiler, which rejects cycles"),
+            ));
         }
         // Arguments are evaluated in the caller's frame; pushing them above
         // it leaves the caller's slots where they are.
@@ -358,11 +370,14 @@ impl<'a> Renderer<'a> {
     fn boolean(&self, expr: &'a Expr, role: &str) -> Result<bool, Fail> {
         match self.eval(expr)? {
             ValueRef::Bool(b) => Ok(b),
-            other => Err(type_mismatch(format!(
-                "{role} must be a boolean, but {} is {}",
-                describe(expr),
-                article(&other)
-            ))),
+            other => Err(type_mismatch(
+                expr,
+                format!(
+                    "{role} must be a boolean, but {} is {}",
+                    describe(expr),
+                    article(&other)
+                ),
+            )),
         }
     }
 
@@ -397,6 +412,7 @@ impl<'a> Renderer<'a> {
                              (malformed interaction)",
                             path.source
                         ))
+                        .help("regenerate the interaction with the compiler")
                         .into());
                     }
                 }
@@ -425,13 +441,17 @@ impl<'a> Renderer<'a> {
                         Segment::Key(key) => format!("key `{key}`"),
                         Segment::Index(i) => format!("index {i}"),
                     };
-                    let mut d = type_mismatch(format!(
-                        "`{}` cannot be resolved: {step} is applied to {}",
-                        path.source,
-                        article(&other)
-                    ));
+                    let mut d = Diagnostic::error(
+                        Code::TypeMismatch,
+                        format!(
+                            "`{}` cannot be resolved: {step} is applied to {}",
+                            path.source,
+                            article(&other)
+                        ),
+                    )
+                    .help(TYPE_HELP);
                     d.json_pointer = pointer(path, index);
-                    return Err(d);
+                    return Err(Box::new(d));
                 }
             };
         }
@@ -476,18 +496,24 @@ impl<'a> Renderer<'a> {
             ValueRef::String(s) => w.write_str(s),
             ValueRef::Bool(b) => w.write_str(if b { "true" } else { "false" }),
             ValueRef::Number(Number::F64(f)) if !f.is_finite() => {
-                return Err(Box::new(Diagnostic::error(
-                    Code::ValueInvalid,
-                    format!("{} is not a finite number", describe(expr)),
-                )));
+                return Err(Box::new(
+                    Diagnostic::error(
+                        Code::ValueInvalid,
+                        format!("{} is not a finite number", describe(expr)),
+                    )
+                    .help("JSON has no NaN or infinity; supply a finite number"),
+                ));
             }
             ValueRef::Number(n) => write_number(n, &mut w),
             ValueRef::Null | ValueRef::Array(_) | ValueRef::Object(_) => {
-                return Err(type_mismatch(format!(
-                    "{} is {}, which interpolates only through the `json` filter",
-                    describe(expr),
-                    article(&value)
-                ))
+                return Err(type_mismatch(
+                    expr,
+                    format!(
+                        "{} is {}, which interpolates only through the `json` filter",
+                        describe(expr),
+                        article(&value)
+                    ),
+                )
                 .help("add `json` to the filters to write its canonical JSON")
                 .into());
             }
@@ -801,8 +827,19 @@ impl Write for Capped<'_> {
     }
 }
 
-fn type_mismatch(message: String) -> Fail {
-    Box::new(Diagnostic::error(Code::TypeMismatch, message))
+const TYPE_HELP: &str = "supply a value of the type the contract declares for it";
+
+/// `TQX_TYPE_MISMATCH` about the value of `expr`, pointing at it in the
+/// request when it is a reference into `inputs`/`context`.
+fn type_mismatch(expr: &Expr, message: String) -> Fail {
+    let mut d = Diagnostic::error(Code::TypeMismatch, message).help(TYPE_HELP);
+    if let Expr::Ref(path) = expr {
+        d.json_pointer = match path.segments.len() {
+            0 => None,
+            n => pointer(path, n - 1),
+        };
+    }
+    Box::new(d)
 }
 
 fn value_missing(message: String) -> Diagnostic {

@@ -372,6 +372,10 @@ fn when_needs_a_boolean_and_for_each_an_array() {
         codes(render_texts(&i, json!({"v": null}), json!({}))),
         ["TQX_TYPE_MISMATCH"]
     );
+    let inputs = obj(json!({"v": 1}));
+    let e = render(&i, &inputs, &obj(json!({}))).expect_err("not a boolean");
+    assert_eq!(e.diagnostics[0].json_pointer.as_deref(), Some("/inputs/v"));
+    assert!(e.diagnostics[0].message.contains("`inputs.v` is a number"));
     let i = interaction(
         vec![field("v", Schema::ANY, true)],
         vec![],

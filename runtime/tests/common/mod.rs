@@ -155,7 +155,8 @@ pub fn obj(v: Value) -> Map<String, Value> {
     }
 }
 
-/// Renders and returns the message texts, or the diagnostic codes.
+/// Renders and returns the message texts, or the diagnostic codes (checking
+/// that every diagnostic carries a help line).
 pub fn render_texts(
     interaction: &Interaction,
     inputs: Value,
@@ -164,6 +165,11 @@ pub fn render_texts(
     let (inputs, context) = (obj(inputs), obj(context));
     match templiqx::render(interaction, &inputs, &context) {
         Ok(r) => Ok(r.messages.into_iter().map(|m| m.content).collect()),
-        Err(e) => Err(e.codes().map(|c| c.as_str().to_owned()).collect()),
+        Err(e) => {
+            for d in &e.diagnostics {
+                assert!(d.help.is_some(), "no help line: {d}");
+            }
+            Err(e.codes().map(|c| c.as_str().to_owned()).collect())
+        }
     }
 }
