@@ -602,6 +602,21 @@ mod tests {
         assert_eq!(lower, long.to_lowercase());
     }
 
+    /// The renderer's budget arithmetic relies on this: a case mapping
+    /// changes a string's UTF-8 length by at most a factor of 3 either way.
+    #[test]
+    fn case_mappings_change_length_by_at_most_a_factor_of_three() {
+        for c in (0..=u32::from(char::MAX)).filter_map(char::from_u32) {
+            let len = c.len_utf8();
+            for mapped in [
+                c.to_lowercase().map(char::len_utf8).sum::<usize>(),
+                c.to_uppercase().map(char::len_utf8).sum::<usize>(),
+            ] {
+                assert!(mapped <= 3 * len && len <= 3 * mapped, "{c:?}");
+            }
+        }
+    }
+
     #[test]
     fn ascii_case_classes_agree_with_std() {
         for b in 0u8..128 {

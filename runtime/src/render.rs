@@ -6,8 +6,9 @@
 //! values, and allocates nothing per node: the only allocations of a
 //! successful render are the message strings (pre-sized), the message list
 //! and, only beyond eight simultaneously bound `for_each` items and
-//! component arguments, one stack of locals. Filter chains of two or more non-`trim` filters
-//! additionally use scratch strings for their intermediate results.
+//! component arguments, one stack of locals. Filter chains of two or more
+//! non-`trim` filters additionally use scratch strings for their
+//! intermediate results.
 //!
 //! Content is data: text and values are written verbatim and never parsed
 //! again, so `{{x}}`, `{% if %}` or `${x}` in either comes out unchanged
@@ -528,10 +529,9 @@ impl<'a> Renderer<'a> {
     /// intermediate can grow beyond what could still fit the budget:
     /// `lower`/`upper` shrink a string by at most a factor of 3 in bytes
     /// (`K` KELVIN SIGN → `k`), `json` never shrinks, `format_date` needs
-    /// exactly 10 bytes. `trim` is applied to the source string wherever it
-    /// stands: it commutes with `lower`/`upper` (case mappings neither make
-    /// nor take white space), and after `json`, `format_date` or
-    /// `format_number` there is no outer white space to remove.
+    /// exactly 10 bytes. A `trim` never needs an intermediate of its own:
+    /// it either applies to the source string (a slice) or is the identity
+    /// (see the comment in the body).
     #[inline(never)]
     fn filtered(
         &mut self,
