@@ -1,1 +1,120 @@
-//! Templiqx runtime (in progress).
+//! Templiqx runtime: render precompiled LLM interaction contracts from typed
+//! values, validate model outputs, and run them through a
+//! [`RuntimeAdapter`].
+//!
+//! ```
+//! use std::borrow::Cow;
+//! use templiqx::contracts::ir::{Expr, Field, Message, Node, Path, Root, Segment};
+//! use templiqx::contracts::{Filter, Interaction, JsonType, Role, Schema, Seq, TypeSet};
+//!
+//! // What `include_contract!` embeds as static data, written by hand.
+//! static USER: &[Node] = &[
+//!     Node::Text(Cow::Borrowed("Hello ")),
+//!     Node::Interpolate {
+//!         value: Expr::Ref(Path {
+//!             root: Root::Inputs,
+//!             segments: Seq::Static(&[Segment::Key(Cow::Borrowed("name"))]),
+//!             source: Cow::Borrowed("inputs.name"),
+//!         }),
+//!         filters: Seq::Static(&[Filter::Trim]),
+//!     },
+//! ];
+//! let interaction = Interaction {
+//!     compiler: "templiqx".into(),
+//!     contract_id: "greeting".into(),
+//!     contract_version: "0.1.0".into(),
+//!     inputs: Seq::Owned(vec![Field {
+//!         name: "name".into(),
+//!         schema: Schema { types: TypeSet::of(JsonType::String), min_length: Some(1), ..Schema::ANY },
+//!         required: true,
+//!     }]),
+//!     context: Seq::EMPTY,
+//!     messages: Seq::Owned(vec![Message { role: Role::User, content: Seq::Static(USER) }]),
+//!     components: Seq::EMPTY,
+//!     output_schema: Schema::ANY,
+//!     runtime_policy: Default::default(),
+//!     extensions: Seq::EMPTY,
+//!     required_capabilities: Seq::EMPTY,
+//!     target_capabilities: Seq::EMPTY,
+//!     context_locale: false,
+//!     contract_fingerprint: "".into(),
+//!     interaction_fingerprint: "".into(),
+//! };
+//!
+//! // Any `ObjectView` serves as inputs and context: generated structs,
+//! // maps, or a `serde_json` object.
+//! let inputs = serde_json::json!({ "name": "  Ryan " });
+//! let inputs = inputs.as_object().expect("an object");
+//! let context = serde_json::Map::new();
+//!
+//! let rendered = templiqx::render(&interaction, inputs, &context)?;
+//! println!("{}", rendered.messages[0].content);
+//! assert_eq!(rendered.messages[0].content, "Hello Ryan");
+//!
+//! // Request values are checked against the declarations first.
+//! let empty = serde_json::Map::new();
+//! let error = templiqx::render(&interaction, &empty, &context).unwrap_err();
+//! assert_eq!(error.diagnostics[0].code.as_str(), "TQX_VALUE_INVALID");
+//! assert_eq!(error.diagnostics[0].json_pointer.as_deref(), Some("/inputs/name"));
+//! # Ok::<(), templiqx::RenderError>(())
+//! ```
+//!
+//! # What happens where
+//!
+//! - [`render()`] validates the request ([`validate_request`]) and renders
+//!   every message within the render budgets of the seed (section "Render
+//!   budgets"); the [`filters`] module holds the fixed filters and the
+//!   locale table of DESIGN section 4.
+//! - [`validate_output`] checks a model output against the output schema.
+//! - [`RuntimeAdapter`] / [`AsyncRuntimeAdapter`] are the port to a model:
+//!   an adapter implements `invoke`; the provided `execute` methods gate
+//!   capabilities, validate the output and build the payload-free
+//!   [`Receipt`] of DESIGN section 5.
+//!
+//! This crate never depends on the compiler (`templiqx-build`): a host
+//! binary links no YAML parser and no JSON Schema compiler.
+
+pub mod adapter;
+pub mod filters;
+pub mod output;
+pub mod render;
+pub mod request;
+
+pub use templiqx_contracts as contracts;
+
+pub use adapter::{
+    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Execution, ExecutionError,
+    RuntimeAdapter, Usage,
+};
+pub use filters::Locale;
+pub use output::validate_output;
+pub use render::{RenderError, render};
+pub use request::validate_request;
+pub use templiqx_contracts::{
+    AsValue, Code, Diagnostic, Interaction, ObjectView, Receipt, RenderedInteraction,
+    RenderedMessage, RuntimeFailure, StreamEvent, ValueRef,
+};
+
+/// What generated code refers to, by absolute path
+/// (`::templiqx::__private::…`), so it never depends on the host's `use`
+/// lines or dependency names. Not a public API: it may change in any
+/// release.
+#[doc(hidden)]
+pub mod __private {
+    pub use ::serde;
+    pub use ::serde_json;
+    pub use ::std::borrow::Cow;
+    pub use ::std::boxed::Box;
+    pub use ::std::option::Option;
+    pub use templiqx_contracts;
+    pub use templiqx_contracts::ir::{
+        Component, Expr, Extension, Field, Filter, Interaction, Message, Node, Path, Role, Root,
+        RuntimePolicy, Segment,
+    };
+    pub use templiqx_contracts::schema::{Format, Schema, TypeSet};
+    pub use templiqx_contracts::seq::{Ptr, Seq, Str};
+    pub use templiqx_contracts::value::{
+        ArrayView, AsValue, EmptyObject, IrValue, JsonType, Number, ObjectView, ValueRef,
+    };
+    pub use templiqx_contracts::{Code, Diagnostic, RenderedInteraction, budget, canonical};
+}

@@ -1,0 +1,514 @@
+//! The runtime adapter port: how a rendered interaction reaches a model
+//! (DESIGN sections 1 and 3), in a blocking ([`RuntimeAdapter`]) and an
+//! async ([`AsyncRuntimeAdapter`]) flavour with identical semantics.
+//!
+//! An adapter implements only the provider call (`invoke`, optionally
+//! `invoke_streaming`); the port's provided `execute` methods add what every
+//! adapter must do the same way:
+//!
+//! 1. the **capability gate**: an interaction whose
+//!    `required_capabilities` are not all in the adapter's descriptor fails
+//!    with `TQX_CAPABILITY_UNSUPPORTED` before anything is invoked (seed:
+//!    "Capabilities and extensions": "a runtime adapter cannot bypass the
+//!    gate");
+//! 2. the invocation, retried immediately on `TQX_RUNTIME_TIMEOUT` and
+//!    `TQX_RUNTIME_UNAVAILABLE` up to `runtime_policy.max_attempts`
+//!    (default 1: no retry);
+//! 3. **output validation** against `output_schema` (`TQX_OUTPUT_SCHEMA`);
+//! 4. the payload-free **receipt**, exactly per DESIGN section 5.
+//!
+//! The sync and async traits share steps 1, 3 and 4 and the retry rule;
+//! only the awaiting differs.
+
+// `ExecutionError` carries a receipt and diagnostics by value, as the port
+// defines it; it is returned once per provider call, never on a hot path.
+#![allow(clippy::result_large_err)]
+
+use crate::output::validate_output;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::future::Future;
+use templiqx_contracts::canonical::{fingerprint, to_canonical_string};
+use templiqx_contracts::{
+    AsValue, Code, Diagnostic, Interaction, Receipt, RenderedInteraction, RuntimeFailure,
+    StreamEvent,
+};
+
+/// What an adapter is and what it can do.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdapterDescriptor {
+    /// A stable adapter name (`"openai"`, `"scripted"`), for messages.
+    pub name: String,
+    /// The capabilities the adapter provides, sorted and unique (as
+    /// [`AdapterDescriptor::new`] makes them).
+    pub capabilities: Vec<String>,
+}
+
+impl AdapterDescriptor {
+    /// A descriptor with `capabilities` sorted and deduplicated.
+    pub fn new<I, S>(name: impl Into<String>, capabilities: I) -> AdapterDescriptor
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut capabilities: Vec<String> = capabilities.into_iter().map(Into::into).collect();
+        capabilities.sort();
+        capabilities.dedup();
+        AdapterDescriptor {
+            name: name.into(),
+            capabilities,
+        }
+    }
+
+    /// Whether the adapter provides `capability`.
+    pub fn supports(&self, capability: &str) -> bool {
+        self.capabilities.iter().any(|c| c == capability)
+    }
+}
+
+/// Token usage reported by a provider.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+}
+
+/// What one successful invocation returned.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AdapterOutput {
+    /// The structured output, not yet validated.
+    pub output: serde_json::Value,
+    /// Token usage, when the provider reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+}
+
+/// A successful execution: a schema-valid output and its success receipt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Execution {
+    /// The output; valid against the interaction's `output_schema`.
+    pub output: serde_json::Value,
+    /// `Receipt::Success` over the request and output fingerprints.
+    pub receipt: Receipt,
+    /// Token usage of the successful attempt, when reported.
+    pub usage: Option<Usage>,
+    /// Invocations made, including the successful one (≥ 1).
+    pub attempts: u32,
+}
+
+/// A failed execution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExecutionError {
+    /// The failure: the adapter's (`TQX_RUNTIME_*`), or the port's own
+    /// (`TQX_CAPABILITY_UNSUPPORTED`, `TQX_OUTPUT_SCHEMA`).
+    pub failure: RuntimeFailure,
+    /// The failure receipt (DESIGN section 5): `failure.receipt()`, except
+    /// for `TQX_OUTPUT_SCHEMA`, whose receipt is the normalised one whose
+    /// `failure_fingerprint` is the output fingerprint.
+    pub receipt: Receipt,
+    /// What went wrong, with pointers into the output for
+    /// `TQX_OUTPUT_SCHEMA`.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl fmt::Display for ExecutionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "execution failed: {}", self.failure)
+    }
+}
+
+impl std::error::Error for ExecutionError {}
+
+/// The `id` of the failure the capability gate reports.
+pub const CAPABILITY_GATE_ID: &str = "templiqx.capability_gate";
+
+/// The `id` of the failure for a schema-invalid output.
+pub const OUTPUT_SCHEMA_ID: &str = "templiqx.output_schema";
+
+/// A blocking runtime adapter.
+///
+/// Implement [`descriptor`](RuntimeAdapter::descriptor) and
+/// [`invoke`](RuntimeAdapter::invoke) (and
+/// [`invoke_streaming`](RuntimeAdapter::invoke_streaming) for a real
+/// stream); call [`execute`](RuntimeAdapter::execute) or
+/// [`execute_streaming`](RuntimeAdapter::execute_streaming), which gate,
+/// validate and build receipts (see the [module docs](self)). Do not
+/// override the `execute` methods: their semantics are the port's contract.
+///
+/// An invocation fails with a [`RuntimeFailure`] carrying one of these codes
+/// (DESIGN section 4, "Diagnostics"):
+///
+/// | code | meaning | retried by `execute` |
+/// |---|---|---|
+/// | `TQX_RUNTIME_TIMEOUT` | the provider did not answer within the attempt's time (`runtime_policy.timeout_ms`, when the adapter honours it) | yes |
+/// | `TQX_RUNTIME_UNAVAILABLE` | the provider could not be reached or is overloaded | yes |
+/// | `TQX_RUNTIME_RATE_LIMITED` | the provider refused for rate; `retry_after_ms` says when to come back, so the host decides | no |
+/// | `TQX_RUNTIME_INVALID_RESPONSE` | the provider answered with something that is not a usable output (not JSON, truncated, a refusal) | no |
+/// | `TQX_RUNTIME_PERMANENT` | the request cannot succeed as sent (rejected, unauthorised, content policy); retrying will not help | no |
+///
+/// The `id` of a failure names the failing step stably (it enters the
+/// failure fingerprint); `detail` is free text and enters no fingerprint.
+pub trait RuntimeAdapter: Send + Sync {
+    /// The adapter's name and capabilities.
+    fn descriptor(&self) -> &AdapterDescriptor;
+
+    /// Sends the rendered interaction to the model once and returns its
+    /// output, unvalidated.
+    ///
+    /// # Errors
+    ///
+    /// A [`RuntimeFailure`] with a `TQX_RUNTIME_*` code (see the trait docs).
+    fn invoke(&self, request: &RenderedInteraction<'_>) -> Result<AdapterOutput, RuntimeFailure>;
+
+    /// Like [`invoke`](RuntimeAdapter::invoke), reporting output fragments to
+    /// `sink` as `Delta`/`ToolCallDelta` events as they arrive. Terminal
+    /// events sent here are ignored by `execute_streaming`, which emits the
+    /// one terminal event itself.
+    ///
+    /// The default invokes, then sends the output's canonical JSON as one
+    /// `Delta`.
+    ///
+    /// # Errors
+    ///
+    /// As [`invoke`](RuntimeAdapter::invoke).
+    fn invoke_streaming(
+        &self,
+        request: &RenderedInteraction<'_>,
+        sink: &mut dyn FnMut(StreamEvent),
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        let output = self.invoke(request)?;
+        sink(whole_output_delta(&output));
+        Ok(output)
+    }
+
+    /// Executes the interaction: capability gate, invocation (with retries
+    /// per `runtime_policy.max_attempts`), output validation, receipt.
+    ///
+    /// # Errors
+    ///
+    /// `TQX_CAPABILITY_UNSUPPORTED` (nothing invoked), the last
+    /// `TQX_RUNTIME_*` failure, or `TQX_OUTPUT_SCHEMA` for a schema-invalid
+    /// output; each with its failure receipt.
+    fn execute(&self, request: &RenderedInteraction<'_>) -> Result<Execution, ExecutionError> {
+        capability_gate(self.descriptor(), request.interaction)?;
+        let mut attempts = Attempts::new(request.interaction);
+        let result = loop {
+            attempts.begin();
+            match self.invoke(request) {
+                Err(failure) if attempts.retry(&failure, false) => continue,
+                result => break result,
+            }
+        };
+        conclude(request, result, attempts.made)
+    }
+
+    /// [`execute`](RuntimeAdapter::execute), streaming: forwards the
+    /// adapter's `Delta` and `ToolCallDelta` events to `sink` (dropping any
+    /// terminal event the adapter emits), then emits exactly one terminal
+    /// event: `Complete` with the receipt that is returned, or `Failed`
+    /// with the failure, before the error is returned. A failed attempt is
+    /// retried only if it forwarded nothing.
+    ///
+    /// # Errors
+    ///
+    /// As [`execute`](RuntimeAdapter::execute).
+    fn execute_streaming(
+        &self,
+        request: &RenderedInteraction<'_>,
+        sink: &mut dyn FnMut(StreamEvent),
+    ) -> Result<Execution, ExecutionError> {
+        if let Err(error) = capability_gate(self.descriptor(), request.interaction) {
+            return terminal(Err(error), sink);
+        }
+        let mut attempts = Attempts::new(request.interaction);
+        let result = loop {
+            attempts.begin();
+            let mut forward = Forward::new(sink);
+            let result = self.invoke_streaming(request, &mut |event| forward.event(event));
+            match result {
+                Err(failure) if attempts.retry(&failure, forward.forwarded) => continue,
+                result => break result,
+            }
+        };
+        terminal(conclude(request, result, attempts.made), sink)
+    }
+}
+
+/// The async counterpart of [`RuntimeAdapter`], with the same provided
+/// semantics (gate, retries, validation, receipts, stream events) and the
+/// same failure codes; every future is `Send`.
+///
+/// Uses native `async fn` in traits: implement
+/// `async fn invoke(&self, request: &RenderedInteraction<'_>) -> Result<..>`
+/// (its future must be `Send`).
+pub trait AsyncRuntimeAdapter: Send + Sync {
+    /// The adapter's name and capabilities.
+    fn descriptor(&self) -> &AdapterDescriptor;
+
+    /// Sends the rendered interaction to the model once and returns its
+    /// output, unvalidated.
+    ///
+    /// # Errors
+    ///
+    /// A [`RuntimeFailure`] with a `TQX_RUNTIME_*` code (see
+    /// [`RuntimeAdapter`]).
+    fn invoke(
+        &self,
+        request: &RenderedInteraction<'_>,
+    ) -> impl Future<Output = Result<AdapterOutput, RuntimeFailure>> + Send;
+
+    /// Like [`invoke`](AsyncRuntimeAdapter::invoke), reporting fragments to
+    /// `sink`; the default invokes, then sends the output's canonical JSON
+    /// as one `Delta`.
+    ///
+    /// # Errors
+    ///
+    /// As [`invoke`](AsyncRuntimeAdapter::invoke).
+    fn invoke_streaming(
+        &self,
+        request: &RenderedInteraction<'_>,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> impl Future<Output = Result<AdapterOutput, RuntimeFailure>> + Send {
+        async move {
+            let output = self.invoke(request).await?;
+            sink(whole_output_delta(&output));
+            Ok(output)
+        }
+    }
+
+    /// As [`RuntimeAdapter::execute`].
+    ///
+    /// # Errors
+    ///
+    /// As [`RuntimeAdapter::execute`].
+    fn execute(
+        &self,
+        request: &RenderedInteraction<'_>,
+    ) -> impl Future<Output = Result<Execution, ExecutionError>> + Send {
+        async move {
+            capability_gate(self.descriptor(), request.interaction)?;
+            let mut attempts = Attempts::new(request.interaction);
+            let result = loop {
+                attempts.begin();
+                match self.invoke(request).await {
+                    Err(failure) if attempts.retry(&failure, false) => continue,
+                    result => break result,
+                }
+            };
+            conclude(request, result, attempts.made)
+        }
+    }
+
+    /// As [`RuntimeAdapter::execute_streaming`].
+    ///
+    /// # Errors
+    ///
+    /// As [`RuntimeAdapter::execute`].
+    fn execute_streaming(
+        &self,
+        request: &RenderedInteraction<'_>,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> impl Future<Output = Result<Execution, ExecutionError>> + Send {
+        async move {
+            if let Err(error) = capability_gate(self.descriptor(), request.interaction) {
+                return terminal(Err(error), sink);
+            }
+            let mut attempts = Attempts::new(request.interaction);
+            let result = loop {
+                attempts.begin();
+                let mut forward = Forward::new(&mut *sink);
+                let result = self
+                    .invoke_streaming(request, &mut |event| forward.event(event))
+                    .await;
+                match result {
+                    Err(failure) if attempts.retry(&failure, forward.forwarded) => continue,
+                    result => break result,
+                }
+            };
+            terminal(conclude(request, result, attempts.made), sink)
+        }
+    }
+}
+
+/// The default streaming of a whole output: its canonical JSON as one delta.
+fn whole_output_delta(output: &AdapterOutput) -> StreamEvent {
+    StreamEvent::Delta {
+        text: to_canonical_string(&output.output),
+    }
+}
+
+/// Step 1: every required capability must be provided.
+fn capability_gate(
+    descriptor: &AdapterDescriptor,
+    interaction: &Interaction,
+) -> Result<(), ExecutionError> {
+    let missing: Vec<&str> = interaction
+        .required_capabilities
+        .iter()
+        .map(|c| &**c)
+        .filter(|c| !descriptor.supports(c))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let detail = format!(
+        "adapter `{}` does not provide the required capabilities {}",
+        descriptor.name,
+        missing
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let failure = RuntimeFailure::new(Code::CapabilityUnsupported, CAPABILITY_GATE_ID, &detail);
+    Err(ExecutionError {
+        receipt: failure.receipt(),
+        diagnostics: vec![
+            Diagnostic::error(Code::CapabilityUnsupported, detail).help(
+                "run the interaction on an adapter whose descriptor lists these capabilities",
+            ),
+        ],
+        failure,
+    })
+}
+
+/// Steps 3 and 4: validate the output and build the receipt (DESIGN
+/// section 5); a runtime failure becomes its own receipt.
+fn conclude(
+    request: &RenderedInteraction<'_>,
+    result: Result<AdapterOutput, RuntimeFailure>,
+    attempts: u32,
+) -> Result<Execution, ExecutionError> {
+    let AdapterOutput { output, usage } = match result {
+        Ok(output) => output,
+        Err(failure) => {
+            let diagnostic = Diagnostic::error(failure.code, failure.detail.clone())
+                .note(format!("failing step: `{}`", failure.id))
+                .help(failure_help(&failure));
+            return Err(ExecutionError {
+                receipt: failure.receipt(),
+                diagnostics: vec![diagnostic],
+                failure,
+            });
+        }
+    };
+    let output_fingerprint = fingerprint(&output);
+    let request_fingerprint = request.request_fingerprint();
+    match validate_output(request.interaction, output.as_value()) {
+        Ok(()) => Ok(Execution {
+            receipt: Receipt::for_output(&request_fingerprint, &output_fingerprint, true),
+            output,
+            usage,
+            attempts,
+        }),
+        Err(diagnostics) => {
+            let failure = RuntimeFailure::new(
+                Code::OutputSchema,
+                OUTPUT_SCHEMA_ID,
+                format!(
+                    "the output violates the output schema ({} violation{})",
+                    diagnostics.len(),
+                    if diagnostics.len() == 1 { "" } else { "s" }
+                ),
+            );
+            Err(ExecutionError {
+                failure,
+                receipt: Receipt::for_output(&request_fingerprint, &output_fingerprint, false),
+                diagnostics,
+            })
+        }
+    }
+}
+
+/// What a host can do about a runtime failure.
+fn failure_help(failure: &RuntimeFailure) -> String {
+    match failure.code {
+        Code::RuntimeTimeout => {
+            "retry, or allow more time (`runtime_policy.timeout_ms`, `max_attempts`)".into()
+        }
+        Code::RuntimeRateLimited => match failure.retry_after_ms {
+            Some(ms) => format!("retry after {ms} ms"),
+            None => "retry later, with backoff".into(),
+        },
+        Code::RuntimeUnavailable => "retry later, or use another adapter".into(),
+        Code::RuntimeInvalidResponse => {
+            "the model's answer was unusable; retry, or tighten the prompt".into()
+        }
+        Code::RuntimePermanent => "the request cannot succeed as sent; do not retry it".into(),
+        _ => "see the adapter's documentation for this failure".into(),
+    }
+}
+
+/// Emits the one terminal stream event for `outcome` and passes it on.
+fn terminal<S: FnMut(StreamEvent) + ?Sized>(
+    outcome: Result<Execution, ExecutionError>,
+    sink: &mut S,
+) -> Result<Execution, ExecutionError> {
+    sink(match &outcome {
+        Ok(execution) => StreamEvent::Complete {
+            receipt: execution.receipt.clone(),
+        },
+        Err(error) => StreamEvent::Failed {
+            failure: error.failure.clone(),
+        },
+    });
+    outcome
+}
+
+/// Counts invocations and decides on retries (step 2).
+struct Attempts {
+    made: u32,
+    max: u32,
+}
+
+impl Attempts {
+    fn new(interaction: &Interaction) -> Attempts {
+        Attempts {
+            made: 0,
+            max: interaction.runtime_policy.max_attempts.unwrap_or(1).max(1),
+        }
+    }
+
+    fn begin(&mut self) {
+        self.made += 1;
+    }
+
+    /// Whether to invoke again after `failure`: only transient failures,
+    /// only within `max_attempts`, and never after output was streamed (a
+    /// consumer would see it twice).
+    fn retry(&self, failure: &RuntimeFailure, forwarded: bool) -> bool {
+        self.made < self.max
+            && !forwarded
+            && matches!(
+                failure.code,
+                Code::RuntimeTimeout | Code::RuntimeUnavailable
+            )
+    }
+}
+
+/// Forwards an adapter's non-terminal events.
+struct Forward<'s, S: FnMut(StreamEvent) + ?Sized> {
+    sink: &'s mut S,
+    forwarded: bool,
+}
+
+impl<'s, S: FnMut(StreamEvent) + ?Sized> Forward<'s, S> {
+    fn new(sink: &'s mut S) -> Self {
+        Forward {
+            sink,
+            forwarded: false,
+        }
+    }
+
+    fn event(&mut self, event: StreamEvent) {
+        match event {
+            StreamEvent::Delta { .. } | StreamEvent::ToolCallDelta { .. } => {
+                self.forwarded = true;
+                (self.sink)(event);
+            }
+            StreamEvent::Complete { .. } | StreamEvent::Failed { .. } => {}
+        }
+    }
+}

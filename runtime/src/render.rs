@@ -1,0 +1,945 @@
+//! The renderer: a compiled [`Interaction`] plus request values → a
+//! [`RenderedInteraction`].
+//!
+//! Rendering walks the IR once. References were resolved at compile time,
+//! so the walk does no name lookups beyond [`ObjectView::get`], converts no
+//! values, and allocates nothing per node: the only allocations of a
+//! successful render are the message strings (pre-sized), the message list
+//! and, only beyond eight simultaneously bound `for_each` items and
+//! component arguments, one stack of locals. Filter chains of two or more
+//! non-`trim` filters additionally use scratch strings for their
+//! intermediate results.
+//!
+//! Content is data: text and values are written verbatim and never parsed
+//! again, so `{{x}}`, `{% if %}` or `${x}` in either comes out unchanged
+//! (seed: "Structured content").
+
+use crate::filters::{self, FilterError, Locale};
+use crate::request::validate_request;
+use std::fmt::{self, Write};
+use templiqx_contracts::budget::{MAX_FOR_EACH_DEPTH, MAX_FOR_EACH_ITERATIONS, MAX_OUTPUT_BYTES};
+use templiqx_contracts::canonical::write_number;
+use templiqx_contracts::diagnostic::escape_pointer_token;
+use templiqx_contracts::ir::{Expr, Node, Path, Root, Segment};
+use templiqx_contracts::{
+    AsValue, Code, Diagnostic, Filter, Interaction, Number, ObjectView, RenderedInteraction,
+    RenderedMessage, ValueRef,
+};
+
+/// Why a request could not be rendered.
+///
+/// Request validation reports every problem it finds (`TQX_VALUE_INVALID`);
+/// rendering stops at the first one. Codes a render can produce:
+///
+/// | code | when |
+/// |---|---|
+/// | `TQX_VALUE_INVALID` | a request value is missing, undeclared, or violates its schema |
+/// | `TQX_VALUE_MISSING` | a rendered reference has no value (an absent optional input, an omitted component argument, a missing nested key, an index out of range) |
+/// | `TQX_TYPE_MISMATCH` | a value of the wrong type reached a condition, `for_each` or plain interpolation |
+/// | `TQX_FILTER_INPUT` | a filter got an input it cannot process (`format_date` of `2026-02-30`) |
+/// | `TQX_RENDER_BUDGET` | the render would exceed a budget of seed section "Render budgets" |
+/// | `TQX_COMPONENT_CYCLE`, `TQX_COMPONENT_UNKNOWN` | (hand-built IR only) components call each other in a cycle, or a call names no component |
+#[derive(Clone, Debug, PartialEq)]
+pub struct RenderError {
+    /// The problems, in the order found; never empty.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl RenderError {
+    fn one(diagnostic: Diagnostic) -> RenderError {
+        RenderError {
+            diagnostics: vec![diagnostic],
+        }
+    }
+
+    /// The code of each diagnostic, in order.
+    pub fn codes(&self) -> impl Iterator<Item = Code> + '_ {
+        self.diagnostics.iter().map(|d| d.code)
+    }
+}
+
+impl fmt::Display for RenderError {
+    /// The first diagnostic, then one line for each further one.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut lines = self.diagnostics.iter();
+        match lines.next() {
+            Some(first) => write!(f, "render failed: {first}")?,
+            None => f.write_str("render failed")?,
+        }
+        for d in lines {
+            write!(f, "\n{d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+/// Validates a request, then renders every message of `interaction`.
+///
+/// `inputs` and `context` are the request's two root scopes (seed:
+/// "Structured content"); generated `Inputs`/`Context` structs,
+/// `serde_json::Map`s and `BTreeMap`s all implement [`ObjectView`].
+///
+/// Semantics, in brief (the crate docs and the seed have the rest):
+/// references never fall back to an empty string; `when` needs a boolean,
+/// `for_each` an array; plain interpolation writes strings verbatim,
+/// numbers in canonical JSON form and booleans as `true`/`false`, while
+/// `null`, arrays and objects need the `json` filter; filters apply left to
+/// right; a component body sees only its own arguments and the root scopes.
+///
+/// Budgets (seed: "Render budgets") are shared by all messages and checked
+/// before anything is written: at most
+/// [`MAX_FOR_EACH_ITERATIONS`] iterations, [`MAX_FOR_EACH_DEPTH`] nested
+/// `for_each`, and [`MAX_OUTPUT_BYTES`] bytes of message text.
+///
+/// # Errors
+///
+/// A [`RenderError`] with every request problem (`TQX_VALUE_INVALID`), or the
+/// first render problem; see [`RenderError`] for the codes. A failed render
+/// returns no partial output.
+pub fn render<'i>(
+    interaction: &'i Interaction,
+    inputs: &dyn ObjectView,
+    context: &dyn ObjectView,
+) -> Result<RenderedInteraction<'i>, RenderError> {
+    validate_request(interaction, inputs, context)
+        .map_err(|diagnostics| RenderError { diagnostics })?;
+    let mut renderer = Renderer::new(interaction, inputs, context);
+    let mut messages = Vec::with_capacity(interaction.messages.len());
+    for (index, message) in interaction.messages.iter().enumerate() {
+        let estimate = estimate(&message.content);
+        let mut content = String::with_capacity(estimate.min(renderer.remaining_bytes));
+        renderer
+            .nodes(&message.content, &mut content)
+            .map_err(|d| RenderError::one(d.note(format!("in message {index}"))))?;
+        messages.push(RenderedMessage {
+            role: message.role,
+            content,
+        });
+    }
+    Ok(RenderedInteraction::new(interaction, messages))
+}
+
+/// A cheap guess of a message's length, to pre-size its string: its
+/// top-level literal text plus 16 bytes for every other top-level node.
+/// (A deeper walk costs more than the occasional regrowth it saves.)
+fn estimate(nodes: &[Node]) -> usize {
+    nodes.iter().fold(0usize, |sum, node| {
+        sum.saturating_add(match node {
+            Node::Text(text) => text.len(),
+            _ => 16,
+        })
+    })
+}
+
+/// An internal error: boxed so `Result`s on the hot path stay two words.
+type Fail = Box<Diagnostic>;
+
+/// One render's state. `'a` is the shorter of the interaction's and the
+/// request values' lifetimes; every value the walk touches lives that long.
+struct Renderer<'a> {
+    interaction: &'a Interaction,
+    inputs: &'a dyn ObjectView,
+    context: &'a dyn ObjectView,
+    /// Locals of all active frames; `None` is an omitted optional argument.
+    locals: Locals<'a>,
+    /// The current frame: `locals[base..base + frame_len]`.
+    base: usize,
+    frame_len: usize,
+    /// Output bytes still allowed, shared by all messages.
+    remaining_bytes: usize,
+    /// `for_each` iterations so far, shared by all messages.
+    iterations: u64,
+    /// Active `for_each` nesting, across component calls.
+    depth: usize,
+    /// Active component calls (a guard against cyclic hand-built IR).
+    calls: usize,
+    /// `context.locale`, resolved on first use.
+    locale: Option<Locale>,
+}
+
+impl<'a> Renderer<'a> {
+    fn new(
+        interaction: &'a Interaction,
+        inputs: &'a dyn ObjectView,
+        context: &'a dyn ObjectView,
+    ) -> Self {
+        Renderer {
+            interaction,
+            inputs,
+            context,
+            locals: Locals::new(),
+            base: 0,
+            frame_len: 0,
+            remaining_bytes: MAX_OUTPUT_BYTES,
+            iterations: 0,
+            depth: 0,
+            calls: 0,
+            locale: None,
+        }
+    }
+
+    fn nodes(&mut self, nodes: &'a [Node], out: &mut String) -> Result<(), Fail> {
+        nodes.iter().try_for_each(|node| self.node(node, out))
+    }
+
+    fn node(&mut self, node: &'a Node, out: &mut String) -> Result<(), Fail> {
+        match node {
+            Node::Text(text) => self.write(out, text),
+            Node::Interpolate { value, filters } => {
+                let v = self.eval(value)?;
+                if filters.is_empty() {
+                    self.write_scalar(v, value, out)
+                } else {
+                    self.filtered(v, value, filters, out)
+                }
+            }
+            Node::When {
+                condition,
+                then,
+                otherwise,
+            } => {
+                if self.boolean(condition, "the condition of `when`")? {
+                    self.nodes(then, out)
+                } else {
+                    self.nodes(otherwise, out)
+                }
+            }
+            Node::ForEach {
+                collection,
+                body,
+                separator,
+            } => self.for_each(collection, body, separator.as_deref(), out),
+            Node::Call { component, args } => self.call(*component, args, out),
+        }
+    }
+
+    // Out of line, like `filtered`: keeps the frame of `node`, the hot
+    // path, small.
+    #[inline(never)]
+    fn for_each(
+        &mut self,
+        collection: &'a Expr,
+        body: &'a [Node],
+        separator: Option<&'a str>,
+        out: &mut String,
+    ) -> Result<(), Fail> {
+        let items = match self.eval(collection)? {
+            ValueRef::Array(items) => items,
+            other => {
+                return Err(type_mismatch(
+                    collection,
+                    format!(
+                        "`for_each` needs an array, but {} is {}",
+                        describe(collection),
+                        article(&other)
+                    ),
+                ));
+            }
+        };
+        if self.depth >= MAX_FOR_EACH_DEPTH {
+            return Err(budget(format!(
+                "`for_each` nesting would exceed the budget of {MAX_FOR_EACH_DEPTH} levels"
+            )));
+        }
+        self.depth += 1;
+        let slot = self.locals.len();
+        self.locals.push(None);
+        self.frame_len += 1;
+        for index in 0..items.len() {
+            if self.iterations >= MAX_FOR_EACH_ITERATIONS {
+                return Err(budget(format!(
+                    "`for_each` iterations would exceed the budget of \
+                     {MAX_FOR_EACH_ITERATIONS} per render"
+                )));
+            }
+            self.iterations += 1;
+            if let Some(sep) = separator
+                && index > 0
+            {
+                self.write(out, sep)?;
+            }
+            let item = items.get(index).ok_or_else(|| {
+                Box::new(
+                    value_missing(format!(
+                        "item {index} of {} is absent although its length is {}",
+                        describe(collection),
+                        items.len()
+                    ))
+                    .help("the value's `ArrayView` reports more items than it yields"),
+                )
+            })?;
+            self.locals.set(slot, Some(item));
+            self.nodes(body, out)?;
+        }
+        self.locals.truncate(slot);
+        self.frame_len -= 1;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn call(
+        &mut self,
+        component: u32,
+        args: &'a [Option<Expr>],
+        out: &mut String,
+    ) -> Result<(), Fail> {
+        let interaction = self.interaction;
+        let Some(target) = interaction.components.get(component as usize) else {
+            return Err(Box::new(
+                Diagnostic::error(
+                    Code::ComponentUnknown,
+                    format!("component #{component} does not exist (malformed interaction)"),
+                )
+                .help("regenerate the interaction with the compiler"),
+            ));
+        };
+        // Without cycles no call chain is longer than the component table.
+        if self.calls >= interaction.components.len() {
+            return Err(Box::new(
+                Diagnostic::error(
+                    Code::ComponentCycle,
+                    format!(
+                        "component `{}` is part of a call cycle (malformed interaction)",
+                        target.name
+                    ),
+                )
+                .help("regenerate the interaction with the compiler, which rejects cycles"),
+            ));
+        }
+        // Arguments are evaluated in the caller's frame; pushing them above
+        // it leaves the caller's slots where they are.
+        let new_base = self.locals.len();
+        for arg in args {
+            let value = match arg {
+                Some(expr) => Some(self.eval(expr)?),
+                None => None,
+            };
+            self.locals.push(value);
+        }
+        let (caller_base, caller_len) = (self.base, self.frame_len);
+        self.base = new_base;
+        self.frame_len = args.len();
+        self.calls += 1;
+        self.nodes(&target.body, out)?;
+        self.calls -= 1;
+        self.base = caller_base;
+        self.frame_len = caller_len;
+        self.locals.truncate(new_base);
+        Ok(())
+    }
+
+    /// Evaluates an expression; references (the common case) take an
+    /// inlined path.
+    #[inline]
+    fn eval(&self, expr: &'a Expr) -> Result<ValueRef<'a>, Fail> {
+        match expr {
+            Expr::Ref(path) => self.resolve(path),
+            _ => self.eval_operator(expr),
+        }
+    }
+
+    fn eval_operator(&self, expr: &'a Expr) -> Result<ValueRef<'a>, Fail> {
+        Ok(match expr {
+            Expr::Ref(path) => self.resolve(path)?,
+            Expr::Literal(value) => value.as_value(),
+            Expr::Equals(left, right) => {
+                let (l, r) = (self.eval(left)?, self.eval(right)?);
+                ValueRef::Bool(l.json_eq(&r))
+            }
+            Expr::Not(operand) => ValueRef::Bool(!self.boolean(operand, "the operand of `not`")?),
+            Expr::And(operands) => {
+                for operand in operands {
+                    if !self.boolean(operand, "an operand of `and`")? {
+                        return Ok(ValueRef::Bool(false));
+                    }
+                }
+                ValueRef::Bool(true)
+            }
+            Expr::Or(operands) => {
+                for operand in operands {
+                    if self.boolean(operand, "an operand of `or`")? {
+                        return Ok(ValueRef::Bool(true));
+                    }
+                }
+                ValueRef::Bool(false)
+            }
+        })
+    }
+
+    fn boolean(&self, expr: &'a Expr, role: &str) -> Result<bool, Fail> {
+        match self.eval(expr)? {
+            ValueRef::Bool(b) => Ok(b),
+            other => Err(type_mismatch(
+                expr,
+                format!(
+                    "{role} must be a boolean, but {} is {}",
+                    describe(expr),
+                    article(&other)
+                ),
+            )),
+        }
+    }
+
+    #[inline]
+    fn resolve(&self, path: &'a Path) -> Result<ValueRef<'a>, Fail> {
+        let mut value = match path.root {
+            Root::Inputs => ValueRef::Object(self.inputs),
+            Root::Context => ValueRef::Object(self.context),
+            Root::Local(slot) => {
+                let slot = usize::from(slot);
+                let bound = if slot < self.frame_len {
+                    self.locals.get(self.base + slot)
+                } else {
+                    None
+                };
+                match bound {
+                    Some(Some(value)) => value,
+                    Some(None) => {
+                        return Err(value_missing(format!(
+                            "`{}` refers to a component argument that was omitted",
+                            path.source
+                        ))
+                        .help(
+                            "pass the optional argument, or guard the reference with a \
+                             `when` on a required argument",
+                        )
+                        .into());
+                    }
+                    None => {
+                        return Err(value_missing(format!(
+                            "`{}` refers to local slot {slot}, which is not bound \
+                             (malformed interaction)",
+                            path.source
+                        ))
+                        .help("regenerate the interaction with the compiler")
+                        .into());
+                    }
+                }
+            }
+        };
+        for (index, segment) in path.segments.iter().enumerate() {
+            value = match (segment, value) {
+                (Segment::Key(key), ValueRef::Object(object)) => match object.get(key) {
+                    Some(v) => v,
+                    None => {
+                        return Err(missing_at(path, index, format!("key `{key}` is absent")));
+                    }
+                },
+                (Segment::Index(i), ValueRef::Array(array)) => match array.get(*i as usize) {
+                    Some(v) => v,
+                    None => {
+                        return Err(missing_at(
+                            path,
+                            index,
+                            format!("index {i} is out of range (length {})", array.len()),
+                        ));
+                    }
+                },
+                (segment, other) => {
+                    let step = match segment {
+                        Segment::Key(key) => format!("key `{key}`"),
+                        Segment::Index(i) => format!("index {i}"),
+                    };
+                    let mut d = Diagnostic::error(
+                        Code::TypeMismatch,
+                        format!(
+                            "`{}` cannot be resolved: {step} is applied to {}",
+                            path.source,
+                            article(&other)
+                        ),
+                    )
+                    .help(TYPE_HELP);
+                    d.json_pointer = pointer(path, index);
+                    return Err(Box::new(d));
+                }
+            };
+        }
+        Ok(value)
+    }
+
+    fn locale(&mut self) -> Locale {
+        if let Some(locale) = self.locale {
+            return locale;
+        }
+        let locale = if self.interaction.context_locale {
+            Locale::from_value(self.context.get("locale"))
+        } else {
+            Locale::Iso
+        };
+        self.locale = Some(locale);
+        locale
+    }
+
+    /// Writes `text`, charging it to the output budget first.
+    fn write(&mut self, out: &mut String, text: &str) -> Result<(), Fail> {
+        let mut w = Bounded {
+            out,
+            remaining: &mut self.remaining_bytes,
+        };
+        w.write_str(text).map_err(|_| output_budget())
+    }
+
+    /// Plain interpolation: strings verbatim, numbers in canonical JSON
+    /// form, booleans as `true`/`false`.
+    fn write_scalar(
+        &mut self,
+        value: ValueRef<'a>,
+        expr: &'a Expr,
+        out: &mut String,
+    ) -> Result<(), Fail> {
+        let mut w = Bounded {
+            out,
+            remaining: &mut self.remaining_bytes,
+        };
+        let written = match value {
+            ValueRef::String(s) => w.write_str(s),
+            ValueRef::Bool(b) => w.write_str(if b { "true" } else { "false" }),
+            ValueRef::Number(Number::F64(f)) if !f.is_finite() => {
+                return Err(Box::new(
+                    Diagnostic::error(
+                        Code::ValueInvalid,
+                        format!("{} is not a finite number", describe(expr)),
+                    )
+                    .help("JSON has no NaN or infinity; supply a finite number"),
+                ));
+            }
+            ValueRef::Number(n) => write_number(n, &mut w),
+            ValueRef::Null | ValueRef::Array(_) | ValueRef::Object(_) => {
+                return Err(type_mismatch(
+                    expr,
+                    format!(
+                        "{} is {}, which interpolates only through the `json` filter",
+                        describe(expr),
+                        article(&value)
+                    ),
+                )
+                .help("add `json` to the filters to write its canonical JSON")
+                .into());
+            }
+        };
+        written.map_err(|_| output_budget())
+    }
+
+    /// Interpolation through a non-empty filter chain.
+    ///
+    /// Every filter but the last streams into a scratch string, the last
+    /// straight into the output. Intermediates are capped so that no
+    /// intermediate can grow beyond what could still fit the budget:
+    /// `lower`/`upper` shrink a string by at most a factor of 3 in bytes
+    /// (`K` KELVIN SIGN → `k`), `json` never shrinks, `format_date` needs
+    /// exactly 10 bytes. A `trim` never needs an intermediate of its own:
+    /// it either applies to the source string (a slice) or is the identity
+    /// (see the comment in the body).
+    #[inline(never)]
+    fn filtered(
+        &mut self,
+        value: ValueRef<'a>,
+        expr: &'a Expr,
+        filters: &'a [Filter],
+        out: &mut String,
+    ) -> Result<(), Fail> {
+        // Types first, so no work is done for a chain that cannot succeed:
+        // every filter's output is a string.
+        let mut input = value;
+        for filter in filters {
+            if !filters::accepts(*filter, &input) {
+                return Err(filter_input(
+                    *filter,
+                    format!(
+                        "filter `{}` cannot take {} ({})",
+                        filter.as_str(),
+                        article(&input),
+                        describe(expr)
+                    ),
+                ));
+            }
+            input = ValueRef::String("");
+        }
+        // `trim` commutes with `lower`/`upper` (case mappings neither make nor
+        // take white space), so a `trim` preceded only by those applies to
+        // the source string; any other `trim` follows `json`, `format_date`
+        // or `format_number`, whose output has no outer white space.
+        let mut source = value;
+        if let ValueRef::String(s) = value
+            && filters
+                .iter()
+                .take_while(|f| matches!(f, Filter::Trim | Filter::Lower | Filter::Upper))
+                .any(|f| *f == Filter::Trim)
+        {
+            source = ValueRef::String(s.trim());
+        }
+        let Some(last) = filters.iter().rposition(|f| *f != Filter::Trim) else {
+            // Only `trim`s, so the source is a string.
+            return match source {
+                ValueRef::String(s) => self.write(out, s),
+                _ => Ok(()),
+            };
+        };
+        let locale = if filters
+            .iter()
+            .any(|f| matches!(f, Filter::FormatDate | Filter::FormatNumber))
+        {
+            self.locale()
+        } else {
+            Locale::Iso
+        };
+        let (mut prev, mut next) = (String::new(), String::new());
+        let mut first = true;
+        for (index, filter) in filters.iter().enumerate() {
+            if *filter == Filter::Trim {
+                continue;
+            }
+            let input = if first {
+                source
+            } else {
+                ValueRef::String(&prev)
+            };
+            if index == last {
+                // Unless the output is known to fit, measure it first (a dry
+                // run that stops at the budget), so that an interpolation
+                // that cannot fit writes, and allocates, nothing.
+                if upper_bound(*filter, input).is_none_or(|b| b > self.remaining_bytes) {
+                    let mut counter = Counter {
+                        len: 0,
+                        limit: self.remaining_bytes,
+                    };
+                    filters::apply(*filter, input, locale, &mut counter)
+                        .map_err(|e| filter_failure(e, *filter, input, expr))?;
+                    out.reserve(counter.len);
+                }
+                let mut w = Bounded {
+                    out,
+                    remaining: &mut self.remaining_bytes,
+                };
+                return filters::apply(*filter, input, locale, &mut w)
+                    .map_err(|e| filter_failure(e, *filter, input, expr));
+            }
+            let cap = intermediate_cap(&filters[index + 1..], self.remaining_bytes);
+            next.clear();
+            let mut w = Capped {
+                out: &mut next,
+                cap: cap.bytes,
+            };
+            match filters::apply(*filter, input, locale, &mut w) {
+                Ok(()) => {}
+                Err(FilterError::Write) if cap.date_input => {
+                    // Too long to be a date for the `format_date` downstream.
+                    return Err(filter_input(
+                        Filter::FormatDate,
+                        format!(
+                            "filter `format_date` needs a `YYYY-MM-DD` date, but the output \
+                             of `{}` on {} is longer than one",
+                            filter.as_str(),
+                            describe(expr)
+                        ),
+                    ));
+                }
+                Err(e) => return Err(filter_failure(e, *filter, input, expr)),
+            }
+            std::mem::swap(&mut prev, &mut next);
+            first = false;
+        }
+        Ok(())
+    }
+}
+
+/// The stack of locals: the first [`Locals::INLINE`] slots live inline, so
+/// the common render (a few items and arguments) allocates nothing for them.
+struct Locals<'a> {
+    inline: [Option<ValueRef<'a>>; Locals::INLINE],
+    spill: Vec<Option<ValueRef<'a>>>,
+    len: usize,
+}
+
+impl<'a> Locals<'a> {
+    const INLINE: usize = 8;
+
+    fn new() -> Self {
+        Locals {
+            inline: [None; Locals::INLINE],
+            spill: Vec::new(),
+            len: 0,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, value: Option<ValueRef<'a>>) {
+        match self.inline.get_mut(self.len) {
+            Some(slot) => *slot = value,
+            None => self.spill.push(value),
+        }
+        self.len += 1;
+    }
+
+    /// The local at `index`: `None` when unbound, `Some(None)` when bound to
+    /// an omitted argument.
+    fn get(&self, index: usize) -> Option<Option<ValueRef<'a>>> {
+        if index >= self.len {
+            return None;
+        }
+        match self.inline.get(index) {
+            Some(slot) => Some(*slot),
+            None => self.spill.get(index - Locals::INLINE).copied(),
+        }
+    }
+
+    fn set(&mut self, index: usize, value: Option<ValueRef<'a>>) {
+        if index >= self.len {
+            return;
+        }
+        let slot = match self.inline.get_mut(index) {
+            Some(slot) => Some(slot),
+            None => self.spill.get_mut(index - Locals::INLINE),
+        };
+        if let Some(slot) = slot {
+            *slot = value;
+        }
+    }
+
+    fn truncate(&mut self, len: usize) {
+        if len < self.len {
+            self.spill.truncate(len.saturating_sub(Locals::INLINE));
+            self.len = len;
+        }
+    }
+}
+
+/// The cap on an intermediate that the filters `downstream` will consume,
+/// and whether overflowing it means "not a date" rather than "over budget".
+struct Cap {
+    bytes: usize,
+    date_input: bool,
+}
+
+/// The diagnostic for a failed filter.
+fn filter_failure(error: FilterError, filter: Filter, input: ValueRef<'_>, expr: &Expr) -> Fail {
+    match error {
+        FilterError::Write => output_budget(),
+        FilterError::Input => {
+            let what = match filter {
+                Filter::FormatDate => "a real calendar date written `YYYY-MM-DD`",
+                Filter::FormatNumber => "a finite number",
+                _ => "an input of the type it accepts",
+            };
+            filter_input(
+                filter,
+                format!(
+                    "filter `{}` needs {what}, but {} is {}",
+                    filter.as_str(),
+                    describe(expr),
+                    preview(input)
+                ),
+            )
+        }
+    }
+}
+
+fn intermediate_cap(downstream: &[Filter], remaining: usize) -> Cap {
+    let mut cap = Cap {
+        bytes: remaining,
+        date_input: false,
+    };
+    for filter in downstream.iter().rev() {
+        match filter {
+            Filter::Trim | Filter::Json | Filter::FormatNumber => {}
+            Filter::Lower | Filter::Upper => cap.bytes = cap.bytes.saturating_mul(3),
+            Filter::FormatDate => {
+                cap = Cap {
+                    bytes: "YYYY-MM-DD".len(),
+                    date_input: true,
+                };
+            }
+        }
+    }
+    cap
+}
+
+/// A `fmt::Write` into a message string that refuses any write that would
+/// take the render past its output budget, before a byte is copied or
+/// allocated.
+struct Bounded<'o> {
+    out: &'o mut String,
+    remaining: &'o mut usize,
+}
+
+impl Write for Bounded<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if s.len() > *self.remaining {
+            return Err(fmt::Error);
+        }
+        *self.remaining -= s.len();
+        self.out.push_str(s);
+        Ok(())
+    }
+}
+
+/// An upper bound on the bytes `filter` writes for `input`, when one is
+/// known without running it: case mappings at most triple a string (`ΐ` →
+/// `Ϊ́`), JSON escaping at most sextuples one (`\u0001`) plus quotes.
+fn upper_bound(filter: Filter, input: ValueRef<'_>) -> Option<usize> {
+    match (filter, input) {
+        (Filter::Trim, ValueRef::String(s)) => Some(s.len()),
+        (Filter::Lower | Filter::Upper, ValueRef::String(s)) => s.len().checked_mul(3),
+        (Filter::Json, ValueRef::String(s)) => s.len().checked_mul(6)?.checked_add(2),
+        (Filter::Json, ValueRef::Number(_)) => Some(32),
+        (Filter::Json, ValueRef::Bool(_) | ValueRef::Null) => Some(5),
+        (Filter::FormatDate, _) => Some(10),
+        // 309 integer digits, 103 group separators, sign, decimal part.
+        (Filter::FormatNumber, _) => Some(416),
+        _ => None,
+    }
+}
+
+/// A `fmt::Write` that only counts, refusing to count past `limit`.
+struct Counter {
+    len: usize,
+    limit: usize,
+}
+
+impl Write for Counter {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if s.len() > self.limit - self.len {
+            return Err(fmt::Error);
+        }
+        self.len += s.len();
+        Ok(())
+    }
+}
+
+/// A `fmt::Write` into a scratch string that refuses to grow past `cap`.
+struct Capped<'o> {
+    out: &'o mut String,
+    cap: usize,
+}
+
+impl Write for Capped<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if s.len() > self.cap - self.out.len().min(self.cap) {
+            return Err(fmt::Error);
+        }
+        self.out.push_str(s);
+        Ok(())
+    }
+}
+
+const TYPE_HELP: &str = "supply a value of the type the contract declares for it";
+
+/// `TQX_TYPE_MISMATCH` about the value of `expr`, pointing at it in the
+/// request when it is a reference into `inputs`/`context`.
+fn type_mismatch(expr: &Expr, message: String) -> Fail {
+    let mut d = Diagnostic::error(Code::TypeMismatch, message).help(TYPE_HELP);
+    if let Expr::Ref(path) = expr {
+        d.json_pointer = match path.segments.len() {
+            0 => None,
+            n => pointer(path, n - 1),
+        };
+    }
+    Box::new(d)
+}
+
+fn value_missing(message: String) -> Diagnostic {
+    Diagnostic::error(Code::ValueMissing, message)
+}
+
+fn filter_input(filter: Filter, message: String) -> Fail {
+    Box::new(
+        Diagnostic::error(Code::FilterInput, message).help(match filter {
+            Filter::FormatDate => "supply a real calendar date such as `2026-07-12`",
+            Filter::FormatNumber => "supply a JSON number",
+            Filter::Json => "every value has canonical JSON",
+            Filter::Trim | Filter::Lower | Filter::Upper => "supply a string",
+        }),
+    )
+}
+
+fn budget(message: String) -> Fail {
+    Box::new(Diagnostic::error(Code::RenderBudget, message).help(
+        "render budgets are fixed by the format (seed: \"Render budgets\"); reduce the request",
+    ))
+}
+
+fn output_budget() -> Fail {
+    budget(format!(
+        "rendered output would exceed the budget of {MAX_OUTPUT_BYTES} bytes"
+    ))
+}
+
+/// `TQX_VALUE_MISSING` for `path`, failing at segment `index`.
+fn missing_at(path: &Path, index: usize, reason: String) -> Fail {
+    let mut d = value_missing(format!("`{}` has no value: {reason}", path.source)).help(
+        "supply the value; to branch on absence, declare the field required and \
+         nullable and test `equals(ref, null)`",
+    );
+    d.json_pointer = pointer(path, index);
+    Box::new(d)
+}
+
+/// The request JSON Pointer of `path` up to and including segment `last`
+/// (`/inputs/customer/name`); `None` for locals, whose origin is not tracked.
+fn pointer(path: &Path, last: usize) -> Option<String> {
+    let mut p = String::from(match path.root {
+        Root::Inputs => "/inputs",
+        Root::Context => "/context",
+        Root::Local(_) => return None,
+    });
+    for segment in path.segments.iter().take(last + 1) {
+        p.push('/');
+        match segment {
+            Segment::Key(key) => p.push_str(&escape_pointer_token(key)),
+            Segment::Index(i) => {
+                let _ = write!(p, "{i}");
+            }
+        }
+    }
+    Some(p)
+}
+
+/// How an expression is named in messages.
+fn describe(expr: &Expr) -> String {
+    match expr {
+        Expr::Ref(path) => format!("`{}`", path.source),
+        Expr::Literal(_) => "a literal".to_owned(),
+        Expr::Equals(..) => "an `equals` expression".to_owned(),
+        Expr::Not(_) => "a `not` expression".to_owned(),
+        Expr::And(_) => "an `and` expression".to_owned(),
+        Expr::Or(_) => "an `or` expression".to_owned(),
+    }
+}
+
+/// "a string", "an array", ...
+fn article(value: &ValueRef<'_>) -> &'static str {
+    match value {
+        ValueRef::Null => "null",
+        ValueRef::Bool(_) => "a boolean",
+        ValueRef::Number(_) => "a number",
+        ValueRef::String(_) => "a string",
+        ValueRef::Array(_) => "an array",
+        ValueRef::Object(_) => "an object",
+    }
+}
+
+/// A short rendering of a value for messages: strings and numbers quoted
+/// (at most 40 characters), everything else by type.
+fn preview(value: ValueRef<'_>) -> String {
+    match value {
+        ValueRef::String(s) => {
+            let mut p = String::from("`");
+            let mut chars = s.chars();
+            p.extend(chars.by_ref().take(40));
+            p.push_str(if chars.next().is_some() { "…`" } else { "`" });
+            p
+        }
+        ValueRef::Number(n) => {
+            let mut p = String::from("`");
+            let _ = write_number(n, &mut p);
+            p.push('`');
+            p
+        }
+        other => article(&other).to_owned(),
+    }
+}
