@@ -4,16 +4,14 @@
 //! `cargo:rerun-if-changed` for every file read.
 //!
 //! ```no_run
-//! // build.rs
-//! fn main() {
-//!     let result = templiqx_build::Builder::new()
-//!         .target(["structured_output"])
-//!         .package("contracts")
-//!         .compile();
-//!     if let Err(e) = result {
-//!         eprintln!("{e}");
-//!         std::process::exit(1);
-//!     }
+//! // build.rs (the body of `fn main`)
+//! let result = templiqx_build::Builder::new()
+//!     .target(["structured_output"])
+//!     .package("contracts")
+//!     .compile();
+//! if let Err(e) = result {
+//!     eprintln!("{e}");
+//!     std::process::exit(1);
 //! }
 //! ```
 //!
@@ -77,7 +75,10 @@ impl Builder {
     /// A builder with no target (one must be set: there is no default
     /// capability profile), eval tests on, output `OUT_DIR/templiqx_contracts.rs`.
     pub fn new() -> Builder {
-        Builder { eval_tests: true, ..Builder::default() }
+        Builder {
+            eval_tests: true,
+            ..Builder::default()
+        }
     }
 
     /// The target capability profile (required).
@@ -166,14 +167,20 @@ impl Builder {
                     diagnostics.push(
                         Diagnostic::error(
                             Code::CodegenCollision,
-                            format!("contracts in {first} and {} both generate module `{module}`", c.file),
+                            format!(
+                                "contracts in {first} and {} both generate module `{module}`",
+                                c.file
+                            ),
                         )
                         .in_file(c.file.clone())
                         .help("contract ids must differ after conversion to snake case"),
                     );
                     continue;
                 }
-                let options = Options { eval_tests: self.eval_tests, tracked_files: Vec::new() };
+                let options = Options {
+                    eval_tests: self.eval_tests,
+                    tracked_files: Vec::new(),
+                };
                 match codegen::generate(contract, interaction, &loader.sources, &options) {
                     Ok(tokens) => modules.push(tokens),
                     Err(d) => diagnostics.extend(d),
@@ -184,7 +191,11 @@ impl Builder {
             return Err(fail(diagnostics, &loader));
         }
         let code = format_file(quote::quote! { #(#modules)* });
-        Ok(Generated { code, files_read: loader.files_read.clone(), fingerprint: loader.fingerprint() })
+        Ok(Generated {
+            code,
+            files_read: loader.files_read.clone(),
+            fingerprint: loader.fingerprint(),
+        })
     }
 
     /// Generates, writes the file, and prints `cargo:rerun-if-changed` for
@@ -211,7 +222,10 @@ impl Builder {
                 None => {
                     let d = Diagnostic::error(Code::Io, "OUT_DIR is not set")
                         .help("call `compile()` from a build script, or set `out_file(...)`");
-                    return Err(BuildError { rendered: report::render_human(&d, None), diagnostics: vec![d] });
+                    return Err(BuildError {
+                        rendered: report::render_human(&d, None),
+                        diagnostics: vec![d],
+                    });
                 }
             },
         };
@@ -219,7 +233,10 @@ impl Builder {
             std::fs::write(&out, &generated.code).map_err(|e| {
                 let d = Diagnostic::error(Code::Io, format!("cannot write {}: {e}", out.display()))
                     .help("check that the output directory exists and is writable");
-                BuildError { rendered: report::render_human(&d, None), diagnostics: vec![d] }
+                BuildError {
+                    rendered: report::render_human(&d, None),
+                    diagnostics: vec![d],
+                }
             })?;
         }
         Ok(out)
@@ -229,14 +246,22 @@ impl Builder {
     /// and every file under them.
     fn inputs_for_rerun(&self) -> Vec<PathBuf> {
         let base = self.base();
-        self.packages.iter().chain(self.files.iter()).map(|p| base.join(p)).collect()
+        self.packages
+            .iter()
+            .chain(self.files.iter())
+            .map(|p| base.join(p))
+            .collect()
     }
 }
 
 fn fail(diagnostics: Vec<Diagnostic>, loader: &Loader) -> BuildError {
-    let rendered =
-        report::render_all(&diagnostics, &|name| loader.sources.by_name(name).map(|f| f.text.clone()));
-    BuildError { diagnostics, rendered }
+    let rendered = report::render_all(&diagnostics, &|name| {
+        loader.sources.by_name(name).map(|f| f.text.clone())
+    });
+    BuildError {
+        diagnostics,
+        rendered,
+    }
 }
 
 /// Formats generated tokens as a Rust file with a header.

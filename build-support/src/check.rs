@@ -1443,7 +1443,11 @@ impl<'d> Lowerer<'_, '_, 'd> {
             );
             return None;
         };
-        let mut out = Vec::with_capacity(rest.len());
+        let mut out = Vec::with_capacity(rest.len() + 1);
+        if !matches!(root, Root::Local(_)) {
+            // Root scopes are objects: the field name is the first step.
+            out.push(Segment::Key(Str::Owned(segments[1].to_owned())));
+        }
         let mut walked = path.len() - rest.iter().map(|s| s.len() + 1).sum::<usize>();
         for seg in rest {
             let here = &path[..walked];

@@ -21,7 +21,9 @@ use quote::{format_ident, quote};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use templiqx_contracts::ir::{self, Expr, Filter, Node, Root, Segment};
-use templiqx_contracts::{Code, Diagnostic, Interaction, IrValue, JsonType, Number, Schema, TypeSet};
+use templiqx_contracts::{
+    Code, Diagnostic, Interaction, IrValue, JsonType, Number, Schema, TypeSet,
+};
 
 /// What to generate besides the types and the interaction.
 #[derive(Clone, Debug, Default)]
@@ -57,7 +59,12 @@ pub fn generate(
     sources: &Sources,
     options: &Options,
 ) -> Result<TokenStream, Vec<Diagnostic>> {
-    let mut g = Gen { sources, items: Vec::new(), names: BTreeSet::new(), diags: Vec::new() };
+    let mut g = Gen {
+        sources,
+        items: Vec::new(),
+        names: BTreeSet::new(),
+        diags: Vec::new(),
+    };
     for reserved in ["Inputs", "Context", "Output", "INTERACTION"] {
         g.names.insert(reserved.to_owned());
     }
@@ -75,7 +82,13 @@ pub fn generate(
                     .filter(|_| which == "inputs")
                     .or_else(|| contract.context.get(&f.name).filter(|_| which == "context"))
                     .and_then(|d| d.description.clone()),
-                loc: Loc::new(file, format!("/{which}/{}", templiqx_contracts::diagnostic::escape_pointer_token(&f.name))),
+                loc: Loc::new(
+                    file,
+                    format!(
+                        "/{which}/{}",
+                        templiqx_contracts::diagnostic::escape_pointer_token(&f.name)
+                    ),
+                ),
             })
             .collect()
     };
@@ -83,21 +96,35 @@ pub fn generate(
     let context = fields("context", &interaction.context);
     g.struct_item(
         "Inputs",
-        &format!("Typed inputs of contract `{}` (version {}).", contract.id, contract.version),
+        &format!(
+            "Typed inputs of contract `{}` (version {}).",
+            contract.id, contract.version
+        ),
         &inputs,
         true,
     );
     g.struct_item(
         "Context",
-        &format!("Host-supplied context of contract `{}` (version {}).", contract.id, contract.version),
+        &format!(
+            "Host-supplied context of contract `{}` (version {}).",
+            contract.id, contract.version
+        ),
         &context,
         true,
     );
-    let output_doc = format!("The structured output of contract `{}` (its `output_schema`).", contract.id);
+    let output_doc = format!(
+        "The structured output of contract `{}` (its `output_schema`).",
+        contract.id
+    );
     let output_loc = Loc::new(file, "/output_schema");
     if is_struct(&interaction.output_schema) {
         let props = g.props(&interaction.output_schema, &output_loc);
-        g.struct_item("Output", &output_doc, &props, !interaction.output_schema.additional_properties);
+        g.struct_item(
+            "Output",
+            &output_doc,
+            &props,
+            !interaction.output_schema.additional_properties,
+        );
     } else {
         let ty = g.ty(&interaction.output_schema, "OutputValue", "", &output_loc);
         let doc = doc_attr(&output_doc);
@@ -193,7 +220,9 @@ fn doc_attr(text: &str) -> TokenStream {
 }
 
 fn is_struct(s: &Schema) -> bool {
-    s.types.is_only(JsonType::Object) && !s.properties.is_empty() && !s.types.contains(JsonType::Null)
+    s.types.is_only(JsonType::Object)
+        && !s.properties.is_empty()
+        && !s.types.contains(JsonType::Null)
 }
 
 struct FieldSpec {
@@ -215,7 +244,11 @@ impl Gen<'_> {
     /// A fresh type name: the preferred one, else prefixed with the parent
     /// type's name, else that with a numeric suffix. Deterministic.
     fn type_name(&mut self, preferred: &str, parent: &str) -> String {
-        let mut base = if preferred.is_empty() { "Value".to_owned() } else { preferred.to_owned() };
+        let mut base = if preferred.is_empty() {
+            "Value".to_owned()
+        } else {
+            preferred.to_owned()
+        };
         if base.starts_with(|c: char| c.is_ascii_digit()) {
             base.insert(0, 'T');
         }
@@ -277,16 +310,26 @@ impl Gen<'_> {
             let nullable = f.schema.types.contains(JsonType::Null) && !f.schema.types.is_any();
             let inner = self.ty(&f.schema, &pascal(&f.name), &parent, &f.loc);
             let wrapped = !f.required || nullable;
-            let ty = if wrapped { quote! { ::core::option::Option<#inner> } } else { inner };
+            let ty = if wrapped {
+                quote! { ::core::option::Option<#inner> }
+            } else {
+                inner
+            };
             let mut attrs = Vec::new();
             if rust != f.name {
                 let n = Literal::string(&f.name);
                 attrs.push(quote! { rename = #n });
             }
             if !f.required {
-                attrs.push(quote! { default, skip_serializing_if = "::core::option::Option::is_none" });
+                attrs.push(
+                    quote! { default, skip_serializing_if = "::core::option::Option::is_none" },
+                );
             }
-            let serde_attr = if attrs.is_empty() { quote! {} } else { quote! { #[serde(#(#attrs),*)] } };
+            let serde_attr = if attrs.is_empty() {
+                quote! {}
+            } else {
+                quote! { #[serde(#(#attrs),*)] }
+            };
             let fdoc = doc_attr(&field_doc(f));
             defs.push(quote! { #fdoc #serde_attr pub #fid: #ty, });
             let key = Literal::string(&f.name);
@@ -334,8 +377,16 @@ impl Gen<'_> {
                 },
             )
         };
-        let derive_default = if fields.iter().all(|f| !f.required) { quote! { Default, } } else { TokenStream::new() };
-        let deny = if closed { quote! { #[serde(deny_unknown_fields)] } } else { quote! {} };
+        let derive_default = if fields.iter().all(|f| !f.required) {
+            quote! { Default, }
+        } else {
+            TokenStream::new()
+        };
+        let deny = if closed {
+            quote! { #[serde(deny_unknown_fields)] }
+        } else {
+            quote! {}
+        };
         let sdoc = doc_attr(doc);
         let len_impl = quote! { #p::ObjectView::entries(self).count() };
         self.items.push(quote! {
@@ -393,7 +444,12 @@ impl Gen<'_> {
             Some(JsonType::Boolean) => quote! { bool },
             Some(JsonType::Array) => {
                 let item = match &s.items {
-                    Some(items) => self.ty(items, &format!("{preferred}Item"), parent, &loc.child("items")),
+                    Some(items) => self.ty(
+                        items,
+                        &format!("{preferred}Item"),
+                        parent,
+                        &loc.child("items"),
+                    ),
                     None => quote! { #p::serde_json::Value },
                 };
                 quote! { ::std::vec::Vec<#item> }
@@ -410,7 +466,9 @@ impl Gen<'_> {
                 let id = Ident::new(&name, Span::call_site());
                 quote! { #id }
             }
-            Some(JsonType::Object) => quote! { #p::serde_json::Map<::std::string::String, #p::serde_json::Value> },
+            Some(JsonType::Object) => {
+                quote! { #p::serde_json::Map<::std::string::String, #p::serde_json::Value> }
+            }
             _ => quote! { #p::serde_json::Value },
         }
     }
@@ -443,7 +501,10 @@ impl Gen<'_> {
             arms.push(quote! { #ident::#vid => #lit, });
         }
         let doc = doc_attr(
-            &s.description.as_ref().map(|d| d.to_string()).unwrap_or_else(|| format!("The values of `{name}`.")),
+            &s.description
+                .as_ref()
+                .map(|d| d.to_string())
+                .unwrap_or_else(|| format!("The values of `{name}`.")),
         );
         self.items.push(quote! {
             #doc
@@ -472,7 +533,10 @@ impl Gen<'_> {
 }
 
 fn field_doc(f: &FieldSpec) -> String {
-    let mut doc = f.description.clone().unwrap_or_else(|| format!("`{}`", f.name));
+    let mut doc = f
+        .description
+        .clone()
+        .unwrap_or_else(|| format!("`{}`", f.name));
     if !f.required {
         doc.push_str("\n\nOptional: `None` means absent.");
     }
@@ -563,11 +627,57 @@ fn pascal(s: &str) -> String {
 fn is_keyword(s: &str) -> bool {
     matches!(
         s,
-        "as" | "break" | "const" | "continue" | "crate" | "else" | "enum" | "extern" | "false" | "fn" | "for" | "if"
-            | "impl" | "in" | "let" | "loop" | "match" | "mod" | "move" | "mut" | "pub" | "ref" | "return" | "self"
-            | "Self" | "static" | "struct" | "super" | "trait" | "true" | "type" | "unsafe" | "use" | "where"
-            | "while" | "async" | "await" | "dyn" | "abstract" | "become" | "box" | "do" | "final" | "macro"
-            | "override" | "priv" | "typeof" | "unsized" | "virtual" | "yield" | "try" | "gen"
+        "as" | "break"
+            | "const"
+            | "continue"
+            | "crate"
+            | "else"
+            | "enum"
+            | "extern"
+            | "false"
+            | "fn"
+            | "for"
+            | "if"
+            | "impl"
+            | "in"
+            | "let"
+            | "loop"
+            | "match"
+            | "mod"
+            | "move"
+            | "mut"
+            | "pub"
+            | "ref"
+            | "return"
+            | "self"
+            | "Self"
+            | "static"
+            | "struct"
+            | "super"
+            | "trait"
+            | "true"
+            | "type"
+            | "unsafe"
+            | "use"
+            | "where"
+            | "while"
+            | "async"
+            | "await"
+            | "dyn"
+            | "abstract"
+            | "become"
+            | "box"
+            | "do"
+            | "final"
+            | "macro"
+            | "override"
+            | "priv"
+            | "typeof"
+            | "unsized"
+            | "virtual"
+            | "yield"
+            | "try"
+            | "gen"
     )
 }
 
@@ -700,11 +810,18 @@ fn schema(sc: &Schema) -> TokenStream {
     });
     let enum_values = opt(&sc.enum_values, |e| seq(e, ir_value));
     let const_value = opt(&sc.const_value, ir_value);
-    let u = |v: &Option<u64>| opt(v, |x| {
-        let l = Literal::u64_suffixed(*x);
-        quote! { #l }
-    });
-    let (min_length, max_length, min_items, max_items) = (u(&sc.min_length), u(&sc.max_length), u(&sc.min_items), u(&sc.max_items));
+    let u = |v: &Option<u64>| {
+        opt(v, |x| {
+            let l = Literal::u64_suffixed(*x);
+            quote! { #l }
+        })
+    };
+    let (min_length, max_length, min_items, max_items) = (
+        u(&sc.min_length),
+        u(&sc.max_length),
+        u(&sc.min_items),
+        u(&sc.max_items),
+    );
     let (minimum, maximum, exclusive_minimum, exclusive_maximum) = (
         opt(&sc.minimum, number),
         opt(&sc.maximum, number),
@@ -811,13 +928,21 @@ fn node(n: &Node) -> TokenStream {
             let filters = seq(filters, filter);
             quote! { #p::ir::Node::Interpolate { value: #value, filters: #filters } }
         }
-        Node::When { condition, then, otherwise } => {
+        Node::When {
+            condition,
+            then,
+            otherwise,
+        } => {
             let condition = expr(condition);
             let then = seq(then, node);
             let otherwise = seq(otherwise, node);
             quote! { #p::ir::Node::When { condition: #condition, then: #then, otherwise: #otherwise } }
         }
-        Node::ForEach { collection, body, separator } => {
+        Node::ForEach {
+            collection,
+            body,
+            separator,
+        } => {
             let collection = expr(collection);
             let body = seq(body, node);
             let separator = opt(separator, |t| s(t));
@@ -873,16 +998,24 @@ pub fn emit_interaction(i: &Interaction) -> TokenStream {
     });
     let output_schema = schema(&i.output_schema);
     let rp = &i.runtime_policy;
-    let f = |v: &Option<f64>| opt(v, |x| {
-        let l = Literal::f64_suffixed(*x);
-        quote! { #l }
-    });
-    let u = |v: &Option<u32>| opt(v, |x| {
-        let l = Literal::u32_suffixed(*x);
-        quote! { #l }
-    });
+    let f = |v: &Option<f64>| {
+        opt(v, |x| {
+            let l = Literal::f64_suffixed(*x);
+            quote! { #l }
+        })
+    };
+    let u = |v: &Option<u32>| {
+        opt(v, |x| {
+            let l = Literal::u32_suffixed(*x);
+            quote! { #l }
+        })
+    };
     let (temperature, top_p) = (f(&rp.temperature), f(&rp.top_p));
-    let (max_output_tokens, timeout_ms, max_attempts) = (u(&rp.max_output_tokens), u(&rp.timeout_ms), u(&rp.max_attempts));
+    let (max_output_tokens, timeout_ms, max_attempts) = (
+        u(&rp.max_output_tokens),
+        u(&rp.timeout_ms),
+        u(&rp.max_attempts),
+    );
     let extensions = seq(&i.extensions, |e| {
         let key = s(&e.key);
         let capability = s(&e.capability);
@@ -934,7 +1067,10 @@ mod tests {
         assert_eq!(field_ident("naïve"), "na_ve");
         assert_eq!(field_ident("2fa"), "_2fa");
         assert_eq!(field_ident("Camel"), "camel");
-        assert_eq!(module_name("bli-61-date-term-extraction"), "bli_61_date_term_extraction");
+        assert_eq!(
+            module_name("bli-61-date-term-extraction"),
+            "bli_61_date_term_extraction"
+        );
         assert_eq!(module_name("type"), "type_");
         assert_eq!(pascal("merge_data"), "MergeData");
     }

@@ -69,14 +69,20 @@ impl Parse for Args {
                 "target" => {
                     let content;
                     let bracket = bracketed!(content in input);
-                    let caps: Punctuated<LitStr, Token![,]> = Punctuated::parse_terminated(&content)?;
-                    target = Some((CapabilityProfile::new(caps.iter().map(LitStr::value)), bracket.span.join()));
+                    let caps: Punctuated<LitStr, Token![,]> =
+                        Punctuated::parse_terminated(&content)?;
+                    target = Some((
+                        CapabilityProfile::new(caps.iter().map(LitStr::value)),
+                        bracket.span.join(),
+                    ));
                 }
                 "evals" => evals = input.parse::<LitBool>()?.value,
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
-                        format!("unknown argument `{other}`; expected `package`, `contract`, `target` or `evals`"),
+                        format!(
+                            "unknown argument `{other}`; expected `package`, `contract`, `target` or `evals`"
+                        ),
                     ));
                 }
             }
@@ -88,10 +94,16 @@ impl Parse for Args {
             (Some(f), None, None) => Source::File(f),
             (None, Some(dir), Some(contract)) => Source::Package { dir, contract },
             (None, Some(dir), None) => {
-                return Err(syn::Error::new(dir.span(), "`package = ..` needs `contract = \"<id>\"` too"));
+                return Err(syn::Error::new(
+                    dir.span(),
+                    "`package = ..` needs `contract = \"<id>\"` too",
+                ));
             }
             (Some(f), _, _) => {
-                return Err(syn::Error::new(f.span(), "give either a contract path or `package` + `contract`, not both"));
+                return Err(syn::Error::new(
+                    f.span(),
+                    "give either a contract path or `package` + `contract`, not both",
+                ));
             }
             (None, _, _) => {
                 return Err(syn::Error::new(
@@ -100,7 +112,12 @@ impl Parse for Args {
                 ));
             }
         };
-        Ok(Args { source, target, evals, span })
+        Ok(Args {
+            source,
+            target,
+            evals,
+            span,
+        })
     }
 }
 
@@ -108,7 +125,9 @@ impl Parse for Args {
 #[proc_macro]
 pub fn include_contract(input: TokenStream) -> TokenStream {
     let args = syn::parse_macro_input!(input as Args);
-    expand(args).unwrap_or_else(syn::Error::into_compile_error).into()
+    expand(args)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }
 
 fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
@@ -119,7 +138,9 @@ fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
              (e.g. `target = [\"structured_output\"]`); there is no default",
         ));
     };
-    let base = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
+    let base = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_default();
     let mut loader = Loader::new(&base);
     let (compiled, span) = match &args.source {
         Source::File(path) => {
@@ -127,7 +148,10 @@ fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
             if !full.is_file() {
                 return Err(syn::Error::new(
                     path.span(),
-                    format!("contract file `{}` not found (paths are relative to CARGO_MANIFEST_DIR)", path.value()),
+                    format!(
+                        "contract file `{}` not found (paths are relative to CARGO_MANIFEST_DIR)",
+                        path.value()
+                    ),
                 ));
             }
             (loader.compile_file(&full, &target), path.span())
@@ -136,7 +160,9 @@ fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
             let root = base.join(dir.value());
             match loader.compile_package(&root, &target) {
                 Err(diags) => {
-                    let text = report::render_all(&diags, &|n| loader.sources.by_name(n).map(|f| f.text.clone()));
+                    let text = report::render_all(&diags, &|n| {
+                        loader.sources.by_name(n).map(|f| f.text.clone())
+                    });
                     return Err(syn::Error::new(dir.span(), text));
                 }
                 Ok(all) => match all.into_iter().find(|c| c.id == contract.value()) {
@@ -144,7 +170,11 @@ fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
                     None => {
                         return Err(syn::Error::new(
                             contract.span(),
-                            format!("package `{}` lists no contract `{}`", dir.value(), contract.value()),
+                            format!(
+                                "package `{}` lists no contract `{}`",
+                                dir.value(),
+                                contract.value()
+                            ),
                         ));
                     }
                 },
@@ -154,14 +184,21 @@ fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
     let tracked = loader.files_read.clone();
     match (&compiled.contract, &compiled.interaction) {
         (Some(contract), Some(interaction)) if compiled.diagnostics.is_empty() => {
-            let options = Options { eval_tests: args.evals, tracked_files: tracked };
+            let options = Options {
+                eval_tests: args.evals,
+                tracked_files: tracked,
+            };
             codegen::generate(contract, interaction, &loader.sources, &options).map_err(|diags| {
-                let text = report::render_all(&diags, &|n| loader.sources.by_name(n).map(|f| f.text.clone()));
+                let text = report::render_all(&diags, &|n| {
+                    loader.sources.by_name(n).map(|f| f.text.clone())
+                });
                 syn::Error::new(span, text)
             })
         }
         _ => {
-            let text = report::render_all(&compiled.diagnostics, &|n| loader.sources.by_name(n).map(|f| f.text.clone()));
+            let text = report::render_all(&compiled.diagnostics, &|n| {
+                loader.sources.by_name(n).map(|f| f.text.clone())
+            });
             // Still track the files, so fixing the contract rebuilds.
             let tracked = tracked.iter().map(|f| {
                 let p = f.to_string_lossy().into_owned();

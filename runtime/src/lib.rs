@@ -75,6 +75,7 @@
 //! binary links no YAML parser and no JSON Schema compiler.
 
 pub mod adapter;
+pub mod decode;
 pub mod filters;
 pub mod output;
 pub mod render;
@@ -86,6 +87,7 @@ pub use adapter::{
     AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Execution, ExecutionError,
     RuntimeAdapter, Usage,
 };
+pub use decode::{DecodeError, decode_output};
 pub use filters::Locale;
 pub use output::validate_output;
 pub use render::{RenderError, render};
@@ -94,6 +96,8 @@ pub use templiqx_contracts::{
     AsValue, Code, Diagnostic, Interaction, ObjectView, Receipt, RenderedInteraction,
     RenderedMessage, RuntimeFailure, StreamEvent, ValueRef,
 };
+#[cfg(feature = "macros")]
+pub use templiqx_macros::include_contract;
 
 /// What generated code refers to, by absolute path
 /// (`::templiqx::__private::…`), so it never depends on the host's `use`
@@ -101,6 +105,8 @@ pub use templiqx_contracts::{
 /// release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::decode::{DecodeError, decode_output, run_eval};
+    pub use crate::render::{RenderError, render};
     pub use ::serde;
     pub use ::serde_json;
     pub use ::std::borrow::Cow;
@@ -116,5 +122,5 @@ pub mod __private {
     pub use templiqx_contracts::value::{
         ArrayView, AsValue, EmptyObject, IrValue, JsonType, Number, ObjectView, ValueRef,
     };
-    pub use templiqx_contracts::{Code, Diagnostic, RenderedInteraction, budget, canonical};
+    pub use templiqx_contracts::{Code, Diagnostic, RenderedInteraction, budget, canonical, ir};
 }
