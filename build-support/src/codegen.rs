@@ -163,7 +163,7 @@ pub fn generate(
     let items = &g.items;
     Ok(quote! {
         #module_doc
-        #[allow(dead_code, clippy::all)]
+        #[allow(dead_code)]
         pub mod #module {
             #(#tracked)*
 
