@@ -423,39 +423,19 @@ impl Loader {
         out
     }
 
-    fn include_error(
-        &self,
-        code: Code,
-        message: String,
-        loc: &Loc,
-        help: &str,
-        chain: &[(PathBuf, Loc)],
-    ) -> Diagnostic {
-        let mut d = self.sources.error(code, message, loc).help(help);
-        for (_, from) in chain.iter().rev() {
-            d = d.note(self.describe_loc(from));
-        }
-        d
+    /// An error at an include node; the include chain of the node's file
+    /// comes with it (see [`Sources::error`]).
+    fn include_error(&self, code: Code, message: String, loc: &Loc, help: &str) -> Diagnostic {
+        self.sources.error(code, message, loc).help(help)
     }
 
-    fn describe_loc(&self, loc: &Loc) -> String {
-        let name = self
-            .sources
-            .get(loc.file)
-            .map(|f| f.name.clone())
-            .unwrap_or_default();
-        let span = self
-            .sources
-            .get(loc.file)
-            .and_then(|f| f.root.as_ref())
-            .and_then(|r| r.span_of(&loc.pointer));
-        match span {
-            Some(s) => format!(
-                "included from {name}:{}:{} ({})",
-                s.start.line, s.start.column, loc.pointer
-            ),
-            None => format!("included from {name} ({})", loc.pointer),
-        }
+    /// A partial's own diagnostic, recast as `TQX_INCLUDE_INVALID` (its
+    /// original code stays in the message) with the partial's include chain.
+    fn invalid_partial(&self, mut d: Diagnostic, file: FileId) -> Diagnostic {
+        d.message = format!("malformed partial: {} ({})", d.message, d.code);
+        d.code = Code::IncludeInvalid;
+        d.notes = self.sources.include_chain(file);
+        d
     }
 
     fn include(
@@ -492,7 +472,6 @@ impl Loader {
                         msg,
                         &loc.child("from_dependency"),
                         &help,
-                        chain,
                     ));
                     return None;
                 }
@@ -507,7 +486,6 @@ impl Loader {
                     format!("include path `{}` {reason}", path.escape_debug()),
                     &loc.child("path"),
                     "include paths are relative to the package root, written with `/`, and stay inside the package",
-                    chain,
                 ));
                 return None;
             }
@@ -521,7 +499,6 @@ impl Loader {
                 format!("include cycle: {}", names.join(" → ")),
                 &loc.child("path"),
                 "a partial cannot (indirectly) include itself",
-                chain,
             ));
             return None;
         }
@@ -531,7 +508,6 @@ impl Loader {
                 format!("includes nest deeper than {MAX_INCLUDE_DEPTH}"),
                 loc,
                 "flatten the partials",
-                chain,
             ));
             return None;
         }
@@ -543,21 +519,15 @@ impl Loader {
                     format!("cannot read partial `{path}`: {e}"),
                     &loc.child("path"),
                     "include paths are relative to the package root (the directory holding templiqx.yaml)",
-                    chain,
                 ));
                 return None;
             }
         };
+        self.sources.set_included_from(file, loc.clone());
         let node = match self.parse_yaml(file) {
             Ok(n) => n,
-            Err(mut d) => {
-                d.message = format!("malformed partial: {} ({})", d.message, d.code);
-                d.code = Code::IncludeInvalid;
-                d = d.note(self.describe_loc(loc));
-                for (_, from) in chain.iter().rev() {
-                    d = d.note(self.describe_loc(from));
-                }
-                diags.push(d);
+            Err(d) => {
+                diags.push(self.invalid_partial(d, file));
                 return None;
             }
         };
@@ -569,19 +539,10 @@ impl Loader {
         let nodes = match parse_partial(&node, file, &name) {
             Ok(n) => n,
             Err(ds) => {
-                for mut d in ds {
-                    d.message = format!("malformed partial: {} ({})", d.message, d.code);
-                    d.code = Code::IncludeInvalid;
-                    d = d.note(self.describe_loc(loc));
-                    for (_, from) in chain.iter().rev() {
-                        d = d.note(self.describe_loc(from));
-                    }
-                    diags.push(d);
-                }
+                diags.extend(ds.into_iter().map(|d| self.invalid_partial(d, file)));
                 return None;
             }
         };
-        self.sources.set_included_from(file, loc.clone());
         chain.push((target, loc.clone()));
         let sub = IncludeRoot { package };
         let expanded = self.expand(&sub, nodes, chain, diags);

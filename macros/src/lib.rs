@@ -138,7 +138,10 @@ fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
              (e.g. `target = [\"structured_output\"]`); there is no default",
         ));
     };
-    let base = std::env::var_os("CARGO_MANIFEST_DIR")
+    // `TEMPLIQX_MANIFEST_DIR_OVERRIDE` exists for UI tests (trybuild builds
+    // cases in a generated crate elsewhere); hosts never set it.
+    let base = std::env::var_os("TEMPLIQX_MANIFEST_DIR_OVERRIDE")
+        .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR"))
         .map(PathBuf::from)
         .unwrap_or_default();
     let mut loader = Loader::new(&base);
@@ -160,7 +163,7 @@ fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
             let root = base.join(dir.value());
             match loader.compile_package(&root, &target) {
                 Err(diags) => {
-                    let text = report::render_all(&diags, &|n| {
+                    let text = render(&diags, &|n| {
                         loader.sources.by_name(n).map(|f| f.text.clone())
                     });
                     return Err(syn::Error::new(dir.span(), text));
@@ -189,14 +192,14 @@ fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
                 tracked_files: tracked,
             };
             codegen::generate(contract, interaction, &loader.sources, &options).map_err(|diags| {
-                let text = report::render_all(&diags, &|n| {
+                let text = render(&diags, &|n| {
                     loader.sources.by_name(n).map(|f| f.text.clone())
                 });
                 syn::Error::new(span, text)
             })
         }
         _ => {
-            let text = report::render_all(&compiled.diagnostics, &|n| {
+            let text = render(&compiled.diagnostics, &|n| {
                 loader.sources.by_name(n).map(|f| f.text.clone())
             });
             // Still track the files, so fixing the contract rebuilds.
@@ -208,4 +211,20 @@ fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
             Ok(quote! { #(#tracked)* #err })
         }
     }
+}
+
+/// Every diagnostic in rustc's layout, separated by blank lines (rustc
+/// prints its own error count, so no summary line).
+fn render(
+    diagnostics: &[templiqx_contracts::Diagnostic],
+    source: &dyn Fn(&str) -> Option<String>,
+) -> String {
+    diagnostics
+        .iter()
+        .map(|d| {
+            let text = d.file.as_deref().and_then(source);
+            report::render_human(d, text.as_deref())
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

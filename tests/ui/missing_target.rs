@@ -1,0 +1,3 @@
+templiqx::include_contract!("ui/contracts/valid.yaml");
+
+fn main() {}
