@@ -20,6 +20,7 @@
 //! include!(concat!(env!("OUT_DIR"), "/templiqx_contracts.rs"));
 //! ```
 
+use crate::check::CompileOptions;
 use crate::codegen::{self, Options};
 use crate::package::{CompiledContract, Loader};
 use crate::report;
@@ -140,7 +141,9 @@ impl Builder {
     /// no target was set), rendered.
     pub fn generate(&self) -> Result<Generated, BuildError> {
         let base = self.base();
-        let mut loader = Loader::new(&base);
+        let mut loader = Loader::new(&base).with_options(CompileOptions {
+            fake_output_in_tests: self.eval_tests,
+        });
         let Some(target) = &self.target else {
             let d = Diagnostic::error(Code::CapabilityUnsupported, "no target capability profile was given")
                 .help("call `.target([\"structured_output\", ...])`: compilation requires an explicit target profile");

@@ -48,6 +48,32 @@ pub fn compile_contract(
     sources: &Sources,
     target: &CapabilityProfile,
 ) -> Result<Interaction, Vec<Diagnostic>> {
+    compile_contract_with(contract, sources, target, &CompileOptions::default())
+}
+
+/// Options of [`compile_contract_with`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// Leave `fake_output` checks to the generated eval tests instead of
+    /// failing the compilation. The code-generating front ends set this, so
+    /// a wrong fixture output fails exactly its `#[test]` (with
+    /// `TQX_OUTPUT_SCHEMA`) rather than the whole build; `templiqx check`
+    /// and [`compile_contract`] report it as `TQX_EVAL_INVALID`. Eval inputs
+    /// and context are always checked: a test cannot be generated without
+    /// them.
+    pub fake_output_in_tests: bool,
+}
+
+/// [`compile_contract`] with options.
+///
+/// # Errors
+/// Every diagnostic found, located through `sources`.
+pub fn compile_contract_with(
+    contract: &Contract,
+    sources: &Sources,
+    target: &CapabilityProfile,
+    options: &CompileOptions,
+) -> Result<Interaction, Vec<Diagnostic>> {
     let mut cx = Cx {
         sources,
         diags: Vec::new(),
@@ -285,7 +311,11 @@ pub fn compile_contract(
             &eval.loc.child("context"),
             "context field",
         );
-        if let (Some(out), Some(schema)) = (&eval.fake_output, &output_schema) {
+        if let (Some(out), Some(schema), false) = (
+            &eval.fake_output,
+            &output_schema,
+            options.fake_output_in_tests,
+        ) {
             cx.violations(
                 Code::EvalInvalid,
                 schema,

@@ -309,11 +309,13 @@ impl Gen<'_> {
             let fid = ident_tokens(&rust);
             let nullable = f.schema.types.contains(JsonType::Null) && !f.schema.types.is_any();
             let inner = self.ty(&f.schema, &pascal(&f.name), &parent, &f.loc);
-            let wrapped = !f.required || nullable;
-            let ty = if wrapped {
-                quote! { ::core::option::Option<#inner> }
-            } else {
-                inner
+            // Optional and nullable: `None` is absent, `Some(None)` is null.
+            let ty = match (f.required, nullable) {
+                (true, false) => inner,
+                (true, true) | (false, false) => quote! { ::core::option::Option<#inner> },
+                (false, true) => {
+                    quote! { ::core::option::Option<::core::option::Option<#inner>> }
+                }
             };
             let mut attrs = Vec::new();
             if rust != f.name {
@@ -324,6 +326,9 @@ impl Gen<'_> {
                 attrs.push(
                     quote! { default, skip_serializing_if = "::core::option::Option::is_none" },
                 );
+            }
+            if !f.required && nullable {
+                attrs.push(quote! { deserialize_with = "::templiqx::__private::double_option" });
             }
             let serde_attr = if attrs.is_empty() {
                 quote! {}
@@ -389,6 +394,20 @@ impl Gen<'_> {
         };
         let sdoc = doc_attr(doc);
         let len_impl = quote! { #p::ObjectView::entries(self).count() };
+        let get_body = if gets.is_empty() && closed {
+            // No members at all: nothing to match on.
+            quote! {
+                let _ = key;
+                ::core::option::Option::None
+            }
+        } else {
+            quote! {
+                match key {
+                    #(#gets)*
+                    #fallback
+                }
+            }
+        };
         self.items.push(quote! {
             #sdoc
             #[derive(Debug, Clone, PartialEq, #derive_default #p::serde::Serialize, #p::serde::Deserialize)]
@@ -401,10 +420,7 @@ impl Gen<'_> {
 
             impl #p::ObjectView for #ident {
                 fn get(&self, key: &str) -> ::core::option::Option<#p::ValueRef<'_>> {
-                    match key {
-                        #(#gets)*
-                        #fallback
-                    }
+                    #get_body
                 }
                 fn len(&self) -> usize {
                     #len_impl
@@ -537,9 +553,13 @@ fn field_doc(f: &FieldSpec) -> String {
         .description
         .clone()
         .unwrap_or_else(|| format!("`{}`", f.name));
-    if !f.required {
-        doc.push_str("\n\nOptional: `None` means absent.");
-    }
+    let nullable = f.schema.types.contains(JsonType::Null) && !f.schema.types.is_any();
+    doc.push_str(match (f.required, nullable) {
+        (true, false) => "",
+        (true, true) => "\n\nRequired and nullable: `None` is `null`.",
+        (false, false) => "\n\nOptional: `None` means absent.",
+        (false, true) => "\n\nOptional and nullable: `None` is absent, `Some(None)` is `null`.",
+    });
     doc
 }
 

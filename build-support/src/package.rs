@@ -13,7 +13,7 @@
 //! symlinks) outside its root is `TQX_INCLUDE_UNRESOLVED`, and nothing of
 //! the outside file is read.
 
-use crate::check::compile_contract;
+use crate::check::{CompileOptions, compile_contract_with};
 use crate::dto::{ComponentDecl, ContentNode, Contract, FileId, Loc, NodeKind, OrderedMap};
 use crate::parse::{did_you_mean, parse_partial};
 use crate::source::Sources;
@@ -136,6 +136,7 @@ pub struct Loader {
     packages: Vec<Package>,
     /// (absolute path, sha256) of every file read, for the package fingerprint.
     digests: BTreeMap<String, String>,
+    options: CompileOptions,
 }
 
 /// Where include paths resolve: a package root and its display prefix.
@@ -156,7 +157,14 @@ impl Loader {
             base,
             packages: Vec::new(),
             digests: BTreeMap::new(),
+            options: CompileOptions::default(),
         }
+    }
+
+    /// Sets the compile options for every contract this loader compiles.
+    pub fn with_options(mut self, options: CompileOptions) -> Loader {
+        self.options = options;
+        self
     }
 
     fn display(&self, path: &Path) -> String {
@@ -355,7 +363,7 @@ impl Loader {
         }
         self.compose(pkg, &mut contract, &mut result.diagnostics);
         if result.diagnostics.is_empty() {
-            match compile_contract(&contract, &self.sources, target) {
+            match compile_contract_with(&contract, &self.sources, target, &self.options) {
                 Ok(i) => result.interaction = Some(i),
                 Err(d) => result.diagnostics = d,
             }

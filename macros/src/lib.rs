@@ -29,6 +29,7 @@ use quote::quote;
 use std::path::PathBuf;
 use syn::parse::{Parse, ParseStream};
 use syn::{Ident, LitBool, LitStr, Token, bracketed, punctuated::Punctuated};
+use templiqx_build::check::CompileOptions;
 use templiqx_build::codegen::{self, Options};
 use templiqx_build::package::Loader;
 use templiqx_build::report;
@@ -144,7 +145,9 @@ fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
         .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR"))
         .map(PathBuf::from)
         .unwrap_or_default();
-    let mut loader = Loader::new(&base);
+    let mut loader = Loader::new(&base).with_options(CompileOptions {
+        fake_output_in_tests: args.evals,
+    });
     let (compiled, span) = match &args.source {
         Source::File(path) => {
             let full = base.join(path.value());

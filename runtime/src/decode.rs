@@ -138,3 +138,17 @@ pub fn run_eval<I, C, O>(
         }
     }
 }
+
+/// Deserialises a present field of an optional, nullable property: `null`
+/// becomes `Some(None)` (a missing field is `None` through `#[serde(default)]`).
+///
+/// # Errors
+/// The inner type's deserialisation errors.
+#[doc(hidden)]
+pub fn double_option<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    <Option<T> as serde::Deserialize>::deserialize(deserializer).map(Some)
+}

@@ -105,7 +105,7 @@ pub use templiqx_macros::include_contract;
 /// release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::decode::{DecodeError, decode_output, run_eval};
+    pub use crate::decode::{DecodeError, decode_output, double_option, run_eval};
     pub use crate::render::{RenderError, render};
     pub use ::serde;
     pub use ::serde_json;

@@ -1,0 +1,305 @@
+//! Builds real host crates with cargo: rebuild tracking of partials (macro
+//! and build.rs), byte-identical generated code across target directories,
+//! awkward property names under `#![deny(warnings)]` and clippy, JSON
+//! round trips of generated types, and generated eval tests.
+//!
+//! The hosts live in temporary directories with path dependencies on this
+//! workspace and a copy of its `Cargo.lock`, and build `--offline` (the
+//! workspace build has already fetched every crate). They share one target
+//! directory under `target/host-tests`, so dependencies compile once.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn shared_target() -> PathBuf {
+    workspace().join("target/host-tests")
+}
+
+struct Host {
+    dir: tempfile::TempDir,
+}
+
+const CONTRACT: &str = r#"api_version: templiqx/v1alpha1
+id: note
+version: 0.1.0
+inputs:
+  subject: { schema: { type: string }, required: true }
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: include, path: partials/intro.yaml }
+      - kind: interpolate
+        expression: { kind: ref, path: inputs.subject }
+output_schema:
+  type: object
+  additionalProperties: false
+  required: [ok]
+  properties: { ok: { type: boolean } }
+evals:
+  - id: first
+    inputs: { subject: alpha }
+    fake_output: { ok: true }
+  - id: second
+    inputs: { subject: beta }
+    fake_output: { ok: false }
+"#;
+
+const AWKWARD: &str = r#"api_version: templiqx/v1alpha1
+id: awkward
+version: 0.1.0
+inputs:
+  type: { schema: { type: string }, required: true }
+  self: { schema: { type: integer }, required: false }
+  first-name: { schema: { type: string }, required: true }
+  naïve: { schema: { type: boolean }, required: true }
+  2fa: { schema: { type: [string, "null"] }, required: true }
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.type } }
+      - { kind: interpolate, expression: { kind: ref, path: inputs.first-name } }
+output_schema:
+  type: object
+  additionalProperties: false
+  required: [type, match, kind]
+  properties:
+    type: { type: string, enum: [a-b, A_B, "", "2x", self] }
+    match: { type: number }
+    kind:
+      type: object
+      required: [items]
+      properties:
+        items: { type: array, items: { type: object, properties: { crate: { type: integer } } } }
+    super: { type: [boolean, "null"] }
+"#;
+
+const MAIN: &str = r#"#![deny(warnings)]
+
+include!(concat!(env!("OUT_DIR"), "/templiqx_contracts.rs"));
+
+templiqx::include_contract!("pkg/contracts/note.yaml", target = ["structured_output"]);
+
+fn main() {
+    let r = note::render(&note::Inputs { subject: "world".to_owned() }, &note::Context {}).unwrap();
+    println!("{}", r.messages[0].content);
+    let built = built::note::render(&built::note::Inputs { subject: "world".to_owned() }, &built::note::Context {}).unwrap();
+    println!("{}", built.messages[0].content);
+
+    let inputs = built::awkward::Inputs {
+        r#type: "t".to_owned(),
+        self_: Some(2),
+        first_name: "Ada".to_owned(),
+        na_ve: true,
+        _2fa: None,
+    };
+    let json = templiqx::__private::serde_json::to_value(&inputs).unwrap();
+    assert_eq!(json["first-name"], "Ada");
+    assert_eq!(json["naïve"], true);
+    assert!(json["2fa"].is_null());
+    let back: built::awkward::Inputs = templiqx::__private::serde_json::from_value(json).unwrap();
+    assert_eq!(back, inputs);
+    built::awkward::render(&inputs, &built::awkward::Context {}).unwrap();
+
+    let output = templiqx::__private::serde_json::json!({
+        "type": "a-b", "match": 1.5, "kind": { "items": [{ "crate": 3, "extra": "kept" }], "more": [1] }, "super": null
+    });
+    let decoded = built::awkward::decode_output(&output).unwrap();
+    assert_eq!(decoded.r#type, built::awkward::Type::AB);
+    let again = templiqx::__private::serde_json::to_value(&decoded).unwrap();
+    assert_eq!(again, output, "generated output types round-trip JSON");
+    println!("round trip ok");
+}
+"#;
+
+impl Host {
+    fn new() -> Host {
+        let host = Host {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        let ws = workspace();
+        host.write(
+            "Cargo.toml",
+            &format!(
+                "[package]\nname = \"host-under-test\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\ntempliqx = {{ path = \"{runtime}\" }}\n\n[build-dependencies]\ntempliqx-build = {{ path = \"{build}\" }}\n\n[workspace]\n",
+                runtime = ws.join("runtime").display(),
+                build = ws.join("build-support").display()
+            ),
+        );
+        fs::copy(ws.join("Cargo.lock"), host.path().join("Cargo.lock")).unwrap();
+        host.write(
+            "build.rs",
+            "fn main() {\n    if let Err(e) = templiqx_build::Builder::new().target([\"structured_output\"]).package(\"pkg\").compile() {\n        eprintln!(\"{e}\");\n        std::process::exit(1);\n    }\n}\n",
+        );
+        host.write("pkg/templiqx.yaml", "api_version: templiqx/v1alpha1\npackage: host\nversion: 0.1.0\ncontracts: [note, awkward]\n");
+        host.write("pkg/contracts/note.yaml", CONTRACT);
+        host.write("pkg/contracts/awkward.yaml", AWKWARD);
+        host.write(
+            "pkg/partials/intro.yaml",
+            "- { kind: text, value: 'Hello v1, ' }\n",
+        );
+        // The build.rs output lives in a module so both front ends can coexist.
+        host.write("src/main.rs", &MAIN.replace("include!(concat!(env!(\"OUT_DIR\"), \"/templiqx_contracts.rs\"));", "mod built {\n    include!(concat!(env!(\"OUT_DIR\"), \"/templiqx_contracts.rs\"));\n}"));
+        host
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.path().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    fn cargo(&self, args: &[&str], target: &Path) -> Output {
+        // Cargo's own flags go before any `--` (which starts the test
+        // binary's arguments).
+        let split = args.iter().position(|a| *a == "--").unwrap_or(args.len());
+        Command::new(env!("CARGO"))
+            .args(&args[..split])
+            .arg("--offline")
+            .args(&args[split..])
+            .env("CARGO_TARGET_DIR", target)
+            .env_remove("RUSTFLAGS")
+            .current_dir(self.path())
+            .output()
+            .unwrap()
+    }
+
+    fn run(&self, target: &Path) -> String {
+        let out = self.cargo(&["run"], target);
+        assert!(
+            out.status.success(),
+            "cargo run failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+/// The generated file of the most recent build in `target`.
+fn generated(target: &Path) -> String {
+    let build = target.join("debug/build");
+    let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
+    for entry in fs::read_dir(&build).unwrap() {
+        let f = entry.unwrap().path().join("out/templiqx_contracts.rs");
+        if let Ok(meta) = fs::metadata(&f) {
+            let t = meta.modified().unwrap();
+            if newest.as_ref().is_none_or(|(n, _)| t > *n) {
+                newest = Some((t, f));
+            }
+        }
+    }
+    fs::read_to_string(newest.expect("a generated file").1).unwrap()
+}
+
+#[test]
+fn hosts_build_rebuild_on_partial_edits_and_generate_identical_code() {
+    let host = Host::new();
+    let target = shared_target();
+    let out = host.run(&target);
+    assert!(
+        out.contains("Hello v1, world\nHello v1, world\nround trip ok"),
+        "{out}"
+    );
+    let first = generated(&target);
+
+    // Editing only the partial rebuilds the host: no .rs file is touched.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    host.write(
+        "pkg/partials/intro.yaml",
+        "- { kind: text, value: 'Hello v2, ' }\n",
+    );
+    let out = host.run(&target);
+    assert!(
+        out.contains("Hello v2, world\nHello v2, world"),
+        "both the macro and build.rs saw the edit:\n{out}"
+    );
+
+    // Byte-identical generated code in a different target directory.
+    host.write(
+        "pkg/partials/intro.yaml",
+        "- { kind: text, value: 'Hello v1, ' }\n",
+    );
+    let other = tempfile::tempdir().unwrap();
+    let out = host.cargo(&["build"], other.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(generated(other.path()), first);
+    assert!(first.starts_with("// @generated by templiqx-build"));
+
+    // Generated code passes clippy with warnings denied.
+    let out = host.cargo(&["clippy", "--", "-D", "warnings"], &target);
+    assert!(
+        out.status.success(),
+        "clippy:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn generated_eval_tests_run_and_a_wrong_fake_output_fails_exactly_that_test() {
+    let host = Host::new();
+    let target = shared_target();
+    let out = host.cargo(&["test", "--", "--test-threads=1"], &target);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in [
+        "note::evals::first",
+        "note::evals::second",
+        "built::note::evals::first",
+        "built::note::evals::second",
+    ] {
+        assert!(
+            stdout.contains(&format!("test {name} ... ok")),
+            "{name} missing:\n{stdout}"
+        );
+    }
+
+    host.write(
+        "pkg/contracts/note.yaml",
+        &CONTRACT.replace("fake_output: { ok: false }", "fake_output: { ok: \"no\" }"),
+    );
+    let out = host.cargo(&["test", "--", "--test-threads=1"], &target);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success());
+    assert!(
+        stdout.contains("test built::note::evals::second ... FAILED"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("test note::evals::second ... FAILED"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("test built::note::evals::first ... ok"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("test note::evals::first ... ok"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("TQX_OUTPUT_SCHEMA"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
