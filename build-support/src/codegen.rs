@@ -346,7 +346,7 @@ impl Gen<'_> {
                 quote! { ::core::option::Option::Some(#p::AsValue::as_value(&self.#fid)) }
             };
             gets.push(quote! { #key => #view, });
-            entries.push(quote! { (#key, #view) });
+            entries.push((f.name.clone(), quote! { (#key, #view) }));
         }
         let extra_name = if seen.iter().any(|(r, _)| r == "additional_properties") {
             "additional_properties_"
@@ -354,6 +354,10 @@ impl Gen<'_> {
             "additional_properties"
         };
         let eid = Ident::new(extra_name, Span::call_site());
+        // Members in canonical (RFC 8785) key order, so canonical JSON of a
+        // closed struct needs no sort.
+        entries.sort_by(|(a, _), (b, _)| templiqx_contracts::canonical::utf16_cmp(a, b));
+        let entries: Vec<&TokenStream> = entries.iter().map(|(_, t)| t).collect();
         let count = entries.len();
         let declared = quote! {
             let entries: [(&'static str, ::core::option::Option<#p::ValueRef<'_>>); #count] = [#(#entries),*];
@@ -427,6 +431,9 @@ impl Gen<'_> {
                 }
                 fn entries(&self) -> ::std::boxed::Box<dyn ::core::iter::Iterator<Item = (&str, #p::ValueRef<'_>)> + '_> {
                     #entries_impl
+                }
+                fn entries_sorted(&self) -> bool {
+                    #closed
                 }
             }
 

@@ -43,19 +43,45 @@ pub fn write_canonical<W: fmt::Write + ?Sized>(value: ValueRef<'_>, out: &mut W)
             out.write_char(']')
         }
         ValueRef::Object(o) => {
-            let mut entries: Vec<(&str, ValueRef<'_>)> = o.entries().collect();
-            entries.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
             out.write_char('{')?;
-            for (i, (k, v)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.write_char(',')?;
-                }
-                write_string(k, out)?;
-                out.write_char(':')?;
-                write_canonical(v, out)?;
+            if o.entries_sorted() {
+                write_members(o.entries(), out)?;
+            } else {
+                let mut entries: Vec<(&str, ValueRef<'_>)> = o.entries().collect();
+                entries.sort_by(|(a, _), (b, _)| utf16_cmp(a, b));
+                write_members(entries.into_iter(), out)?;
             }
             out.write_char('}')
         }
+    }
+}
+
+fn write_members<'v, W: fmt::Write + ?Sized>(
+    members: impl Iterator<Item = (&'v str, ValueRef<'v>)>,
+    out: &mut W,
+) -> fmt::Result {
+    for (i, (k, v)) in members.enumerate() {
+        if i > 0 {
+            out.write_char(',')?;
+        }
+        write_string(k, out)?;
+        out.write_char(':')?;
+        write_canonical(v, out)?;
+    }
+    Ok(())
+}
+
+/// Compares keys by their UTF-16 code units (RFC 8785 section 3.2.3).
+///
+/// UTF-8 byte order agrees with UTF-16 order except between characters at
+/// or above U+E000 (lead byte `0xEE`+) and supplementary characters, so byte
+/// comparison is exact whenever either string has no such lead byte.
+pub fn utf16_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let high = |s: &str| s.bytes().any(|b| b >= 0xEE);
+    if high(a) && high(b) {
+        a.encode_utf16().cmp(b.encode_utf16())
+    } else {
+        a.cmp(b)
     }
 }
 

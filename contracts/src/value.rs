@@ -292,6 +292,12 @@ pub trait ObjectView {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Whether [`ObjectView::entries`] already yields keys in canonical
+    /// order (UTF-16 code units, RFC 8785), so canonical JSON need not sort
+    /// them. Generated structs with only declared members say so.
+    fn entries_sorted(&self) -> bool {
+        false
+    }
 }
 
 /// Anything that can be viewed as a JSON value.

@@ -601,6 +601,28 @@ impl<'a> Renderer<'a> {
                 // run that stops at the budget), so that an interpolation
                 // that cannot fit writes, and allocates, nothing.
                 if upper_bound(*filter, input).is_none_or(|b| b > self.remaining_bytes) {
+                    // Optimistically write up to OPTIMISTIC_BYTES directly:
+                    // most outputs are small, and a larger one is rolled
+                    // back, so at most that much is allocated in vain.
+                    let start = out.len();
+                    let mut room = self.remaining_bytes.min(OPTIMISTIC_BYTES);
+                    let mut w = Bounded {
+                        out,
+                        remaining: &mut room,
+                    };
+                    match filters::apply(*filter, input, locale, &mut w) {
+                        Ok(()) => {
+                            self.remaining_bytes -= out.len() - start;
+                            return Ok(());
+                        }
+                        Err(FilterError::Write) if self.remaining_bytes > OPTIMISTIC_BYTES => {
+                            out.truncate(start);
+                        }
+                        Err(e) => {
+                            out.truncate(start);
+                            return Err(filter_failure(e, *filter, input, expr));
+                        }
+                    }
                     let mut counter = Counter {
                         len: 0,
                         limit: self.remaining_bytes,
@@ -794,6 +816,11 @@ fn upper_bound(filter: Filter, input: ValueRef<'_>) -> Option<usize> {
         _ => None,
     }
 }
+
+/// How many bytes an interpolation of unknown size may write directly
+/// before it is rolled back and measured first (64 KiB: far below the 1 MiB
+/// that a rejected oversized render may allocate).
+const OPTIMISTIC_BYTES: usize = 64 * 1024;
 
 /// A `fmt::Write` that only counts, refusing to count past `limit`.
 struct Counter {
