@@ -383,7 +383,9 @@ fn describe_profile(target: &CapabilityProfile) -> String {
     }
 }
 
-fn is_valid_id(id: &str) -> bool {
+/// Whether `id` is a contract id: an ASCII letter, then ASCII letters,
+/// digits, `-`, `_` or `.`.
+pub fn is_valid_id(id: &str) -> bool {
     let mut chars = id.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))

@@ -708,16 +708,13 @@ fn is_keyword(s: &str) -> bool {
     )
 }
 
-/// The Rust field name of a property (`first-name` → `first_name`,
-/// `type` → `r#type`, `self` → `self_`, `2fa` → `_2fa`, `naïve` → `na_ve`).
+/// The Rust field name of a property, in snake case (`firstName` and
+/// `first-name` → `first_name`, `type` → `r#type`, `self` → `self_`,
+/// `2fa` → `_2fa`, `naïve` → `na_ve`).
 pub fn field_ident(name: &str) -> String {
-    let mut s = String::with_capacity(name.len());
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            s.push(c.to_ascii_lowercase());
-        } else if !s.ends_with('_') {
-            s.push('_');
-        }
+    let mut s = snake(name);
+    if name.starts_with('_') {
+        s.insert(0, '_');
     }
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert(0, '_');
@@ -1094,6 +1091,9 @@ mod tests {
         assert_eq!(field_ident("naïve"), "na_ve");
         assert_eq!(field_ident("2fa"), "_2fa");
         assert_eq!(field_ident("Camel"), "camel");
+        assert_eq!(field_ident("firstName"), "first_name");
+        assert_eq!(field_ident("HTTPStatus"), "httpstatus");
+        assert_eq!(field_ident("_private"), "_private");
         assert_eq!(
             module_name("bli-61-date-term-extraction"),
             "bli_61_date_term_extraction"

@@ -135,7 +135,7 @@ pub struct Loader {
     base: PathBuf,
     packages: Vec<Package>,
     /// (absolute path, sha256) of every file read, for the package fingerprint.
-    digests: BTreeMap<String, String>,
+    digests: BTreeMap<PathBuf, String>,
     options: CompileOptions,
 }
 
@@ -180,7 +180,7 @@ impl Loader {
             self.files_read.push(canonical.clone());
         }
         self.digests
-            .insert(self.display(&canonical), sha256_hex(text.as_bytes()));
+            .insert(canonical.clone(), sha256_hex(text.as_bytes()));
         let name = self.display(&canonical);
         Ok(self.sources.add(name, text))
     }
@@ -662,11 +662,26 @@ impl Loader {
     }
 
     /// The package fingerprint: SHA-256 over the canonical JSON of
-    /// `{display path → sha256 of contents}` for every file read (manifest,
-    /// contracts, partials, dependency files). Independent of read order and
-    /// path separators.
+    /// `{path → sha256 of contents}` for every file read (manifest,
+    /// contracts, partials, dependency files), paths relative to the first
+    /// package's root with `/` separators. Independent of read order, of the
+    /// loader's base directory and of the platform's path separator.
     pub fn fingerprint(&self) -> String {
-        fingerprint(&serde_json::to_value(&self.digests).unwrap_or_default())
+        let root = self
+            .packages
+            .first()
+            .map_or(self.base.as_path(), |p| p.root.as_path());
+        let map: BTreeMap<String, &String> = self
+            .digests
+            .iter()
+            .map(|(path, digest)| {
+                (
+                    relative_to(path, root).to_string_lossy().replace('\\', "/"),
+                    digest,
+                )
+            })
+            .collect();
+        fingerprint(&serde_json::to_value(&map).unwrap_or_default())
     }
 }
 
@@ -899,18 +914,13 @@ fn parse_manifest(
     };
     let contracts = list(&mut diags, "contracts");
     for (i, id) in contracts.iter().enumerate() {
-        if id.is_empty()
-            || !id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            || id.starts_with('.')
-        {
+        if !crate::check::is_valid_id(id) {
             err(
                 &mut diags,
                 Code::Package,
                 format!("contract id `{id}` is not an id"),
                 &format!("/contracts/{i}"),
-                "contract ids resolve to `contracts/<id>.yaml`: use letters, digits, `-`, `_`, `.`",
+                "contract ids resolve to `contracts/<id>.yaml`: start with an ASCII letter, then letters, digits, `-`, `_`, `.`",
             );
         }
     }

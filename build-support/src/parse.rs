@@ -392,6 +392,9 @@ impl Cx<'_> {
         let Some((node, ptr)) = obj.get("capabilities") else {
             return Some(Vec::new());
         };
+        if node.value == NodeValue::Null {
+            return Some(Vec::new());
+        }
         let items = self.list(node, &ptr, "`capabilities`")?;
         let mut out = Vec::with_capacity(items.len());
         let mut ok = true;

@@ -437,6 +437,15 @@ impl<'a> Renderer<'a> {
                         ));
                     }
                 },
+                (_, ValueRef::Null) if index > 0 => {
+                    // A path through a declared-nullable member that is null:
+                    // the value is missing, as for an absent key.
+                    let parent = match &path.segments[index - 1] {
+                        Segment::Key(key) => format!("`{key}`"),
+                        Segment::Index(i) => format!("index {i}"),
+                    };
+                    return Err(missing_at(path, index - 1, format!("{parent} is null")));
+                }
                 (segment, other) => {
                     let step = match segment {
                         Segment::Key(key) => format!("key `{key}`"),
