@@ -250,15 +250,31 @@ impl Loader {
     ) -> Result<Vec<CompiledContract>, Vec<Diagnostic>> {
         let pkg = self.load_package(dir)?;
         let ids = self.packages[pkg].manifest.contracts.clone();
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            let path = self.packages[pkg]
-                .root
-                .join("contracts")
-                .join(format!("{id}.yaml"));
-            out.push(self.compile_in_package(pkg, &path, Some(&id), target));
-        }
-        Ok(out)
+        Ok(ids
+            .iter()
+            .map(|id| self.compile_listed(pkg, id, target))
+            .collect())
+    }
+
+    /// Compiles the contract `id` of the package loaded under `package` (see
+    /// [`Loader::load_package`]) from `contracts/<id>.yaml`, checking that the
+    /// file declares that id. [`Loader::compile_package`] is this for every
+    /// contract the manifest lists; a front end that reports progress calls
+    /// it one contract at a time.
+    ///
+    /// # Panics
+    /// When `package` is not an index [`Loader::load_package`] returned.
+    pub fn compile_listed(
+        &mut self,
+        package: usize,
+        id: &str,
+        target: &CapabilityProfile,
+    ) -> CompiledContract {
+        let path = self.packages[package]
+            .root
+            .join("contracts")
+            .join(format!("{id}.yaml"));
+        self.compile_in_package(package, &path, Some(id), target)
     }
 
     /// Compiles one contract file. Its package is the nearest ancestor

@@ -1,0 +1,180 @@
+//! Reading the files a command is given: display names relative to the
+//! current directory, and JSON documents with located parse errors.
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+use templiqx_contracts::{Code, Diagnostic, Position, Span};
+
+/// The current directory (canonical when possible); `.` when unknown.
+pub fn current_dir() -> PathBuf {
+    let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    std::fs::canonicalize(&dir).unwrap_or(dir)
+}
+
+/// How diagnostics name `path`: relative to the current directory, with `/`
+/// separators. `-` is `<stdin>`.
+pub fn display(path: &Path) -> String {
+    if path == Path::new("-") {
+        return "<stdin>".to_owned();
+    }
+    let shown = if path.is_absolute() {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        relative_to(&path, &current_dir())
+    } else {
+        normalize(path)
+    };
+    let text = shown.to_string_lossy().replace('\\', "/");
+    if text.is_empty() {
+        ".".to_owned()
+    } else {
+        text
+    }
+}
+
+/// Drops `.` components (`./a/b` → `a/b`).
+fn normalize(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect()
+}
+
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    let mut up = PathBuf::new();
+    for ancestor in base.ancestors() {
+        if let Ok(rest) = path.strip_prefix(ancestor) {
+            return up.join(rest);
+        }
+        up.push("..");
+    }
+    path.to_path_buf()
+}
+
+/// A JSON document read from a file (or standard input).
+#[derive(Debug)]
+pub struct JsonFile {
+    /// Display name.
+    pub name: String,
+    /// The text, for snippets.
+    pub text: String,
+    /// The value.
+    pub value: serde_json::Value,
+}
+
+impl JsonFile {
+    /// The span of the value at `pointer`, when the text can be mapped
+    /// (JSON is YAML, so the spanned YAML parser locates it).
+    pub fn span_of(&self, pointer: &str) -> Option<Span> {
+        templiqx_build::yaml::parse(&self.text)
+            .ok()
+            .and_then(|root| root.span_of(pointer))
+    }
+
+    /// Places `d` in this file at its JSON pointer.
+    pub fn locate(&self, mut d: Diagnostic) -> Diagnostic {
+        d.file = Some(self.name.clone());
+        if d.span.is_none() {
+            d.span = d.json_pointer.as_deref().and_then(|p| self.span_of(p));
+        }
+        d
+    }
+}
+
+/// Reads `path` (`-`: standard input) as text.
+///
+/// # Errors
+/// `TQX_IO` when it cannot be read or is not UTF-8.
+pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
+    let name = display(path);
+    let result = if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map(|_| text)
+    } else {
+        std::fs::read_to_string(path)
+    };
+    result.map_err(|e| {
+        let what = if path.is_dir() {
+            "it is a directory".to_owned()
+        } else {
+            lower_first(&e.to_string())
+        };
+        Diagnostic::error(Code::Io, format!("cannot read `{name}`: {what}"))
+            .in_file(name)
+            .help("check the path and its permissions")
+    })
+}
+
+/// Reads and parses a JSON file.
+///
+/// # Errors
+/// `TQX_IO` when it cannot be read; `TQX_PARSE_JSON`, located at the
+/// offending line and column, when it is not JSON.
+pub fn read_json(path: &Path) -> Result<JsonFile, Diagnostic> {
+    let text = read_text(path)?;
+    parse_json(display(path), text)
+}
+
+/// Parses JSON `text` read from the file displayed as `name`.
+///
+/// # Errors
+/// `TQX_PARSE_JSON`, located at the offending line and column.
+pub fn parse_json(name: String, text: String) -> Result<JsonFile, Diagnostic> {
+    match serde_json::from_str(&text) {
+        Ok(value) => Ok(JsonFile { name, text, value }),
+        Err(e) => Err(json_error(&name, &e)),
+    }
+}
+
+fn json_error(name: &str, e: &serde_json::Error) -> Diagnostic {
+    let message = e.to_string();
+    // serde_json appends " at line L column C"; the span carries that.
+    let message = match message.rfind(" at line ") {
+        Some(i) if e.line() > 0 => message[..i].to_owned(),
+        _ => message,
+    };
+    let mut d = Diagnostic::error(Code::ParseJson, format!("invalid JSON: {message}"))
+        .in_file(name)
+        .help("the file must hold exactly one JSON value (RFC 8259)");
+    if e.line() > 0 {
+        let line = u32::try_from(e.line()).unwrap_or(u32::MAX);
+        let column = u32::try_from(e.column().max(1)).unwrap_or(u32::MAX);
+        let start = Position { line, column };
+        d.span = Some(Span {
+            start,
+            end: Position {
+                line,
+                column: column.saturating_add(1),
+            },
+            bytes: (0, 0),
+        });
+    }
+    d
+}
+
+fn lower_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_lose_dot_components() {
+        assert_eq!(display(Path::new("./a/./b.json")), "a/b.json");
+        assert_eq!(display(Path::new("../x")), "../x");
+        assert_eq!(display(Path::new("-")), "<stdin>");
+    }
+
+    #[test]
+    fn bad_json_is_located() {
+        let e = serde_json::from_str::<serde_json::Value>("{\n  \"a\": 1,\n}").unwrap_err();
+        let d = json_error("f.json", &e);
+        assert_eq!(d.code, Code::ParseJson);
+        assert_eq!(d.span.unwrap().start.line, 3);
+        assert!(!d.message.contains(" at line "), "{}", d.message);
+    }
+}
