@@ -11,10 +11,10 @@ Exit status: 0 when no error was found, 1 when any diagnostic is an error,
 See docs/cli.md for every command with examples.";
 
 /// Check, render, fingerprint and test Templiqx LLM interaction contracts
-/// (`templiqx/v1alpha1`).
+/// (templiqx/v1alpha1).
 #[derive(Debug, Parser)]
-#[command(name = "templiqx", version, about, long_about = None)]
-#[command(after_help = AFTER_HELP, propagate_version = true)]
+#[command(name = "templiqx", version)]
+#[command(after_help = AFTER_HELP)]
 #[command(arg_required_else_help = true, max_term_width = 100)]
 pub struct Cli {
     /// What to run.
@@ -29,8 +29,8 @@ pub struct Cli {
 /// Flags every command accepts.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// Output format: diagnostics in rustc's layout, or one
-    /// `OperationEnvelope` JSON object per line and input.
+    /// Output format: text with diagnostics in rustc's layout, or one
+    /// OperationEnvelope JSON object per line and input.
     #[arg(long, value_enum, default_value_t = Format::Human, global = true)]
     pub format: Format,
 
@@ -44,14 +44,14 @@ pub struct OutputArgs {
 pub enum Format {
     /// Text for people: diagnostics with source snippets.
     Human,
-    /// JSON Lines: one `OperationEnvelope` per input.
+    /// JSON Lines: one OperationEnvelope per input.
     Json,
 }
 
 /// `--color`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
-    /// Colour when standard output is a terminal and `NO_COLOR` is not set.
+    /// Colour when standard output is a terminal and NO_COLOR is not set.
     Auto,
     /// Always colour.
     Always,
@@ -62,12 +62,16 @@ pub enum ColorChoice {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Compile contract packages and contract files and report every problem.
+    /// Check contract packages and contract files.
     ///
-    /// A directory is a package: it holds `templiqx.yaml`, and every contract
-    /// the manifest lists is compiled. A file is one contract; its package is
-    /// the nearest ancestor directory holding `templiqx.yaml`.
-    #[command(after_help = "Example: templiqx check examples/crm3 --target structured_output")]
+    /// Compiles every contract and reports every problem. A directory is a
+    /// package: it holds templiqx.yaml, and every contract its manifest lists
+    /// is compiled. A file is one contract; its package is the nearest
+    /// ancestor directory holding templiqx.yaml.
+    #[command(after_help = "\
+Examples:
+  templiqx check examples/crm3 --target structured_output
+  templiqx check contracts/greeting.yaml -t structured_output --format json")]
     Check {
         /// Package directories or contract files.
         #[arg(required = true, value_name = "PATH")]
@@ -77,20 +81,21 @@ pub enum Command {
         target: TargetArgs,
     },
 
-    /// Render a contract with the inputs and context of a request file.
+    /// Render a contract for the inputs and context of a request.
     ///
-    /// The request is a JSON object `{"inputs": {...}, "context": {...}}`, the
-    /// shape of the corpus eval requests. Prints the rendered messages and the
-    /// `contract`, `interaction` and `request` fingerprints.
-    #[command(
-        after_help = "Example: templiqx render contracts/extract.yaml --request evals/request.json --target structured_output"
-    )]
+    /// The request is a JSON object {"inputs": {...}, "context": {...}}, the
+    /// shape of the corpus eval requests. Prints the rendered messages and
+    /// the contract, interaction and request fingerprints.
+    #[command(after_help = "\
+Examples:
+  templiqx render contracts/extract.yaml -r request.json -t structured_output
+  templiqx render contracts/extract.yaml -r - -t structured_output --format json")]
     Render {
         /// The contract file.
         #[arg(value_name = "CONTRACT")]
         contract: PathBuf,
 
-        /// The request file (`-` reads standard input).
+        /// The request file ('-' reads standard input).
         #[arg(long, short = 'r', value_name = "REQUEST.json")]
         request: PathBuf,
 
@@ -98,11 +103,17 @@ pub enum Command {
         target: TargetArgs,
     },
 
-    /// Print the Templiqx fingerprint of a JSON value: the SHA-256 of its
-    /// canonical JSON (RFC 8785).
-    #[command(after_help = "Example: templiqx fingerprint evals/output.json")]
+    /// Print the fingerprint of a JSON value.
+    ///
+    /// The Templiqx fingerprint is the lowercase hex SHA-256 of the value's
+    /// canonical JSON (RFC 8785). With --canonical, prints exactly those
+    /// bytes instead, without a trailing newline.
+    #[command(after_help = "\
+Examples:
+  templiqx fingerprint evals/output.json
+  templiqx fingerprint --canonical evals/output.json | sha256sum")]
     Fingerprint {
-        /// The JSON file (`-` reads standard input).
+        /// The JSON file ('-' reads standard input).
         #[arg(value_name = "FILE.json")]
         file: PathBuf,
 
@@ -111,12 +122,14 @@ pub enum Command {
         canonical: bool,
     },
 
-    /// Run every eval fixture of every contract: render it and validate its
-    /// `fake_output` against the output schema.
+    /// Run the eval fixtures of packages.
     ///
-    /// Prints one line per fixture, then the details of each failure, then
-    /// `N passed, M failed`.
-    #[command(after_help = "Example: templiqx test examples/crm3 --target structured_output")]
+    /// Every eval fixture of every contract is rendered, and its fake_output
+    /// validated against the output schema. Prints one line per fixture,
+    /// then the details of each failure, then "N passed, M failed".
+    #[command(after_help = "\
+Example:
+  templiqx test examples/crm3 --target structured_output")]
     Test {
         /// Package directories (or single contract files).
         #[arg(required = true, value_name = "PACKAGE")]
@@ -126,9 +139,13 @@ pub enum Command {
         target: TargetArgs,
     },
 
-    /// Print the JSON Schema (draft 2020-12) of the contract format, for
-    /// editors such as yaml-language-server.
-    #[command(after_help = "Example: templiqx schema > templiqx.schema.json")]
+    /// Print the JSON Schema of the contract format.
+    ///
+    /// The schema (draft 2020-12) is generated from the compiler's own
+    /// contract types, for editors such as yaml-language-server.
+    #[command(after_help = "\
+Example:
+  templiqx schema > templiqx.schema.json")]
     Schema,
 }
 
@@ -136,8 +153,8 @@ pub enum Command {
 /// default capability profile.
 #[derive(Debug, Args)]
 pub struct TargetArgs {
-    /// The target capability profile: capabilities the model runtime offers,
-    /// comma-separated or repeated (`--target structured_output,tools`).
+    /// The target capability profile: the capabilities the model runtime
+    /// offers, comma-separated or repeated (there is no default profile).
     #[arg(
         long,
         short = 't',

@@ -1,8 +1,12 @@
 //! Reading the files a command is given: display names relative to the
 //! current directory, and JSON documents with located parse errors.
 
+use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+use std::cell::OnceCell;
+use std::fmt;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
+use templiqx_build::yaml::Node;
 use templiqx_contracts::{Code, Diagnostic, Position, Span};
 
 /// The current directory (canonical when possible); `.` when unknown.
@@ -58,14 +62,17 @@ pub struct JsonFile {
     pub text: String,
     /// The value.
     pub value: serde_json::Value,
+    /// The spanned tree of the text, parsed on first use.
+    tree: OnceCell<Option<Node>>,
 }
 
 impl JsonFile {
     /// The span of the value at `pointer`, when the text can be mapped
     /// (JSON is YAML, so the spanned YAML parser locates it).
     pub fn span_of(&self, pointer: &str) -> Option<Span> {
-        templiqx_build::yaml::parse(&self.text)
-            .ok()
+        self.tree
+            .get_or_init(|| templiqx_build::yaml::parse(&self.text).ok())
+            .as_ref()
             .and_then(|root| root.span_of(pointer))
     }
 
@@ -115,12 +122,90 @@ pub fn read_json(path: &Path) -> Result<JsonFile, Diagnostic> {
 
 /// Parses JSON `text` read from the file displayed as `name`.
 ///
+/// Stricter than `serde_json::Value`: a duplicate object key is an error
+/// (RFC 8785 canonicalises I-JSON, which has none; keeping one of two
+/// values silently would give two different documents one fingerprint).
+///
 /// # Errors
 /// `TQX_PARSE_JSON`, located at the offending line and column.
 pub fn parse_json(name: String, text: String) -> Result<JsonFile, Diagnostic> {
-    match serde_json::from_str(&text) {
-        Ok(value) => Ok(JsonFile { name, text, value }),
+    match serde_json::from_str::<Strict>(&text) {
+        Ok(Strict(value)) => Ok(JsonFile {
+            name,
+            text,
+            value,
+            tree: OnceCell::new(),
+        }),
         Err(e) => Err(json_error(&name, &e)),
+    }
+}
+
+/// A JSON value whose objects have no duplicate keys.
+struct Strict(serde_json::Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(items.into())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(A::Error::custom(format_args!(
+                    "duplicate key `{key}` in an object"
+                )));
+            }
+            let Strict(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(object.into())
     }
 }
 
@@ -131,9 +216,14 @@ fn json_error(name: &str, e: &serde_json::Error) -> Diagnostic {
         Some(i) if e.line() > 0 => message[..i].to_owned(),
         _ => message,
     };
+    let help = if message.starts_with("duplicate key") {
+        "remove or rename one of the two members: canonical JSON (RFC 8785) has one value per key"
+    } else {
+        "the file must hold exactly one JSON value (RFC 8259)"
+    };
     let mut d = Diagnostic::error(Code::ParseJson, format!("invalid JSON: {message}"))
         .in_file(name)
-        .help("the file must hold exactly one JSON value (RFC 8259)");
+        .help(help);
     if e.line() > 0 {
         let line = u32::try_from(e.line()).unwrap_or(u32::MAX);
         let column = u32::try_from(e.column().max(1)).unwrap_or(u32::MAX);
@@ -176,5 +266,22 @@ mod tests {
         assert_eq!(d.code, Code::ParseJson);
         assert_eq!(d.span.unwrap().start.line, 3);
         assert!(!d.message.contains(" at line "), "{}", d.message);
+    }
+
+    #[test]
+    fn duplicate_keys_are_rejected_at_any_depth() {
+        for text in [r#"{"a": 1, "a": 1}"#, r#"[{"b": {"c": 1, "c": 2}}]"#] {
+            let d = parse_json("f.json".into(), text.into()).unwrap_err();
+            assert_eq!(d.code, Code::ParseJson);
+            assert!(d.message.contains("duplicate key"), "{}", d.message);
+        }
+        let ok = parse_json(
+            "f.json".into(),
+            r#"{"a": {"a": [1.5, -2, 18446744073709551615]}}"#.into(),
+        );
+        assert_eq!(
+            ok.unwrap().value,
+            serde_json::json!({"a": {"a": [1.5, -2, 18446744073709551615u64]}})
+        );
     }
 }

@@ -77,7 +77,22 @@ fn bad_json_is_located_and_fails_with_exit_1() {
       |              ^
       |
       = help: the file must hold exactly one JSON value (RFC 8259)
+
+    error: could not fingerprint `bad.json`
     "#);
+}
+
+#[test]
+fn duplicate_keys_are_errors_not_silently_dropped() {
+    templiqx()
+        .args(["fingerprint", "-"])
+        .write_stdin("{\"a\": 1, \"a\": 2}")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "error[TQX_PARSE_JSON]: invalid JSON: duplicate key `a` in an object",
+        ))
+        .stdout(predicate::str::contains("--> <stdin>:1:"));
 }
 
 #[test]

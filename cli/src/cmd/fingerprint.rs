@@ -38,7 +38,7 @@ pub fn run(ui: &mut Ui, file: &Path, canonical: bool) -> io::Result<Status> {
         match result {
             Some(text) if canonical => ui.write(&text)?,
             Some(fp) => ui.line(&fp)?,
-            None => {}
+            None => ui.error_line(&format!("could not fingerprint `{}`", display(file)))?,
         }
     }
     Ok(status)
