@@ -146,7 +146,8 @@ struct IncludeRoot {
 
 impl Loader {
     /// A loader whose diagnostics name files relative to `base` (e.g. the
-    /// host's `CARGO_MANIFEST_DIR`, or the current directory).
+    /// host's `CARGO_MANIFEST_DIR`, or the current directory); a file that
+    /// shares only the file-system root with `base` keeps its absolute path.
     pub fn new(base: impl Into<PathBuf>) -> Loader {
         let base = base.into();
         let base = std::fs::canonicalize(&base).unwrap_or(base);
@@ -789,9 +790,14 @@ fn relative_to(path: &Path, base: &Path) -> PathBuf {
     if let Ok(p) = path.strip_prefix(base) {
         return p.to_path_buf();
     }
-    // Walk up from base until a common ancestor.
+    // Walk up from base until a common ancestor. A path that shares only
+    // the file-system root with base stays absolute (`/tmp/c.yaml`, not
+    // `../../tmp/c.yaml`).
     let mut up = PathBuf::new();
     for ancestor in base.ancestors() {
+        if ancestor.parent().is_none() {
+            break;
+        }
         if let Ok(rest) = path.strip_prefix(ancestor) {
             return up.join(rest);
         }

@@ -15,8 +15,9 @@ pub fn current_dir() -> PathBuf {
     std::fs::canonicalize(&dir).unwrap_or(dir)
 }
 
-/// How diagnostics name `path`: relative to the current directory, with `/`
-/// separators. `-` is `<stdin>`.
+/// How diagnostics name `path`: relative to the current directory (unless
+/// the two share only the file-system root), with `/` separators. `-` is
+/// `<stdin>`.
 pub fn display(path: &Path) -> String {
     if path == Path::new("-") {
         return "<stdin>".to_owned();
@@ -42,9 +43,14 @@ fn normalize(path: &Path) -> PathBuf {
         .collect()
 }
 
+/// `path` relative to `base`, as the compiler's loader names files: a path
+/// that shares only the file-system root with `base` stays absolute.
 fn relative_to(path: &Path, base: &Path) -> PathBuf {
     let mut up = PathBuf::new();
     for ancestor in base.ancestors() {
+        if ancestor.parent().is_none() {
+            break;
+        }
         if let Ok(rest) = path.strip_prefix(ancestor) {
             return up.join(rest);
         }
@@ -257,6 +263,20 @@ mod tests {
         assert_eq!(display(Path::new("./a/./b.json")), "a/b.json");
         assert_eq!(display(Path::new("../x")), "../x");
         assert_eq!(display(Path::new("-")), "<stdin>");
+    }
+
+    #[test]
+    fn paths_sharing_only_the_root_stay_absolute() {
+        let base = Path::new("/work/repo");
+        assert_eq!(
+            relative_to(Path::new("/work/repo/a/b"), base),
+            Path::new("a/b")
+        );
+        assert_eq!(
+            relative_to(Path::new("/work/shared/c"), base),
+            Path::new("../shared/c")
+        );
+        assert_eq!(relative_to(Path::new("/tmp/c"), base), Path::new("/tmp/c"));
     }
 
     #[test]
