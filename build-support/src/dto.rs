@@ -8,6 +8,13 @@
 //! Content nodes and expressions carry a [`Loc`] (file and JSON pointer of
 //! their source), which survives include expansion: a diagnostic about a node
 //! spliced in from a partial points into the partial.
+//!
+//! With the `json-schema` feature the DTOs also derive
+//! [`schemars::JsonSchema`]; the attributes make the generated schema as
+//! strict as [`crate::parse`] (closed objects, `kind`-tagged unions, required
+//! fields exactly as the parser requires them, `null` where the parser
+//! accepts it). [`crate::json_schema`] assembles it and holds the hand-written
+//! parts (the bounded schema subset, roles, filters, runtime policy).
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
@@ -89,35 +96,84 @@ impl<T: Serialize> Serialize for OrderedMap<T> {
 
 /// A whole contract (seed 002: "A contract defines exactly one model interaction").
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "json-schema", schemars(deny_unknown_fields))]
 pub struct Contract {
     /// Must be `templiqx/v1alpha1`.
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "crate::json_schema::ApiVersion")
+    )]
     pub api_version: String,
     /// Stable contract id (`[A-Za-z][A-Za-z0-9._-]*`).
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(pattern(crate::json_schema::ID_PATTERN))
+    )]
     pub id: String,
     /// Semantic version (SemVer 2.0.0).
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(pattern(crate::json_schema::SEMVER_PATTERN))
+    )]
     pub version: String,
     /// What the contract is for.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "json-schema", schemars(with = "String", default))]
     pub description: Option<String>,
     /// Typed inputs, in declaration order.
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "Option<OrderedMap<FieldDecl>>", default)
+    )]
     pub inputs: OrderedMap<FieldDecl>,
     /// Host-supplied context, in declaration order.
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "Option<OrderedMap<FieldDecl>>", default)
+    )]
     pub context: OrderedMap<FieldDecl>,
     /// Required target capabilities.
+    #[cfg_attr(feature = "json-schema", schemars(default))]
     pub capabilities: Vec<String>,
     /// Ordered role messages (at least one).
+    #[cfg_attr(feature = "json-schema", schemars(length(min = 1)))]
     pub messages: Vec<MessageDecl>,
     /// JSON Schema of the structured output (bounded subset).
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "crate::json_schema::BoundedSchema")
+    )]
     pub output_schema: serde_json::Value,
     /// Bounded runtime hints.
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "Option<crate::json_schema::RuntimePolicySchema>", default)
+    )]
     pub runtime_policy: RuntimePolicy,
     /// Namespaced, typed extensions.
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "Option<crate::json_schema::Extensions>", default)
+    )]
     pub extensions: OrderedMap<ExtensionDecl>,
     /// Local components.
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "crate::json_schema::Components", default)
+    )]
     pub components: OrderedMap<ComponentDecl>,
     /// Free-form string metadata.
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "Option<OrderedMap<String>>", default)
+    )]
     pub provenance: OrderedMap<String>,
     /// Deterministic eval fixtures.
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "Option<Vec<EvalDecl>>", default)
+    )]
     pub evals: Vec<EvalDecl>,
     /// Where the contract's root mapping is (not serialised).
     #[serde(skip)]
@@ -126,20 +182,34 @@ pub struct Contract {
 
 /// An input, context field or typed component parameter.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "json-schema", schemars(deny_unknown_fields))]
 pub struct FieldDecl {
     /// Its JSON Schema (bounded subset).
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "crate::json_schema::BoundedSchema")
+    )]
     pub schema: serde_json::Value,
     /// Whether a value must be supplied (default `false`).
+    #[cfg_attr(feature = "json-schema", schemars(default))]
     pub required: bool,
     /// Documentation; becomes a doc comment in generated code.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "json-schema", schemars(with = "String", default))]
     pub description: Option<String>,
 }
 
 /// One message.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "json-schema", schemars(deny_unknown_fields))]
 pub struct MessageDecl {
     /// The role.
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "crate::json_schema::RoleName")
+    )]
     pub role: Role,
     /// Content nodes, rendered in order and concatenated.
     pub content: Vec<ContentNode>,
@@ -158,6 +228,11 @@ pub struct ContentNode {
 
 /// The node kinds, tagged by `kind` in YAML.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "json-schema",
+    schemars(deny_unknown_fields, rename = "ContentNode")
+)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum NodeKind {
     /// `{kind: text, value}`: literal text.
@@ -170,6 +245,10 @@ pub enum NodeKind {
         /// The value.
         expression: Expr,
         /// Fixed filters, applied left to right.
+        #[cfg_attr(
+            feature = "json-schema",
+            schemars(with = "Vec<crate::json_schema::FilterName>", default)
+        )]
         filters: Vec<Filter>,
     },
     /// `{kind: when, condition, then, else}`: conditional content.
@@ -180,6 +259,7 @@ pub enum NodeKind {
         then: Vec<ContentNode>,
         /// Rendered when false.
         #[serde(rename = "else")]
+        #[cfg_attr(feature = "json-schema", schemars(default))]
         otherwise: Vec<ContentNode>,
     },
     /// `{kind: for_each, collection, item, body, separator}`: iteration.
@@ -192,6 +272,7 @@ pub enum NodeKind {
         body: Vec<ContentNode>,
         /// Written between elements.
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "json-schema", schemars(with = "String", default))]
         separator: Option<String>,
     },
     /// `{kind: component, name, with}`: a local component invocation.
@@ -199,6 +280,7 @@ pub enum NodeKind {
         /// The component's name.
         name: String,
         /// Argument expressions by parameter name (evaluated in the caller's scope).
+        #[cfg_attr(feature = "json-schema", schemars(default))]
         with: OrderedMap<Expr>,
     },
     /// `{kind: include, path, from_dependency}`: splice a package partial.
@@ -207,6 +289,7 @@ pub enum NodeKind {
         path: String,
         /// A dependency package name to resolve `path` in.
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "json-schema", schemars(with = "String", default))]
         from_dependency: Option<String>,
     },
 }
@@ -225,6 +308,11 @@ pub struct Expr {
 
 /// Expression kinds, tagged by `kind` in YAML.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "json-schema",
+    schemars(deny_unknown_fields, rename = "Expression")
+)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ExprKind {
     /// `{kind: ref, path: inputs.customer.name}`.
@@ -253,22 +341,31 @@ pub enum ExprKind {
     /// `{kind: and, operands: [...]}` (at least one operand).
     And {
         /// Boolean operands.
+        #[cfg_attr(feature = "json-schema", schemars(length(min = 1)))]
         operands: Vec<Expr>,
     },
     /// `{kind: or, operands: [...]}` (at least one operand).
     Or {
         /// Boolean operands.
+        #[cfg_attr(feature = "json-schema", schemars(length(min = 1)))]
         operands: Vec<Expr>,
     },
 }
 
 /// A typed extension (seed 002: "Capabilities and extensions").
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "json-schema", schemars(deny_unknown_fields))]
 pub struct ExtensionDecl {
     /// The capability the extension needs in the target profile.
+    #[cfg_attr(feature = "json-schema", schemars(length(min = 1)))]
     pub capability: String,
     /// Its schema, or a `{$ref: tool_contract:NAME, fingerprint}` reference
     /// before composition.
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "crate::json_schema::ExtensionSchema")
+    )]
     pub schema: serde_json::Value,
     /// The value; must validate against the schema.
     pub value: serde_json::Value,
@@ -276,11 +373,17 @@ pub struct ExtensionDecl {
 
 /// A component in typed form or the legacy list form (seed 002: "Typed components").
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "json-schema", schemars(deny_unknown_fields))]
 #[serde(untagged)]
 pub enum ComponentDecl {
     /// `{parameters, content}`.
     Typed {
         /// Declared parameters.
+        #[cfg_attr(
+            feature = "json-schema",
+            schemars(with = "Option<OrderedMap<FieldDecl>>", default)
+        )]
         parameters: OrderedMap<FieldDecl>,
         /// The body.
         content: Vec<ContentNode>,
@@ -292,12 +395,22 @@ pub enum ComponentDecl {
 
 /// An eval fixture.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "json-schema", schemars(deny_unknown_fields))]
 pub struct EvalDecl {
     /// Unique within the contract.
     pub id: String,
     /// Input values.
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "Option<serde_json::Map<String, serde_json::Value>>", default)
+    )]
     pub inputs: serde_json::Map<String, serde_json::Value>,
     /// Context values.
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "Option<serde_json::Map<String, serde_json::Value>>", default)
+    )]
     pub context: serde_json::Map<String, serde_json::Value>,
     /// A model output that must validate against `output_schema`.
     #[serde(skip_serializing_if = "Option::is_none")]

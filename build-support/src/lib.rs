@@ -37,6 +37,8 @@ pub mod check;
 pub mod codegen;
 pub mod compile;
 pub mod dto;
+#[cfg(feature = "json-schema")]
+pub mod json_schema;
 pub mod package;
 pub mod parse;
 pub mod report;

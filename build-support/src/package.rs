@@ -147,7 +147,8 @@ struct IncludeRoot {
 
 impl Loader {
     /// A loader whose diagnostics name files relative to `base` (e.g. the
-    /// host's `CARGO_MANIFEST_DIR`, or the current directory).
+    /// host's `CARGO_MANIFEST_DIR`, or the current directory); a file that
+    /// shares only the file-system root with `base` keeps its absolute path.
     pub fn new(base: impl Into<PathBuf>) -> Loader {
         let base = base.into();
         let base = std::fs::canonicalize(&base).unwrap_or(base);
@@ -258,15 +259,31 @@ impl Loader {
     ) -> Result<Vec<CompiledContract>, Vec<Diagnostic>> {
         let pkg = self.load_package(dir)?;
         let ids = self.packages[pkg].manifest.contracts.clone();
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            let path = self.packages[pkg]
-                .root
-                .join("contracts")
-                .join(format!("{id}.yaml"));
-            out.push(self.compile_in_package(pkg, &path, Some(&id), target));
-        }
-        Ok(out)
+        Ok(ids
+            .iter()
+            .map(|id| self.compile_listed(pkg, id, target))
+            .collect())
+    }
+
+    /// Compiles the contract `id` of the package loaded under `package` (see
+    /// [`Loader::load_package`]) from `contracts/<id>.yaml`, checking that the
+    /// file declares that id. [`Loader::compile_package`] is this for every
+    /// contract the manifest lists; a front end that reports progress calls
+    /// it one contract at a time.
+    ///
+    /// # Panics
+    /// When `package` is not an index [`Loader::load_package`] returned.
+    pub fn compile_listed(
+        &mut self,
+        package: usize,
+        id: &str,
+        target: &CapabilityProfile,
+    ) -> CompiledContract {
+        let path = self.packages[package]
+            .root
+            .join("contracts")
+            .join(format!("{id}.yaml"));
+        self.compile_in_package(package, &path, Some(id), target)
     }
 
     /// Compiles one contract file. Its package is the nearest ancestor
@@ -757,9 +774,14 @@ fn relative_to(path: &Path, base: &Path) -> PathBuf {
     if let Ok(p) = path.strip_prefix(base) {
         return p.to_path_buf();
     }
-    // Walk up from base until a common ancestor.
+    // Walk up from base until a common ancestor. A path that shares only
+    // the file-system root with base stays absolute (`/tmp/c.yaml`, not
+    // `../../tmp/c.yaml`).
     let mut up = PathBuf::new();
     for ancestor in base.ancestors() {
+        if ancestor.parent().is_none() {
+            break;
+        }
         if let Ok(rest) = path.strip_prefix(ancestor) {
             return up.join(rest);
         }

@@ -41,6 +41,9 @@ codes! {
     /// The YAML text is not well-formed, or uses a tag, a duplicate mapping
     /// key, or alias expansion beyond the budget.
     ParseYaml => "TQX_PARSE_YAML",
+    /// A JSON input (a request, an output, a value to fingerprint) is not
+    /// well-formed JSON.
+    ParseJson => "TQX_PARSE_JSON",
     /// A mapping key that the format does not define (all DTOs are strict).
     UnknownField => "TQX_UNKNOWN_FIELD",
     /// A field the format requires is absent.

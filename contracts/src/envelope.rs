@@ -27,6 +27,8 @@ pub enum Operation {
     Test,
     /// Package check (composition + compile of every contract).
     Check,
+    /// The JSON Schema of the contract format.
+    Schema,
 }
 
 /// The result of one operation, with its diagnostics and named fingerprints.

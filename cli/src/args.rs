@@ -1,0 +1,208 @@
+//! Command-line arguments.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use templiqx_contracts::CapabilityProfile;
+
+const AFTER_HELP: &str = "\
+Exit status: 0 when no error was found, 1 when any diagnostic is an error,
+2 for usage errors and for files that cannot be read.
+
+See docs/cli.md for every command with examples.";
+
+/// Check, render, fingerprint and test Templiqx LLM interaction contracts
+/// (templiqx/v1alpha1).
+#[derive(Debug, Parser)]
+#[command(name = "templiqx", version)]
+#[command(after_help = AFTER_HELP)]
+#[command(arg_required_else_help = true, max_term_width = 100)]
+pub struct Cli {
+    /// What to run.
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// Output options, shared by every command.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Flags every command accepts.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Output format: text with diagnostics in rustc's layout, or one
+    /// OperationEnvelope JSON object per line and input.
+    #[arg(long, value_enum, default_value_t = Format::Human, global = true)]
+    pub format: Format,
+
+    /// When to colour human output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+/// `--format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Text for people: diagnostics with source snippets.
+    Human,
+    /// JSON Lines: one OperationEnvelope per input.
+    Json,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when standard output is a terminal and NO_COLOR is not set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check contract packages and contract files.
+    ///
+    /// Compiles every contract and reports every problem. A directory is a
+    /// package: it holds templiqx.yaml, and every contract its manifest lists
+    /// is compiled. A file is one contract; its package is the nearest
+    /// ancestor directory holding templiqx.yaml.
+    #[command(after_help = "\
+Examples:
+  templiqx check examples/crm3 --target structured_output
+  templiqx check contracts/greeting.yaml -t structured_output --format json")]
+    Check {
+        /// Package directories or contract files.
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+
+    /// Render a contract for the inputs and context of a request.
+    ///
+    /// The request is a JSON object {"inputs": {...}, "context": {...}}, the
+    /// shape of the corpus eval requests. Prints the rendered messages and
+    /// the contract, interaction and request fingerprints.
+    #[command(after_help = "\
+Examples:
+  templiqx render contracts/extract.yaml -r request.json -t structured_output
+  templiqx render contracts/extract.yaml -r - -t structured_output --format json")]
+    Render {
+        /// The contract file.
+        #[arg(value_name = "CONTRACT")]
+        contract: PathBuf,
+
+        /// The request file ('-' reads standard input).
+        #[arg(long, short = 'r', value_name = "REQUEST.json")]
+        request: PathBuf,
+
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+
+    /// Print the fingerprint of a JSON value.
+    ///
+    /// The Templiqx fingerprint is the lowercase hex SHA-256 of the value's
+    /// canonical JSON (RFC 8785). With --canonical, prints exactly those
+    /// bytes instead, without a trailing newline.
+    #[command(after_help = "\
+Examples:
+  templiqx fingerprint evals/output.json
+  templiqx fingerprint --canonical evals/output.json | sha256sum")]
+    Fingerprint {
+        /// The JSON file ('-' reads standard input).
+        #[arg(value_name = "FILE.json")]
+        file: PathBuf,
+
+        /// Print the canonical JSON bytes instead of their fingerprint.
+        #[arg(long)]
+        canonical: bool,
+    },
+
+    /// Run the eval fixtures of packages.
+    ///
+    /// Every eval fixture of every contract is rendered, and its fake_output
+    /// validated against the output schema. Prints one line per fixture,
+    /// then the details of each failure, then "N passed, M failed".
+    #[command(after_help = "\
+Example:
+  templiqx test examples/crm3 --target structured_output")]
+    Test {
+        /// Package directories (or single contract files).
+        #[arg(required = true, value_name = "PACKAGE")]
+        paths: Vec<PathBuf>,
+
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+
+    /// Print the JSON Schema of the contract format.
+    ///
+    /// The schema (draft 2020-12) is generated from the compiler's own
+    /// contract types, for editors such as yaml-language-server.
+    #[command(after_help = "\
+Example:
+  templiqx schema > templiqx.schema.json")]
+    Schema,
+}
+
+/// `--target`, required wherever contracts compile: the format has no
+/// default capability profile.
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// The target capability profile: the capabilities the model runtime
+    /// offers, comma-separated or repeated (there is no default profile).
+    #[arg(
+        long,
+        short = 't',
+        required = true,
+        value_name = "CAP,...",
+        value_delimiter = ','
+    )]
+    pub target: Vec<String>,
+}
+
+impl TargetArgs {
+    /// The capability profile.
+    pub fn profile(&self) -> CapabilityProfile {
+        CapabilityProfile::new(self.target.iter().map(|c| c.trim()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn target_accepts_lists_and_repeats() {
+        let cli = Cli::try_parse_from([
+            "templiqx", "check", "a", "--target", "b, a", "--target", "c",
+        ])
+        .unwrap();
+        let Command::Check { target, .. } = cli.command else {
+            panic!("not check")
+        };
+        assert_eq!(target.profile().iter().collect::<Vec<_>>(), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn target_is_required_where_contracts_compile() {
+        for args in [
+            &["templiqx", "check", "a"][..],
+            &["templiqx", "test", "a"],
+            &["templiqx", "render", "c.yaml", "--request", "r.json"],
+        ] {
+            let err = Cli::try_parse_from(args).unwrap_err();
+            assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! One module per subcommand.
+
+pub mod check;
+pub mod fingerprint;
+pub mod render;
+pub mod schema;
+pub mod test;

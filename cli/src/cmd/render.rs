@@ -1,0 +1,184 @@
+//! `templiqx render CONTRACT --request REQUEST.json --target CAP,…`
+
+use crate::input::{JsonFile, current_dir, read_json};
+use crate::ui::{SourceTexts, Status, Ui};
+use anstyle::Style;
+use std::io;
+use std::path::Path;
+use templiqx_build::package::Loader;
+use templiqx_contracts::diagnostic::pointer_push;
+use templiqx_contracts::{
+    CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, RenderedInteraction,
+};
+
+type Object = serde_json::Map<String, serde_json::Value>;
+
+/// Runs `render`.
+pub fn run(
+    ui: &mut Ui,
+    contract: &Path,
+    request: &Path,
+    target: &CapabilityProfile,
+) -> io::Result<Status> {
+    let mut loader = Loader::new(current_dir());
+    let compiled = loader.compile_file(contract, target);
+    let mut diagnostics = compiled.diagnostics;
+    let mut sources = SourceTexts::default();
+    sources.extend_from(&loader.sources);
+
+    let request = match read_json(request) {
+        Ok(file) => {
+            sources.insert(file.name.clone(), file.text.clone());
+            match scopes(&file) {
+                Ok(scopes) => Some((file, scopes)),
+                Err(d) => {
+                    diagnostics.extend(d);
+                    None
+                }
+            }
+        }
+        Err(d) => {
+            diagnostics.push(d);
+            None
+        }
+    };
+
+    let mut rendered = None;
+    if let (Some(interaction), Some((file, (inputs, context)))) = (&compiled.interaction, &request)
+    {
+        match templiqx::render(interaction, inputs, context) {
+            Ok(r) => rendered = Some(r),
+            Err(e) => diagnostics.extend(e.diagnostics.into_iter().map(|d| {
+                if d.json_pointer.is_some() {
+                    file.locate(d)
+                } else {
+                    d
+                }
+            })),
+        }
+    }
+
+    let status = Status::of(&diagnostics);
+    if ui.json() {
+        let result = rendered.as_ref().and_then(|r| serde_json::to_value(r).ok());
+        let mut env = OperationEnvelope::new(Operation::Render, result, diagnostics);
+        if let Some(i) = &compiled.interaction {
+            env = env
+                .with_fingerprint("contract", &*i.contract_fingerprint)
+                .with_fingerprint("interaction", &*i.interaction_fingerprint);
+        }
+        if let Some(r) = &rendered {
+            env = env.with_fingerprint("request", r.request_fingerprint());
+        }
+        ui.json_line(&env)?;
+    } else {
+        ui.diagnostics(&diagnostics, &sources)?;
+        match &rendered {
+            Some(r) => human(ui, r)?,
+            None => {
+                let n = diagnostics.iter().filter(|d| d.is_error()).count();
+                let plural = if n == 1 { "" } else { "s" };
+                ui.error_line(&format!(
+                    "could not render `{}` due to {n} previous error{plural}",
+                    compiled.file
+                ))?;
+            }
+        }
+    }
+    Ok(status)
+}
+
+/// The request's `inputs` and `context` objects (absent means empty).
+fn scopes(file: &JsonFile) -> Result<(Object, Object), Vec<Diagnostic>> {
+    let serde_json::Value::Object(top) = &file.value else {
+        return Err(vec![
+            file.locate(
+                Diagnostic::error(
+                    Code::InvalidType,
+                    format!(
+                        "a request must be a JSON object, found {}",
+                        describe(&file.value)
+                    ),
+                )
+                .at("")
+                .help(r#"write {"inputs": {...}, "context": {...}}"#),
+            ),
+        ]);
+    };
+    let mut problems = Vec::new();
+    for key in top.keys() {
+        if key != "inputs" && key != "context" {
+            problems.push(
+                file.locate(
+                    Diagnostic::error(
+                        Code::UnknownField,
+                        format!("unknown field `{key}` in the request"),
+                    )
+                    .at(pointer_push("", key))
+                    .help("a request holds `inputs` and `context` only"),
+                ),
+            );
+        }
+    }
+    let mut scope = |key: &str| match top.get(key) {
+        None => Object::new(),
+        Some(serde_json::Value::Object(m)) => m.clone(),
+        Some(other) => {
+            problems.push(
+                file.locate(
+                    Diagnostic::error(
+                        Code::InvalidType,
+                        format!("`{key}` must be a JSON object, found {}", describe(other)),
+                    )
+                    .at(pointer_push("", key))
+                    .help(format!(
+                        "write `\"{key}\": {{...}}` with one member per declared field"
+                    )),
+                ),
+            );
+            Object::new()
+        }
+    };
+    let inputs = scope("inputs");
+    let context = scope("context");
+    if problems.is_empty() {
+        Ok((inputs, context))
+    } else {
+        Err(problems)
+    }
+}
+
+fn describe(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// The messages, each under a `[N] role` header, then the fingerprints.
+fn human(ui: &mut Ui, r: &RenderedInteraction<'_>) -> io::Result<()> {
+    let header = Style::new().bold();
+    for (i, m) in r.messages.iter().enumerate() {
+        if i > 0 {
+            ui.line("")?;
+        }
+        let title = ui.paint(header, &format!("[{i}] {}", m.role.as_str()));
+        ui.line(&title)?;
+        ui.line(&m.content)?;
+    }
+    ui.line("")?;
+    let i = r.interaction;
+    for (name, value) in [
+        ("contract", i.contract_fingerprint.to_string()),
+        ("interaction", i.interaction_fingerprint.to_string()),
+        ("request", r.request_fingerprint()),
+    ] {
+        let name = ui.paint(Style::new().dimmed(), &format!("{name:<13}"));
+        ui.line(&format!("{name}{value}"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,307 @@
+//! Reading the files a command is given: display names relative to the
+//! current directory, and JSON documents with located parse errors.
+
+use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+use std::cell::OnceCell;
+use std::fmt;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+use templiqx_build::yaml::Node;
+use templiqx_contracts::{Code, Diagnostic, Position, Span};
+
+/// The current directory (canonical when possible); `.` when unknown.
+pub fn current_dir() -> PathBuf {
+    let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    std::fs::canonicalize(&dir).unwrap_or(dir)
+}
+
+/// How diagnostics name `path`: relative to the current directory (unless
+/// the two share only the file-system root), with `/` separators. `-` is
+/// `<stdin>`.
+pub fn display(path: &Path) -> String {
+    if path == Path::new("-") {
+        return "<stdin>".to_owned();
+    }
+    let shown = if path.is_absolute() {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        relative_to(&path, &current_dir())
+    } else {
+        normalize(path)
+    };
+    let text = shown.to_string_lossy().replace('\\', "/");
+    if text.is_empty() {
+        ".".to_owned()
+    } else {
+        text
+    }
+}
+
+/// Drops `.` components (`./a/b` → `a/b`).
+fn normalize(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect()
+}
+
+/// `path` relative to `base`, as the compiler's loader names files: a path
+/// that shares only the file-system root with `base` stays absolute.
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    let mut up = PathBuf::new();
+    for ancestor in base.ancestors() {
+        if ancestor.parent().is_none() {
+            break;
+        }
+        if let Ok(rest) = path.strip_prefix(ancestor) {
+            return up.join(rest);
+        }
+        up.push("..");
+    }
+    path.to_path_buf()
+}
+
+/// A JSON document read from a file (or standard input).
+#[derive(Debug)]
+pub struct JsonFile {
+    /// Display name.
+    pub name: String,
+    /// The text, for snippets.
+    pub text: String,
+    /// The value.
+    pub value: serde_json::Value,
+    /// The spanned tree of the text, parsed on first use.
+    tree: OnceCell<Option<Node>>,
+}
+
+impl JsonFile {
+    /// The span of the value at `pointer`, when the text can be mapped
+    /// (JSON is YAML, so the spanned YAML parser locates it).
+    pub fn span_of(&self, pointer: &str) -> Option<Span> {
+        self.tree
+            .get_or_init(|| templiqx_build::yaml::parse(&self.text).ok())
+            .as_ref()
+            .and_then(|root| root.span_of(pointer))
+    }
+
+    /// Places `d` in this file at its JSON pointer.
+    pub fn locate(&self, mut d: Diagnostic) -> Diagnostic {
+        d.file = Some(self.name.clone());
+        if d.span.is_none() {
+            d.span = d.json_pointer.as_deref().and_then(|p| self.span_of(p));
+        }
+        d
+    }
+}
+
+/// Reads `path` (`-`: standard input) as text.
+///
+/// # Errors
+/// `TQX_IO` when it cannot be read or is not UTF-8.
+pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
+    let name = display(path);
+    let result = if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map(|_| text)
+    } else {
+        std::fs::read_to_string(path)
+    };
+    result.map_err(|e| {
+        let what = if path.is_dir() {
+            "it is a directory".to_owned()
+        } else {
+            lower_first(&e.to_string())
+        };
+        Diagnostic::error(Code::Io, format!("cannot read `{name}`: {what}"))
+            .in_file(name)
+            .help("check the path and its permissions")
+    })
+}
+
+/// Reads and parses a JSON file.
+///
+/// # Errors
+/// `TQX_IO` when it cannot be read; `TQX_PARSE_JSON`, located at the
+/// offending line and column, when it is not JSON.
+pub fn read_json(path: &Path) -> Result<JsonFile, Diagnostic> {
+    let text = read_text(path)?;
+    parse_json(display(path), text)
+}
+
+/// Parses JSON `text` read from the file displayed as `name`.
+///
+/// Stricter than `serde_json::Value`: a duplicate object key is an error
+/// (RFC 8785 canonicalises I-JSON, which has none; keeping one of two
+/// values silently would give two different documents one fingerprint).
+///
+/// # Errors
+/// `TQX_PARSE_JSON`, located at the offending line and column.
+pub fn parse_json(name: String, text: String) -> Result<JsonFile, Diagnostic> {
+    match serde_json::from_str::<Strict>(&text) {
+        Ok(Strict(value)) => Ok(JsonFile {
+            name,
+            text,
+            value,
+            tree: OnceCell::new(),
+        }),
+        Err(e) => Err(json_error(&name, &e)),
+    }
+}
+
+/// A JSON value whose objects have no duplicate keys.
+struct Strict(serde_json::Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(items.into())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(A::Error::custom(format_args!(
+                    "duplicate key `{key}` in an object"
+                )));
+            }
+            let Strict(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(object.into())
+    }
+}
+
+fn json_error(name: &str, e: &serde_json::Error) -> Diagnostic {
+    let message = e.to_string();
+    // serde_json appends " at line L column C"; the span carries that.
+    let message = match message.rfind(" at line ") {
+        Some(i) if e.line() > 0 => message[..i].to_owned(),
+        _ => message,
+    };
+    let help = if message.starts_with("duplicate key") {
+        "remove or rename one of the two members: canonical JSON (RFC 8785) has one value per key"
+    } else {
+        "the file must hold exactly one JSON value (RFC 8259)"
+    };
+    let mut d = Diagnostic::error(Code::ParseJson, format!("invalid JSON: {message}"))
+        .in_file(name)
+        .help(help);
+    if e.line() > 0 {
+        let line = u32::try_from(e.line()).unwrap_or(u32::MAX);
+        let column = u32::try_from(e.column().max(1)).unwrap_or(u32::MAX);
+        let start = Position { line, column };
+        d.span = Some(Span {
+            start,
+            end: Position {
+                line,
+                column: column.saturating_add(1),
+            },
+            bytes: (0, 0),
+        });
+    }
+    d
+}
+
+fn lower_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_lose_dot_components() {
+        assert_eq!(display(Path::new("./a/./b.json")), "a/b.json");
+        assert_eq!(display(Path::new("../x")), "../x");
+        assert_eq!(display(Path::new("-")), "<stdin>");
+    }
+
+    #[test]
+    fn paths_sharing_only_the_root_stay_absolute() {
+        let base = Path::new("/work/repo");
+        assert_eq!(
+            relative_to(Path::new("/work/repo/a/b"), base),
+            Path::new("a/b")
+        );
+        assert_eq!(
+            relative_to(Path::new("/work/shared/c"), base),
+            Path::new("../shared/c")
+        );
+        assert_eq!(relative_to(Path::new("/tmp/c"), base), Path::new("/tmp/c"));
+    }
+
+    #[test]
+    fn bad_json_is_located() {
+        let e = serde_json::from_str::<serde_json::Value>("{\n  \"a\": 1,\n}").unwrap_err();
+        let d = json_error("f.json", &e);
+        assert_eq!(d.code, Code::ParseJson);
+        assert_eq!(d.span.unwrap().start.line, 3);
+        assert!(!d.message.contains(" at line "), "{}", d.message);
+    }
+
+    #[test]
+    fn duplicate_keys_are_rejected_at_any_depth() {
+        for text in [r#"{"a": 1, "a": 1}"#, r#"[{"b": {"c": 1, "c": 2}}]"#] {
+            let d = parse_json("f.json".into(), text.into()).unwrap_err();
+            assert_eq!(d.code, Code::ParseJson);
+            assert!(d.message.contains("duplicate key"), "{}", d.message);
+        }
+        let ok = parse_json(
+            "f.json".into(),
+            r#"{"a": {"a": [1.5, -2, 18446744073709551615]}}"#.into(),
+        );
+        assert_eq!(
+            ok.unwrap().value,
+            serde_json::json!({"a": {"a": [1.5, -2, 18446744073709551615u64]}})
+        );
+    }
+}

@@ -1,0 +1,56 @@
+//! `templiqx`: the command-line front end of Templiqx.
+//!
+//! It checks contract packages, renders an interaction from a request file,
+//! fingerprints JSON, runs eval fixtures and prints the JSON Schema of the
+//! contract format. Every rule lives in `templiqx-build` (the compiler) and
+//! `templiqx` (the runtime); this binary only reads files, calls them, and
+//! reports: human diagnostics in rustc's layout, or one `OperationEnvelope`
+//! JSON object per line and input (`--format json`).
+//!
+//! Exit status: 0 when no error was found, 1 when any diagnostic is an
+//! error, 2 for usage errors and unreadable files. `docs/cli.md` has the
+//! reference.
+
+mod args;
+mod cmd;
+mod compile;
+mod input;
+mod ui;
+
+use args::{Cli, Command};
+use clap::Parser;
+use std::io::{self, Write};
+use std::process::ExitCode;
+use ui::{Status, Ui};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut ui = Ui::new(cli.output.format, cli.output.color);
+    let result = run(&mut ui, &cli.command).and_then(|status| {
+        ui.flush()?;
+        Ok(status)
+    });
+    match result {
+        Ok(status) => ExitCode::from(status.code()),
+        // The reader went away (`templiqx schema | head`): nothing left to say.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "error: cannot write the output: {e}");
+            ExitCode::from(Status::Error.code())
+        }
+    }
+}
+
+fn run(ui: &mut Ui, command: &Command) -> io::Result<Status> {
+    match command {
+        Command::Check { paths, target } => cmd::check::run(ui, paths, &target.profile()),
+        Command::Render {
+            contract,
+            request,
+            target,
+        } => cmd::render::run(ui, contract, request, &target.profile()),
+        Command::Fingerprint { file, canonical } => cmd::fingerprint::run(ui, file, *canonical),
+        Command::Test { paths, target } => cmd::test::run(ui, paths, &target.profile()),
+        Command::Schema => cmd::schema::run(ui),
+    }
+}

@@ -1,0 +1,241 @@
+//! Writing results: human text (with optional colour) or JSON Lines on
+//! standard output, and a progress bar on standard error when it is a
+//! terminal.
+
+use crate::args::{ColorChoice, Format};
+use anstyle::{AnsiColor, Style};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::io::{self, IsTerminal, Write};
+use templiqx_build::report;
+use templiqx_contracts::{Code, Diagnostic};
+
+/// How a run ended, in exit-status order (the worst one wins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    /// No error diagnostic: exit 0.
+    Success,
+    /// At least one error diagnostic: exit 1.
+    Failure,
+    /// A file could not be read (or the command line was wrong): exit 2.
+    Error,
+}
+
+impl Status {
+    /// The status a set of diagnostics implies: `TQX_IO` errors are
+    /// [`Status::Error`], other errors [`Status::Failure`].
+    pub fn of(diagnostics: &[Diagnostic]) -> Status {
+        diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| {
+                if d.code == Code::Io {
+                    Status::Error
+                } else {
+                    Status::Failure
+                }
+            })
+            .max()
+            .unwrap_or(Status::Success)
+    }
+
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Status::Success => 0,
+            Status::Failure => 1,
+            Status::Error => 2,
+        }
+    }
+}
+
+/// Source texts by display name, for diagnostic snippets.
+#[derive(Debug, Default)]
+pub struct SourceTexts(HashMap<String, String>);
+
+impl SourceTexts {
+    /// Adds (or replaces) a file's text.
+    pub fn insert(&mut self, name: impl Into<String>, text: impl Into<String>) {
+        self.0.insert(name.into(), text.into());
+    }
+
+    /// Adds every file a loader read.
+    pub fn extend_from(&mut self, sources: &templiqx_build::source::Sources) {
+        for f in sources.files() {
+            self.0
+                .entry(f.name.clone())
+                .or_insert_with(|| f.text.clone());
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+}
+
+/// The output side of a run.
+pub struct Ui {
+    format: Format,
+    color: bool,
+    out: io::StdoutLock<'static>,
+    progress: ProgressBar,
+}
+
+impl Ui {
+    /// A UI for `format`, colouring as `color` says.
+    pub fn new(format: Format, color: ColorChoice) -> Ui {
+        let stdout = io::stdout();
+        let color = match color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                stdout.is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+            }
+        };
+        Ui {
+            format,
+            color: color && format == Format::Human,
+            out: stdout.lock(),
+            progress: ProgressBar::hidden(),
+        }
+    }
+
+    /// Whether output is JSON.
+    pub fn json(&self) -> bool {
+        self.format == Format::Json
+    }
+
+    /// Starts a progress bar over `total` items, drawn on standard error
+    /// only when it is a terminal and there is more than one item.
+    pub fn start_progress(&mut self, total: usize, verb: &str) {
+        if total < 2 || !io::stderr().is_terminal() {
+            return;
+        }
+        let template = if self.color {
+            "{prefix:>12.cyan.bold} [{bar:27}] {pos}/{len}: {wide_msg}"
+        } else {
+            "{prefix:>12} [{bar:27}] {pos}/{len}: {wide_msg}"
+        };
+        let style = ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
+        let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr())
+            .with_style(style)
+            .with_prefix(verb.to_owned());
+        self.progress = bar;
+    }
+
+    /// Names the item being worked on.
+    pub fn progress_message(&self, message: &str) {
+        self.progress.set_message(message.to_owned());
+    }
+
+    /// Counts one item done.
+    pub fn progress_inc(&self) {
+        self.progress.inc(1);
+    }
+
+    /// Removes the progress bar.
+    pub fn finish_progress(&mut self) {
+        self.progress.finish_and_clear();
+        self.progress = ProgressBar::hidden();
+    }
+
+    /// Writes `text` as is.
+    pub fn write(&mut self, text: &str) -> io::Result<()> {
+        let Ui { out, progress, .. } = self;
+        progress.suspend(|| out.write_all(text.as_bytes()))
+    }
+
+    /// Writes one line.
+    pub fn line(&mut self, text: &str) -> io::Result<()> {
+        let Ui { out, progress, .. } = self;
+        progress.suspend(|| {
+            out.write_all(text.as_bytes())?;
+            out.write_all(b"\n")
+        })
+    }
+
+    /// Writes a value as one line of compact JSON.
+    pub fn json_line<T: Serialize>(&mut self, value: &T) -> io::Result<()> {
+        let text = serde_json::to_string(value).map_err(io::Error::other)?;
+        self.line(&text)
+    }
+
+    /// Writes diagnostics in rustc's layout, each followed by a blank line.
+    pub fn diagnostics(
+        &mut self,
+        diagnostics: &[Diagnostic],
+        sources: &SourceTexts,
+    ) -> io::Result<()> {
+        let mut text = String::new();
+        for d in diagnostics {
+            let source = d.file.as_deref().and_then(|f| sources.get(f));
+            text.push_str(&report::render_human_styled(d, source, self.color));
+            text.push_str("\n\n");
+        }
+        self.write(&text)
+    }
+
+    /// A cargo-style status line: a right-aligned verb, then the message.
+    pub fn status(&mut self, verb: &str, message: &str) -> io::Result<()> {
+        let style = Style::new().bold().fg_color(Some(AnsiColor::Green.into()));
+        let verb = self.paint(style, &format!("{verb:>12}"));
+        self.line(&format!("{verb} {message}"))
+    }
+
+    /// `error: message`, in rustc's colours.
+    pub fn error_line(&mut self, message: &str) -> io::Result<()> {
+        let style = Style::new()
+            .bold()
+            .fg_color(Some(AnsiColor::BrightRed.into()));
+        let bold = Style::new().bold();
+        let line = format!(
+            "{}{}",
+            self.paint(style, "error"),
+            self.paint(bold, &format!(": {message}"))
+        );
+        self.line(&line)
+    }
+
+    /// `text` in `style` when colouring.
+    pub fn paint(&self, style: Style, text: &str) -> String {
+        if self.color {
+            format!("{style}{text}{style:#}")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    /// `ok` in green or `FAILED` in red.
+    pub fn verdict(&self, ok: bool) -> String {
+        if ok {
+            self.paint(Style::new().fg_color(Some(AnsiColor::Green.into())), "ok")
+        } else {
+            self.paint(Style::new().fg_color(Some(AnsiColor::Red.into())), "FAILED")
+        }
+    }
+
+    /// Flushes standard output.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_errors_outrank_other_errors() {
+        let io = Diagnostic::error(Code::Io, "gone");
+        let bad = Diagnostic::error(Code::ParseYaml, "bad");
+        assert_eq!(Status::of(&[]), Status::Success);
+        assert_eq!(Status::of(std::slice::from_ref(&bad)), Status::Failure);
+        assert_eq!(Status::of(&[bad, io]), Status::Error);
+        assert_eq!(Status::Error.code(), 2);
+    }
+}

@@ -1,0 +1,85 @@
+//! Helpers shared by the CLI tests: the binary, the shared corpus, and
+//! parsing JSON Lines output.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// The shared conformance material (`../shared` beside the repository;
+/// `TEMPLIQX_SHARED` overrides).
+pub fn shared() -> PathBuf {
+    std::env::var_os("TEMPLIQX_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared"))
+}
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The external corpus.
+pub fn corpus() -> PathBuf {
+    shared().join("corpus")
+}
+
+/// The `templiqx` binary, run in `dir`, with colour off and no `NO_COLOR`
+/// surprises.
+pub fn templiqx_in(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_templiqx"));
+    cmd.current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE");
+    cmd
+}
+
+/// The `templiqx` binary, run in the repository root.
+pub fn templiqx() -> Command {
+    templiqx_in(&repo())
+}
+
+/// Standard output as text.
+pub fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+}
+
+/// Every line of standard output parsed as JSON.
+pub fn envelopes(output: &std::process::Output) -> Vec<serde_json::Value> {
+    stdout(output)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+/// Checks the envelope shape every `--format json` line has.
+pub fn assert_envelope(env: &serde_json::Value, operation: &str) {
+    assert_eq!(env["api_version"], "templiqx/v1alpha1", "{env}");
+    assert_eq!(env["operation"], operation, "{env}");
+    assert!(env["ok"].is_boolean(), "{env}");
+    assert!(env["diagnostics"].is_array(), "{env}");
+    assert!(env["fingerprints"].is_object(), "{env}");
+}
+
+/// The `code` of every diagnostic of an envelope.
+pub fn codes(env: &serde_json::Value) -> Vec<String> {
+    env["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| d["code"].as_str().expect("code").to_owned())
+        .collect()
+}
+
+/// Copies a directory tree.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! `templiqx render`, run as a process.
+
+mod common;
+
+use common::*;
+use predicates::prelude::*;
+
+const CONTRACT: &str = "contracts/bli-61-date-term-extraction.yaml";
+const REQUEST: &str = "evals/bli-61-request.json";
+
+const SYSTEM: &str =
+    "Extraheer uitsluitend expliciete datums en looptijd. Geef bewijsverwijzingen, verzin niets.";
+const USER: &str = "Zaak: SYN-2026-0042\nDocument:\nDe overeenkomst gaat in op 1 september 2026 en eindigt op 31 augustus 2027. De looptijd bedraagt twaalf maanden. De opzegdatum is 31 mei 2027.";
+
+fn crm3() -> std::path::PathBuf {
+    corpus().join("crm3")
+}
+
+#[test]
+fn bli_61_renders_both_messages_exactly() {
+    let output = templiqx_in(&crm3())
+        .args(["render", CONTRACT, "--request", REQUEST])
+        .args(["--target", "structured_output", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let envs = envelopes(&output);
+    assert_eq!(envs.len(), 1);
+    let env = &envs[0];
+    assert_envelope(env, "render");
+    assert_eq!(env["ok"], true);
+    assert_eq!(
+        env["result"]["messages"],
+        serde_json::json!([
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": USER},
+        ])
+    );
+    // The rest of the rendered interaction.
+    let result = &env["result"];
+    assert_eq!(result["contract_id"], "bli-61-date-term-extraction");
+    assert_eq!(result["contract_version"], "0.1.0");
+    assert_eq!(
+        result["required_capabilities"],
+        serde_json::json!(["structured_output"])
+    );
+    assert_eq!(
+        result["target_capabilities"],
+        serde_json::json!(["structured_output"])
+    );
+    assert_eq!(result["output_schema"]["type"], "object");
+    // The request fingerprint is the fingerprint of that result.
+    let fp = templiqx_contracts::canonical::fingerprint(result);
+    assert_eq!(env["fingerprints"]["request"], fp.as_str());
+    for name in ["contract", "interaction", "request"] {
+        assert_eq!(
+            env["fingerprints"][name].as_str().unwrap().len(),
+            64,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn bli_61_human_output_matches_the_golden() {
+    let output = templiqx_in(&crm3())
+        .args(["render", CONTRACT, "-r", REQUEST, "-t", "structured_output"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = stdout(&output);
+    let golden = format!("[0] system\n{SYSTEM}\n\n[1] user\n{USER}\n\n");
+    assert!(text.starts_with(&golden), "{text}");
+    let fingerprints: Vec<&str> = text[golden.len()..].lines().collect();
+    assert_eq!(fingerprints.len(), 3, "{text}");
+    for (line, name) in fingerprints
+        .iter()
+        .zip(["contract", "interaction", "request"])
+    {
+        let (label, value) = line.split_once(char::is_whitespace).unwrap();
+        assert_eq!(label, name);
+        assert_eq!(value.trim().len(), 64);
+    }
+}
+
+#[test]
+fn the_request_can_come_from_standard_input() {
+    let request = std::fs::read_to_string(crm3().join(REQUEST)).unwrap();
+    let output = templiqx_in(&crm3())
+        .args([
+            "render",
+            CONTRACT,
+            "--request",
+            "-",
+            "--target",
+            "structured_output",
+        ])
+        .args(["--format", "json"])
+        .write_stdin(request)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(
+        envelopes(&output)[0]["result"]["messages"][1]["content"],
+        USER
+    );
+}
+
+#[test]
+fn request_problems_point_into_the_request_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("request.json"),
+        "{\n  \"inputs\": {\n    \"document_id\": \"D\",\n    \"fragment_id\": \"F\",\n    \"document_text\": \"\"\n  },\n  \"context\": {\"matter_reference\": \"M\"}\n}\n",
+    )
+    .unwrap();
+    let contract = crm3().join(CONTRACT);
+    templiqx_in(dir.path())
+        .arg("render")
+        .arg(&contract)
+        .args(["--request", "request.json", "--target", "structured_output"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("error[TQX_VALUE_INVALID]"))
+        .stdout(predicate::str::contains("--> request.json:5:22"))
+        .stdout(predicate::str::contains("= note: at /inputs/document_text"))
+        .stdout(predicate::str::contains("error: could not render"));
+}
+
+#[test]
+fn malformed_requests_are_diagnostics_not_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    let contract = crm3().join(CONTRACT);
+    for (text, code, exit) in [
+        ("{\"inputs\": ", "TQX_PARSE_JSON", 1),
+        ("[]", "TQX_INVALID_TYPE", 1),
+        ("{\"inputs\": 3}", "TQX_INVALID_TYPE", 1),
+        ("{\"input\": {}}", "TQX_UNKNOWN_FIELD", 1),
+        ("{}", "TQX_VALUE_INVALID", 1),
+    ] {
+        std::fs::write(dir.path().join("r.json"), text).unwrap();
+        let output = templiqx_in(dir.path())
+            .arg("render")
+            .arg(&contract)
+            .args([
+                "--request",
+                "r.json",
+                "--target",
+                "structured_output",
+                "--format",
+                "json",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(exit), "{text}");
+        let env = &envelopes(&output)[0];
+        assert_envelope(env, "render");
+        assert_eq!(env["ok"], false);
+        assert!(env.get("result").is_none());
+        assert!(
+            codes(env).contains(&code.to_owned()),
+            "{text}: {:?}",
+            codes(env)
+        );
+    }
+    // A missing request file is an I/O error.
+    templiqx_in(dir.path())
+        .arg("render")
+        .arg(&contract)
+        .args(["--request", "absent.json", "--target", "structured_output"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "error[TQX_IO]: cannot read `absent.json`",
+        ));
+}
+
+#[test]
+fn a_contract_that_does_not_compile_is_not_rendered() {
+    templiqx_in(&crm3())
+        .args([
+            "render",
+            CONTRACT,
+            "--request",
+            REQUEST,
+            "--target",
+            "tools",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("TQX_CAPABILITY_UNSUPPORTED"))
+        .stdout(predicate::str::contains("[0] system").not());
+}

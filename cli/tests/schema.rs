@@ -1,0 +1,254 @@
+//! `templiqx schema`: the JSON Schema of the contract format accepts every
+//! contract of the corpus and of the project's examples, rejects each of
+//! them with an unknown field added, and agrees with the parser on
+//! thousands of mutations of them.
+
+mod common;
+
+use common::*;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use templiqx_build::{compile_str, parse, yaml};
+use templiqx_contracts::CapabilityProfile;
+
+fn schema() -> Value {
+    let output = templiqx().arg("schema").output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    serde_json::from_slice(&output.stdout).expect("the schema is JSON")
+}
+
+fn validator() -> jsonschema::Validator {
+    let schema = schema();
+    assert!(
+        jsonschema::meta::is_valid(&schema),
+        "the schema is a valid draft 2020-12 schema"
+    );
+    jsonschema::draft202012::new(&schema).expect("the schema compiles")
+}
+
+/// `**/contracts/*.yaml` under `dir`.
+fn contracts_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            contracts_under(&path, out);
+        } else if path.extension().is_some_and(|e| e == "yaml")
+            && path
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == "contracts")
+        {
+            out.push(path);
+        }
+    }
+}
+
+fn contracts() -> Vec<(PathBuf, Value)> {
+    let mut paths = Vec::new();
+    contracts_under(&corpus(), &mut paths);
+    let corpus_count = paths.len();
+    assert!(corpus_count >= 3, "the corpus has contracts: {paths:?}");
+    contracts_under(&repo().join("examples"), &mut paths);
+    assert!(paths.len() > corpus_count, "the examples have contracts");
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let json = yaml::parse(&text).unwrap().to_json();
+            (p, json)
+        })
+        .collect()
+}
+
+fn errors(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
+    validator
+        .iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect()
+}
+
+#[test]
+fn accepts_every_corpus_and_example_contract() {
+    let validator = validator();
+    for (path, json) in contracts() {
+        let errors = errors(&validator, &json);
+        assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
+    }
+}
+
+#[test]
+fn rejects_every_contract_with_an_unknown_field_added() {
+    let validator = validator();
+    for (path, json) in contracts() {
+        let mut places = vec![
+            String::new(),
+            "/messages/0".to_owned(),
+            "/messages/0/content/0".to_owned(),
+        ];
+        for p in ["/output_schema", "/runtime_policy", "/evals/0", "/inputs"] {
+            if json
+                .pointer(p)
+                .is_some_and(|v| !v.as_object().is_some_and(Map::is_empty))
+            {
+                places.push(p.to_owned());
+            }
+        }
+        if let Some((name, _)) = json["inputs"].as_object().and_then(|m| m.iter().next()) {
+            places.push(format!("/inputs/{name}"));
+        }
+        for place in places {
+            let mut bad = json.clone();
+            let target = bad.pointer_mut(&place).unwrap();
+            let Some(object) = target.as_object_mut() else {
+                continue;
+            };
+            object.insert("unknown_field".to_owned(), Value::Bool(true));
+            assert!(
+                !validator.is_valid(&bad),
+                "{}: accepted an unknown field at {place:?}",
+                path.display()
+            );
+        }
+    }
+}
+
+/// Every object position in `value`, as JSON pointers.
+fn objects(value: &Value, pointer: String, out: &mut Vec<String>) {
+    match value {
+        Value::Object(m) => {
+            for (k, v) in m {
+                objects(
+                    v,
+                    format!("{pointer}/{}", k.replace('~', "~0").replace('/', "~1")),
+                    out,
+                );
+            }
+            out.push(pointer);
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                objects(v, format!("{pointer}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Mutations of `json`: each key of each object removed, replaced by
+/// `null`, by a number, and by a string, and each object given an unknown key.
+fn mutations(json: &Value) -> Vec<(String, Value)> {
+    let mut pointers = Vec::new();
+    objects(json, String::new(), &mut pointers);
+    let mut out = Vec::new();
+    for pointer in pointers {
+        let Some(Value::Object(map)) = json.pointer(&pointer) else {
+            continue;
+        };
+        for key in map.keys() {
+            let mut edits: Vec<(&str, Option<Value>)> = vec![
+                ("remove", None),
+                ("null", Some(Value::Null)),
+                ("number", Some(Value::from(7))),
+                ("string", Some(Value::from("s"))),
+            ];
+            for (what, replacement) in edits.drain(..) {
+                let mut doc = json.clone();
+                let Some(Value::Object(m)) = doc.pointer_mut(&pointer) else {
+                    continue;
+                };
+                match replacement {
+                    None => {
+                        m.remove(key);
+                    }
+                    Some(v) => {
+                        m.insert(key.clone(), v);
+                    }
+                }
+                out.push((format!("{what} {pointer}/{key}"), doc));
+            }
+        }
+        let mut doc = json.clone();
+        if let Some(Value::Object(m)) = doc.pointer_mut(&pointer) {
+            m.insert("zz_unknown".to_owned(), Value::Bool(true));
+            out.push((format!("add {pointer}/zz_unknown"), doc));
+        }
+    }
+    out
+}
+
+/// The schema never accepts what the parser rejects, and never rejects what
+/// the compiler accepts.
+#[test]
+fn agrees_with_the_parser_and_compiler_on_mutations() {
+    let validator = validator();
+    let target = CapabilityProfile::parse_list("structured_output");
+    let mut checked = 0;
+    let mut rejected = 0;
+    for (path, json) in contracts() {
+        for (what, doc) in mutations(&json) {
+            let text = serde_json::to_string(&doc).unwrap();
+            let valid = validator.is_valid(&doc);
+            let root = yaml::parse(&text).expect("JSON is YAML");
+            let parsed = parse::parse_contract(&root, 0, "c.json");
+            if valid {
+                assert!(
+                    parsed.is_ok(),
+                    "{} ({what}): the schema accepts what the parser rejects: {:?}",
+                    path.display(),
+                    parsed.err()
+                );
+            } else {
+                rejected += 1;
+                let compiled = compile_str(&text, "c.json", &target);
+                assert!(
+                    !compiled.diagnostics.is_empty(),
+                    "{} ({what}): the schema rejects what the compiler accepts: {:#?}",
+                    path.display(),
+                    errors(&validator, &doc)
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000, "{checked} mutations");
+    assert!(rejected > checked / 2, "{rejected} of {checked} rejected");
+}
+
+#[test]
+fn json_format_wraps_the_schema_in_an_envelope() {
+    let output = templiqx()
+        .args(["schema", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let env = &envelopes(&output)[0];
+    assert_envelope(env, "schema");
+    assert_eq!(env["result"], schema());
+    assert_eq!(
+        env["fingerprints"]["schema"],
+        templiqx_contracts::canonical::fingerprint(&schema()).as_str()
+    );
+}
+
+#[test]
+fn closing_the_pipe_early_is_not_an_error() {
+    // `templiqx schema | head -1`: the reader goes away mid-write.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_templiqx"))
+        .arg("schema")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

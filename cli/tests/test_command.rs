@@ -1,0 +1,169 @@
+//! `templiqx test`, run as a process.
+
+mod common;
+
+use common::*;
+use predicates::prelude::*;
+use std::path::Path;
+
+#[test]
+fn the_example_and_the_corpus_packages_pass() {
+    let corpus = corpus();
+    let output = templiqx()
+        .arg("test")
+        .arg("examples/crm3")
+        .arg(corpus.join("crm3"))
+        .arg(corpus.join("packages/demo"))
+        .args(["--target", "structured_output"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let text = stdout(&output);
+    for line in [
+        "test lease-term-extraction::fixed-term-lease ... ok",
+        "test lease-summary-drafting::dutch-client ... ok",
+        "test bli-61-date-term-extraction::synthetic-fixed-term ... ok",
+        "test bli-62-document-drafting::synthetic-draft ... ok",
+        "test greeting::ryan ... ok",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line}\n{text}");
+    }
+    assert_eq!(text.lines().last(), Some("5 passed, 0 failed"), "{text}");
+}
+
+fn broken_example(dir: &Path) {
+    copy_dir(&repo().join("examples/crm3"), dir);
+    let path = dir.join("contracts/lease-term-extraction.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let broken = text.replace("      notice_days: 60\n", "      notice_days: \"sixty\"\n");
+    assert_ne!(text, broken);
+    std::fs::write(&path, broken).unwrap();
+}
+
+#[test]
+fn a_broken_fake_output_fails_its_fixture_only() {
+    let dir = tempfile::tempdir().unwrap();
+    broken_example(dir.path());
+    let output = templiqx_in(dir.path())
+        .args(["test", ".", "--target", "structured_output"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    insta::assert_snapshot!(stdout(&output), @r#"
+    test lease-term-extraction::fixed-term-lease ... FAILED
+    test lease-summary-drafting::dutch-client ... ok
+
+    failures:
+
+    ---- lease-term-extraction::fixed-term-lease ----
+    error[TQX_EVAL_INVALID]: `fake_output` of eval `fixed-term-lease` is invalid: expected integer, found string "sixty"
+       --> contracts/lease-term-extraction.yaml:110:20
+        |
+    110 |       notice_days: "sixty"
+        |                    ^^^^^^^
+        |
+        = help: fix the value to satisfy `type`
+        = note: at /evals/0/fake_output/notice_days
+
+    1 passed, 1 failed
+    "#);
+}
+
+#[test]
+fn json_reports_each_case() {
+    let dir = tempfile::tempdir().unwrap();
+    broken_example(dir.path());
+    let output = templiqx_in(dir.path())
+        .args([
+            "test",
+            ".",
+            "--target",
+            "structured_output",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let env = &envelopes(&output)[0];
+    assert_envelope(env, "test");
+    assert_eq!(env["ok"], false);
+    assert_eq!(env["result"]["passed"], 1);
+    assert_eq!(env["result"]["failed"], 1);
+    assert_eq!(
+        env["result"]["cases"],
+        serde_json::json!([
+            {"contract": "lease-term-extraction", "fixture": "fixed-term-lease", "ok": false},
+            {"contract": "lease-summary-drafting", "fixture": "dutch-client", "ok": true},
+        ])
+    );
+    assert_eq!(codes(env), ["TQX_EVAL_INVALID"]);
+}
+
+#[test]
+fn a_fixture_that_fails_to_render_is_located_in_the_fixture() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("nick.yaml"),
+        "\
+api_version: templiqx/v1alpha1
+id: nick
+version: 0.1.0
+inputs:
+  nickname: { schema: { type: string }, required: false }
+messages:
+  - role: user
+    content:
+      - kind: interpolate
+        expression: { kind: ref, path: inputs.nickname }
+output_schema: { type: object }
+evals:
+  - id: with-nickname
+    inputs: { nickname: Bo }
+    fake_output: {}
+  - id: without-nickname
+    inputs: {}
+",
+    )
+    .unwrap();
+    templiqx_in(dir.path())
+        .args(["test", "nick.yaml", "--target", ""])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("test nick::with-nickname ... ok"))
+        .stdout(predicate::str::contains(
+            "test nick::without-nickname ... FAILED",
+        ))
+        .stdout(predicate::str::contains("error[TQX_VALUE_MISSING]"))
+        .stdout(predicate::str::contains("--> nick.yaml:"))
+        .stdout(predicate::str::contains(
+            "= note: at /evals/1/inputs/nickname",
+        ))
+        .stdout(predicate::str::ends_with("1 passed, 1 failed\n"));
+}
+
+#[test]
+fn a_contract_that_does_not_compile_counts_as_one_failure() {
+    templiqx()
+        .arg("test")
+        .arg(corpus().join("crm3"))
+        .args(["--target", "tools"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "test bli-61-date-term-extraction ... FAILED",
+        ))
+        .stdout(predicate::str::contains("TQX_CAPABILITY_UNSUPPORTED"))
+        .stdout(predicate::str::ends_with("0 passed, 2 failed\n"));
+}
+
+#[test]
+fn a_directory_without_a_manifest_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    templiqx_in(dir.path())
+        .args(["test", ".", "--target", "structured_output"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("error[TQX_IO]"))
+        .stdout(predicate::str::ends_with("0 passed, 0 failed\n"));
+}
