@@ -464,6 +464,69 @@ struct Run {
     events: Vec<StreamEvent>,
 }
 
+/// Whether and how a scenario executed.
+enum Outcome {
+    /// The request did not render, or the runtime could not be set up.
+    NotExecuted(Vec<Diagnostic>),
+    /// `execute`, and `execute_streaming` on a second, identical runtime.
+    Executed(Box<Executed>),
+}
+
+struct Executed {
+    runtime: ScriptedRuntime,
+    run: Run,
+    streamed: Run,
+}
+
+/// The actual values the checks compare.
+struct Actual {
+    status: ScenarioStatus,
+    failure: Option<Code>,
+    codes: Vec<&'static str>,
+    output_schema_valid: Option<bool>,
+    output_fingerprint: Option<String>,
+    receipt: Option<Receipt>,
+}
+
+impl Actual {
+    fn of(outcome: &Outcome) -> Actual {
+        let result = match outcome {
+            Outcome::NotExecuted(diagnostics) => {
+                return Actual {
+                    status: ScenarioStatus::Failure,
+                    failure: diagnostics.first().map(|d| d.code),
+                    codes: code_set(diagnostics),
+                    output_schema_valid: None,
+                    output_fingerprint: None,
+                    receipt: None,
+                };
+            }
+            Outcome::Executed(executed) => &executed.run.result,
+        };
+        match result {
+            Ok(execution) => Actual {
+                status: ScenarioStatus::Success,
+                failure: None,
+                codes: Vec::new(),
+                output_schema_valid: Some(true),
+                output_fingerprint: Some(fingerprint(&execution.output)),
+                receipt: Some(execution.receipt.clone()),
+            },
+            Err(error) => Actual {
+                status: ScenarioStatus::Failure,
+                failure: Some(error.failure.code),
+                codes: code_set(&error.diagnostics),
+                // The port's own failure for a schema-invalid output.
+                output_schema_valid: (error.failure.code == Code::OutputSchema
+                    && error.failure.id == OUTPUT_SCHEMA_ID)
+                    .then_some(false),
+                output_fingerprint: None,
+                receipt: Some(error.receipt.clone()),
+            },
+        }
+    }
+}
+
 fn run_one(
     is: &InventoryScenario,
     compiled: &Compiled,
@@ -484,26 +547,10 @@ fn run_one(
         usage: None,
         checks: Vec::new(),
     };
-    let interaction = match compiled {
-        Ok(contracts) => match contracts.get(&m.contract) {
-            Some(CompiledContract {
-                interaction: Some(i),
-                ..
-            }) => i,
-            Some(c) => {
-                report.checks.push(contract_failed(&c.diagnostics));
-                return report;
-            }
-            None => {
-                report.checks.push(
-                    Check::compare(CheckField::Contract, json!(m.contract), Value::Null)
-                        .with_note("the package manifest lists no such contract"),
-                );
-                return report;
-            }
-        },
-        Err(diagnostics) => {
-            report.checks.push(contract_failed(diagnostics));
+    let interaction = match interaction_of(compiled, &m.contract) {
+        Ok(interaction) => interaction,
+        Err(check) => {
+            report.checks.push(check);
             return report;
         }
     };
@@ -513,168 +560,74 @@ fn run_one(
         json!("compiles"),
     ));
 
-    let empty = ScenarioRequest::default();
-    let request = scenario.request.as_ref().unwrap_or(&empty);
-    let runtimes = ScriptedRuntime::new(scenario, &options.target).and_then(|runtime| {
-        // A second, identical runtime (own clock) for the streaming run.
-        Ok((runtime, ScriptedRuntime::new(scenario, &options.target)?))
-    });
-    let rendered = templiqx::render(interaction, &request.inputs, &request.context);
-    let (outcome, runtime) = match (rendered, runtimes) {
-        (Err(e), _) => (Outcome::NotExecuted(e.diagnostics), None),
-        (Ok(_), Err(e)) => (Outcome::NotExecuted(e.diagnostics), None),
-        (Ok(rendered), Ok((runtime, streaming))) => {
-            let run = Box::new(execute(&runtime, &rendered, false));
-            let streamed = Box::new(execute(&streaming, &rendered, true));
-            (Outcome::Executed { run, streamed }, Some(runtime))
-        }
-    };
-
-    // Actual values.
-    let (status, failure, codes, schema_valid, output_fp, receipt) = match &outcome {
-        Outcome::NotExecuted(diagnostics) => (
-            ScenarioStatus::Failure,
-            diagnostics.first().map(|d| d.code),
-            code_set(diagnostics),
-            None,
-            None,
-            None,
-        ),
-        Outcome::Executed { run, .. } => match &run.result {
-            Ok(execution) => (
-                ScenarioStatus::Success,
-                None,
-                Vec::new(),
-                Some(true),
-                Some(fingerprint(&execution.output)),
-                Some(execution.receipt.clone()),
-            ),
-            Err(error) => (
-                ScenarioStatus::Failure,
-                Some(error.failure.code),
-                code_set(&error.diagnostics),
-                (error.failure.code == Code::OutputSchema && error.failure.id == OUTPUT_SCHEMA_ID)
-                    .then_some(false),
-                None,
-                Some(error.receipt.clone()),
-            ),
-        },
-    };
-    if let Outcome::Executed { run, .. } = &outcome {
-        report.elapsed_ms = run.elapsed_ms;
-        match &run.result {
-            Ok(e) => {
-                report.attempts = e.attempts;
-                report.usage = e.usage;
-            }
-            Err(e) => report.attempts = e.attempts,
-        }
+    let outcome = execute_scenario(scenario, interaction, &options.target);
+    let actual = Actual::of(&outcome);
+    if let Outcome::Executed(executed) = &outcome {
+        report.elapsed_ms = executed.run.elapsed_ms;
+        (report.attempts, report.usage) = match &executed.run.result {
+            Ok(e) => (e.attempts, e.usage),
+            Err(e) => (e.attempts, None),
+        };
     }
-    report.status = Some(status);
-    let mode_receipt = receipt.as_ref().map(|r| match options.receipt_mode {
+    report.status = Some(actual.status);
+    report.receipt = actual.receipt.as_ref().map(|r| match options.receipt_mode {
         ReceiptMode::InProcess => r.clone(),
         ReceiptMode::Transport => transport_receipt(r, &m.contract),
     });
-    report.receipt_fingerprint = mode_receipt.as_ref().map(Receipt::fingerprint);
-    report.receipt = mode_receipt.clone();
+    report.receipt_fingerprint = report.receipt.as_ref().map(Receipt::fingerprint);
 
     let mut expected_codes: Vec<&str> = m.expected_diagnostics.iter().map(|c| c.as_str()).collect();
     expected_codes.sort_unstable();
     expected_codes.dedup();
+    let mut diagnostics = Check::compare(
+        CheckField::ExpectedDiagnostics,
+        json!(expected_codes),
+        json!(actual.codes),
+    );
+    if let Outcome::NotExecuted(d) = &outcome {
+        diagnostics = diagnostics.with_note(format!("the scenario did not execute: {}", joined(d)));
+    }
+    let runtime = match &outcome {
+        Outcome::Executed(executed) => Some(&executed.runtime),
+        Outcome::NotExecuted(_) => None,
+    };
+    let evidence = check_evidence(
+        &m.evidence,
+        scenario.request.as_ref(),
+        runtime.and_then(ScriptedRuntime::output),
+    );
+    let receipt_checks = receipt_checks(is, options.receipt_mode, &actual, &report);
     let checks = &mut report.checks;
     checks.push(Check::compare(
         CheckField::ExpectedStatus,
         json!(m.status()),
-        json!(status),
+        json!(actual.status),
     ));
     checks.push(Check::compare(
         CheckField::ExpectedFailure,
         json!(m.expected_failure),
-        json!(failure),
+        json!(actual.failure),
     ));
-    let mut diagnostics = Check::compare(
-        CheckField::ExpectedDiagnostics,
-        json!(expected_codes),
-        json!(codes),
-    );
-    if let Outcome::NotExecuted(d) = &outcome {
-        diagnostics = diagnostics.with_note(format!(
-            "the scenario did not execute: {}",
-            d.iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
-        ));
-    }
     checks.push(diagnostics);
     checks.push(Check::compare(
         CheckField::OutputSchemaValid,
         json!(m.declared_output_schema_valid()),
-        json!(schema_valid),
+        json!(actual.output_schema_valid),
     ));
     checks.push(Check::compare(
         CheckField::ExpectedOutputFingerprint,
         json!(m.expected_output_fingerprint),
-        json!(output_fp),
+        json!(actual.output_fingerprint),
     ));
-    let evidence = check_evidence(
-        &m.evidence,
-        scenario.request.as_ref(),
-        runtime.as_ref().and_then(ScriptedRuntime::output),
-    );
     checks.push(evidence_check(&m.evidence, &evidence));
     checks.push(policy_check(
         m.receipt_payload_policy,
-        mode_receipt.as_ref(),
+        report.receipt.as_ref(),
     ));
-    let actual_fp = json!(report.receipt_fingerprint);
-    let (golden, transport) = (
-        json!(m.golden_receipt_fingerprint),
-        json!(is.entry.expectation.receipt_fingerprint),
-    );
-    match options.receipt_mode {
-        ReceiptMode::InProcess => {
-            let check = match &m.golden_receipt_fingerprint {
-                None => Check::not_checked(
-                    CheckField::GoldenReceiptFingerprint,
-                    Value::Null,
-                    "the manifest declares no golden_receipt_fingerprint",
-                ),
-                Some(_) => {
-                    let c = Check::compare(CheckField::GoldenReceiptFingerprint, golden, actual_fp);
-                    match (&c.outcome, &receipt) {
-                        (CheckOutcome::Differs, Some(Receipt::Success { request_fingerprint, .. })) => c.with_note(format!(
-                            "a success receipt covers the request fingerprint (ours: {request_fingerprint}), which depends on the implementation's encoding of the rendered interaction and on the target profile: a golden written by another implementation, or for another target, cannot match it; the outcome, output fingerprint and schema validity the receipt also covers are compared by the checks above"
-                        )),
-                        _ => c,
-                    }
-                }
-            };
-            checks.push(check);
-            checks.push(Check::not_checked(
-                CheckField::ReceiptFingerprint,
-                transport,
-                "the inventory's receipt fingerprint is the HTTP transport's; compared in transport receipt mode",
-            ));
-        }
-        ReceiptMode::Transport => {
-            checks.push(Check::not_checked(
-                CheckField::GoldenReceiptFingerprint,
-                golden,
-                "the manifest's golden is the in-process receipt's; compared in in-process receipt mode",
-            ));
-            checks.push(Check::compare(
-                CheckField::ReceiptFingerprint,
-                transport,
-                actual_fp,
-            ));
-        }
-    }
-    checks.push(match (&outcome, &runtime) {
-        (Outcome::Executed { run, streamed }, Some(runtime)) => {
-            stream_check(run, streamed, runtime)
-        }
-        _ => Check::not_checked(
+    checks.extend(receipt_checks);
+    checks.push(match &outcome {
+        Outcome::Executed(e) => stream_check(&e.run, &e.streamed, &e.runtime),
+        Outcome::NotExecuted(_) => Check::not_checked(
             CheckField::Stream,
             Value::Null,
             "the scenario did not execute",
@@ -688,11 +641,112 @@ fn run_one(
     report
 }
 
-enum Outcome {
-    /// The request did not render, or the runtime could not be set up.
-    NotExecuted(Vec<Diagnostic>),
-    /// `execute`, and `execute_streaming` on a second runtime.
-    Executed { run: Box<Run>, streamed: Box<Run> },
+/// The compiled interaction of `contract`, or the failed `contract` check.
+fn interaction_of<'c>(compiled: &'c Compiled, contract: &str) -> Result<&'c Interaction, Check> {
+    let contracts = compiled.as_ref().map_err(|d| contract_failed(d))?;
+    match contracts.get(contract) {
+        Some(CompiledContract {
+            interaction: Some(interaction),
+            ..
+        }) => Ok(interaction),
+        Some(c) => Err(contract_failed(&c.diagnostics)),
+        None => Err(
+            Check::compare(CheckField::Contract, json!(contract), Value::Null)
+                .with_note("the package manifest lists no such contract"),
+        ),
+    }
+}
+
+/// Renders the scenario's request and executes it twice, plain and
+/// streaming, each on its own runtime and clock.
+fn execute_scenario(
+    scenario: &crate::Scenario,
+    interaction: &Interaction,
+    target: &CapabilityProfile,
+) -> Outcome {
+    let empty = ScenarioRequest::default();
+    let request = scenario.request.as_ref().unwrap_or(&empty);
+    let rendered = match templiqx::render(interaction, &request.inputs, &request.context) {
+        Ok(rendered) => rendered,
+        Err(e) => return Outcome::NotExecuted(e.diagnostics),
+    };
+    let runtimes = ScriptedRuntime::new(scenario, target)
+        .and_then(|runtime| Ok((runtime, ScriptedRuntime::new(scenario, target)?)));
+    match runtimes {
+        Err(e) => Outcome::NotExecuted(e.diagnostics),
+        Ok((runtime, streaming)) => {
+            let run = execute(&runtime, &rendered, false);
+            let streamed = execute(&streaming, &rendered, true);
+            Outcome::Executed(Box::new(Executed {
+                runtime,
+                run,
+                streamed,
+            }))
+        }
+    }
+}
+
+/// The golden (in-process) and transport receipt checks; the mode decides
+/// which one is compared.
+fn receipt_checks(
+    is: &InventoryScenario,
+    mode: ReceiptMode,
+    actual: &Actual,
+    report: &ScenarioReport,
+) -> [Check; 2] {
+    let m = &is.scenario.manifest;
+    let actual_fp = json!(report.receipt_fingerprint);
+    let golden = json!(m.golden_receipt_fingerprint);
+    let transport = json!(is.entry.expectation.receipt_fingerprint);
+    match mode {
+        ReceiptMode::InProcess => {
+            let check = if m.golden_receipt_fingerprint.is_none() {
+                Check::not_checked(
+                    CheckField::GoldenReceiptFingerprint,
+                    Value::Null,
+                    "the manifest declares no golden_receipt_fingerprint",
+                )
+            } else {
+                let check = Check::compare(CheckField::GoldenReceiptFingerprint, golden, actual_fp);
+                match (&check.outcome, &actual.receipt) {
+                    (
+                        CheckOutcome::Differs,
+                        Some(Receipt::Success {
+                            request_fingerprint,
+                            ..
+                        }),
+                    ) => check.with_note(format!(
+                        "a success receipt covers the request fingerprint (ours: {request_fingerprint}), which depends on the implementation's encoding of the rendered interaction and on the target profile: a golden written by another implementation, or for another target, cannot match it; the outcome, output fingerprint and schema validity the receipt also covers are compared by the checks above"
+                    )),
+                    _ => check,
+                }
+            };
+            [
+                check,
+                Check::not_checked(
+                    CheckField::ReceiptFingerprint,
+                    transport,
+                    "the inventory's receipt fingerprint is the HTTP transport's; compared in transport receipt mode",
+                ),
+            ]
+        }
+        ReceiptMode::Transport => [
+            Check::not_checked(
+                CheckField::GoldenReceiptFingerprint,
+                golden,
+                "the manifest's golden is the in-process receipt's; compared in in-process receipt mode",
+            ),
+            Check::compare(CheckField::ReceiptFingerprint, transport, actual_fp),
+        ],
+    }
+}
+
+fn joined(diagnostics: &[Diagnostic]) -> String {
+    diagnostics
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn execute(runtime: &ScriptedRuntime, rendered: &RenderedInteraction<'_>, streaming: bool) -> Run {
@@ -723,13 +777,7 @@ fn contract_failed(diagnostics: &[Diagnostic]) -> Check {
         json!("compiles"),
         json!(code_set(diagnostics)),
     )
-    .with_note(
-        diagnostics
-            .iter()
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
-            .join("; "),
-    )
+    .with_note(joined(diagnostics))
 }
 
 fn evidence_check(expected: &[crate::EvidenceExpectation], check: &EvidenceCheck) -> Check {

@@ -409,3 +409,53 @@ fn the_own_corpus_is_tamper_evident_too() {
         [CheckField::GoldenReceiptFingerprint]
     );
 }
+
+#[test]
+fn a_request_that_does_not_render_fails_with_its_diagnostics() {
+    let copy = Copy::external();
+    copy.edit("crm3/evals/bli-61-request.json", |r| {
+        r["inputs"].as_object_mut().unwrap().remove("document_text");
+    });
+    let inventory = copy.load().unwrap();
+    let report = run_conformance(&inventory, &common::options(ReceiptMode::Transport));
+    let s = report.scenario("intake-document-01").unwrap();
+    assert!(!s.passed());
+    assert_eq!(s.receipt, None);
+    let failure = s.check(CheckField::ExpectedFailure).unwrap();
+    assert_eq!(failure.actual, json!("TQX_VALUE_INVALID"));
+    let note = s
+        .check(CheckField::ExpectedDiagnostics)
+        .unwrap()
+        .note
+        .as_deref()
+        .unwrap();
+    assert!(note.contains("/inputs/document_text"), "{note}");
+    assert_eq!(
+        s.check(CheckField::Stream).unwrap().outcome,
+        CheckOutcome::NotChecked
+    );
+}
+
+#[test]
+fn a_contract_that_does_not_compile_fails_its_scenarios() {
+    let copy = Copy::external();
+    let path = copy
+        .root
+        .join("crm3/contracts/bli-62-document-drafting.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("path: context.client_name", "path: context.client_nmae"),
+    )
+    .unwrap();
+    let inventory = copy.load().unwrap();
+    let report = run_conformance(&inventory, &common::options(ReceiptMode::Transport));
+    for id in ["docx-unresolved-reference", "draft-with-citations"] {
+        let s = report.scenario(id).unwrap();
+        let check = s.check(CheckField::Contract).unwrap();
+        assert_eq!(check.outcome, CheckOutcome::Differs);
+        assert_eq!(check.actual, json!(["TQX_REF_UNKNOWN"]));
+        assert_eq!(s.status, None);
+    }
+    assert_eq!(report.failed().count(), 2);
+}
