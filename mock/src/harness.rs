@@ -45,7 +45,7 @@ use std::fmt;
 use templiqx::adapter::OUTPUT_SCHEMA_ID;
 use templiqx::{Execution, ExecutionError, RuntimeAdapter, Usage};
 use templiqx_build::package::{CompiledContract, Loader};
-use templiqx_contracts::canonical::fingerprint;
+use templiqx_contracts::canonical::{fingerprint, sha256_hex};
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Interaction, Receipt, RenderedInteraction, RuntimePolicy,
     Schema, Seq, StreamEvent,
@@ -847,12 +847,27 @@ fn policy_check(policy: ReceiptPayloadPolicy, receipt: Option<&Receipt>) -> Chec
     }
 }
 
-fn stream_check(run: &Run, streamed: &Run, runtime: &ScriptedRuntime) -> Check {
-    let summary = |terminal: &str, outcome: Value, deltas: &[&str], elapsed: u64| json!({"terminal": terminal, "outcome": outcome, "deltas": deltas, "elapsed_ms": elapsed});
-    let outcome_of = |r: &Result<Execution, ExecutionError>| match r {
+/// A payload-free summary of a streaming run: the terminal event, the
+/// outcome it carries, the SHA-256 of each delta (in order), the elapsed
+/// virtual time.
+fn stream_summary(terminal: &str, outcome: Value, deltas: &[&str], elapsed_ms: u64) -> Value {
+    let deltas: Vec<String> = deltas.iter().map(|d| sha256_hex(d.as_bytes())).collect();
+    json!({
+        "terminal": terminal,
+        "outcome": outcome,
+        "delta_sha256": deltas,
+        "elapsed_ms": elapsed_ms,
+    })
+}
+
+fn outcome_json(result: &Result<Execution, ExecutionError>) -> Value {
+    match result {
         Ok(e) => json!(e.receipt),
         Err(e) => json!(e.failure),
-    };
+    }
+}
+
+fn stream_check(run: &Run, streamed: &Run, runtime: &ScriptedRuntime) -> Check {
     let invoked = match &run.result {
         Ok(e) => e.attempts > 0,
         Err(e) => e.attempts > 0,
@@ -862,13 +877,13 @@ fn stream_check(run: &Run, streamed: &Run, runtime: &ScriptedRuntime) -> Check {
     } else {
         Vec::new()
     };
-    let expected = summary(
+    let expected = stream_summary(
         if run.result.is_ok() {
             "complete"
         } else {
             "failed"
         },
-        outcome_of(&run.result),
+        outcome_json(&run.result),
         &expected_deltas,
         run.elapsed_ms,
     );
@@ -895,16 +910,12 @@ fn stream_check(run: &Run, streamed: &Run, runtime: &ScriptedRuntime) -> Check {
         _ => ("malformed", json!(terminals.len())),
     };
     // The terminal event must carry what the streaming call returned, too.
-    let returned = outcome_of(&streamed.result);
-    let actual = summary(
-        terminal,
-        if carried == returned {
-            carried
-        } else {
-            json!({"event": carried, "returned": returned})
-        },
-        &deltas,
-        streamed.elapsed_ms,
-    );
+    let returned = outcome_json(&streamed.result);
+    let carried = if carried == returned {
+        carried
+    } else {
+        json!({"event": carried, "returned": returned})
+    };
+    let actual = stream_summary(terminal, carried, &deltas, streamed.elapsed_ms);
     Check::compare(CheckField::Stream, expected, actual)
 }

@@ -38,8 +38,9 @@ pub const SCRIPTED_ADAPTER_NAME: &str = "templiqx-mock.scripted";
 /// `TQX_RUNTIME_UNAVAILABLE` up to `runtime_policy.max_attempts` (each
 /// attempt replays the delays again, and fails the same way), output
 /// validation, and the receipt, so the attempts an execution reports are
-/// counted per `execute` call. Streaming, [`invoke_streaming`]
-/// (RuntimeAdapter::invoke_streaming) replays each fixture `delta` as a
+/// counted per `execute` call. Streaming,
+/// [`invoke_streaming`](RuntimeAdapter::invoke_streaming) replays each
+/// fixture `delta` as a
 /// `StreamEvent::Delta` (a `steps` success streams its output's canonical
 /// JSON as one delta) and the port then emits `Complete` with exactly the
 /// receipt `execute` returns, or `Failed` before the error is returned.
@@ -76,8 +77,8 @@ impl ScriptedRuntime {
     ///
     /// # Errors
     ///
-    /// Every rule of [`ScenarioManifest::validate`]
-    /// (crate::ScenarioManifest::validate) (the fields of [`Scenario`] are
+    /// Every rule of
+    /// [`ScenarioManifest::validate`](crate::ScenarioManifest::validate) (the fields of [`Scenario`] are
     /// public, so they are checked again), and `TQX_SCENARIO` when a
     /// `runtime_success` step has no inline output and the scenario has no
     /// `expected_output` document.
