@@ -12,7 +12,7 @@
 //!
 //! Typed DTOs are deserialised from the parsed value with the offending
 //! value's JSON Pointer recorded, and serde's errors are mapped to the
-//! compiler's strict-DTO codes (see [`shape_error`]).
+//! compiler's strict-DTO codes (see [`decode_value`]).
 
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -76,7 +76,7 @@ impl Document {
     ///
     /// # Errors
     ///
-    /// One diagnostic (see [`shape_error`]); the caller sets the file.
+    /// One diagnostic (see [`decode_value`]); the caller sets the file.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, Diagnostic> {
         decode_value(&self.value).map_err(|d| self.locate(d))
     }
@@ -145,7 +145,17 @@ pub fn parse_json(text: &str) -> Result<serde_json::Value, Diagnostic> {
 ///
 /// # Errors
 ///
-/// See [`shape_error`].
+/// One diagnostic whose JSON Pointer is the offending value (the unknown
+/// field itself; for a missing field, the object that lacks it) and whose
+/// code maps serde's error to the compiler's strict-DTO codes:
+///
+/// | serde says | code |
+/// |---|---|
+/// | `unknown field …` | `TQX_UNKNOWN_FIELD` |
+/// | `missing field …` | `TQX_MISSING_FIELD` |
+/// | `unknown variant …`, `unknown diagnostic code …` | `TQX_UNKNOWN_VARIANT` |
+/// | `invalid type: …` | `TQX_INVALID_TYPE` |
+/// | anything else (`invalid value`, `invalid length`, `duplicate field`) | `TQX_INVALID_VALUE` |
 pub fn decode_value<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, Diagnostic> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let mut pointer = pointer_of(e.path());
@@ -196,20 +206,9 @@ fn locate_key(value: &serde_json::Value, pointer: &str, key: &str) -> Option<Str
     found
 }
 
-/// Maps one of serde's error messages to the strict-DTO codes the compiler
-/// uses for the same problems:
-///
-/// | serde says | code |
-/// |---|---|
-/// | `unknown field …` | `TQX_UNKNOWN_FIELD` |
-/// | `missing field …` | `TQX_MISSING_FIELD` |
-/// | `unknown variant …`, `unknown diagnostic code …` | `TQX_UNKNOWN_VARIANT` |
-/// | `invalid type: …` | `TQX_INVALID_TYPE` |
-/// | anything else (`invalid value`, `invalid length`, `duplicate field`) | `TQX_INVALID_VALUE` |
-///
-/// `pointer` is the JSON Pointer of the value being read when serde
-/// failed (for a missing field: the object that lacks it).
-pub fn shape_error(message: &str, pointer: String) -> Diagnostic {
+/// Maps one of serde's error messages to a strict-DTO code (see
+/// [`decode_value`]).
+fn shape_error(message: &str, pointer: String) -> Diagnostic {
     let (code, help) = if message.starts_with("unknown field") {
         (
             Code::UnknownField,
