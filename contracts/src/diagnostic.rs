@@ -41,8 +41,8 @@ codes! {
     /// The YAML text is not well-formed, or uses a tag, a duplicate mapping
     /// key, or alias expansion beyond the budget.
     ParseYaml => "TQX_PARSE_YAML",
-    /// A JSON input (a request, an output, a value to fingerprint) is not
-    /// well-formed JSON.
+    /// JSON text (a request, an output, a manifest, a value to fingerprint)
+    /// is not well-formed, or repeats an object key.
     ParseJson => "TQX_PARSE_JSON",
     /// A mapping key that the format does not define (all DTOs are strict).
     UnknownField => "TQX_UNKNOWN_FIELD",
@@ -126,6 +126,10 @@ codes! {
     /// A package manifest problem (unknown dependency, wrong digest, path
     /// outside the package).
     Package => "TQX_PACKAGE",
+    /// A mock scenario or scenario inventory breaks a rule of
+    /// `templiqx.mock/v1alpha1`: lifecycle order, duplicate ids, drift
+    /// between the inventory and a manifest, a path outside the corpus root.
+    Scenario => "TQX_SCENARIO",
     /// A file could not be read.
     Io => "TQX_IO",
     /// Two generated Rust names collide (`first-name` and `first_name`).

@@ -111,6 +111,9 @@ pub struct ExecutionError {
     /// What went wrong, with pointers into the output for
     /// `TQX_OUTPUT_SCHEMA`.
     pub diagnostics: Vec<Diagnostic>,
+    /// Invocations made by this `execute` call, including the failed one
+    /// (0 when the capability gate refused before invoking).
+    pub attempts: u32,
 }
 
 impl fmt::Display for ExecutionError {
@@ -371,6 +374,7 @@ fn capability_gate(
             ),
         ],
         failure,
+        attempts: 0,
     })
 }
 
@@ -391,6 +395,7 @@ fn conclude(
                 receipt: failure.receipt(),
                 diagnostics: vec![diagnostic],
                 failure,
+                attempts,
             });
         }
     };
@@ -417,6 +422,7 @@ fn conclude(
                 failure,
                 receipt: Receipt::for_output(&request_fingerprint, &output_fingerprint, false),
                 diagnostics,
+                attempts,
             })
         }
     }

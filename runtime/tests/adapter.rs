@@ -258,6 +258,7 @@ fn capability_gate_invokes_nothing() {
     assert_eq!(error.diagnostics[0].code, Code::CapabilityUnsupported);
     assert!(error.failure.detail.contains("`vision`"));
     assert_eq!(error.receipt, error.failure.receipt());
+    assert_eq!(error.attempts, 0);
     assert_eq!(adapter.invocations(), 0);
 
     let mut events = Vec::new();
@@ -462,12 +463,17 @@ fn transient_failures_are_retried_within_max_attempts() {
     );
     let error = RuntimeAdapter::execute(&adapter, &request).expect_err("out of attempts");
     assert_eq!(error.failure.code, Code::RuntimeTimeout);
+    assert_eq!(
+        error.attempts, 3,
+        "a failed execution reports its attempts too"
+    );
     assert_eq!(adapter.invocations(), 3);
 
     // Rate limiting and permanent failures are not retried.
     let limited = RuntimeFailure::new(Code::RuntimeRateLimited, "r", "later");
     let adapter = Scripted::new(&["structured_output"], vec![Err(limited), ok()]);
-    assert!(RuntimeAdapter::execute(&adapter, &request).is_err());
+    let error = RuntimeAdapter::execute(&adapter, &request).expect_err("rate limited");
+    assert_eq!(error.attempts, 1);
     assert_eq!(adapter.invocations(), 1);
 
     // Without max_attempts there is one attempt.

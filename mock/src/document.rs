@@ -1,0 +1,385 @@
+//! Reading the documents of a scenario corpus (manifests, the inventory,
+//! request and output files) strictly, with `TQX_*` diagnostics.
+//!
+//! A document is JSON, or YAML when its file name ends in `.yaml`/`.yml`.
+//! JSON is parsed by `serde_json` with one addition: an object that repeats
+//! a key is rejected (`TQX_PARSE_JSON`) instead of keeping the last value,
+//! because fingerprints are computed over these values and a silently
+//! dropped member would change what they cover. YAML goes through the
+//! compiler's strict parser (`templiqx_build::yaml::parse`, which rejects
+//! duplicate keys, tags and alias bombs with `TQX_PARSE_YAML`) and is then
+//! handled as JSON.
+//!
+//! Typed DTOs are deserialised from the parsed value with the offending
+//! value's JSON Pointer recorded, and serde's errors are mapped to the
+//! compiler's strict-DTO codes (see [`decode_value`]).
+
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+use templiqx_build::yaml::{self, Node};
+use templiqx_contracts::diagnostic::escape_pointer_token;
+use templiqx_contracts::{Code, Diagnostic};
+
+/// The largest document this crate reads: 16 MiB. A larger file fails with
+/// `TQX_IO` before its contents are parsed.
+pub const MAX_DOCUMENT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A parsed document: its JSON value and, for YAML, the node tree that
+/// maps JSON Pointers back to source spans.
+#[derive(Clone, Debug)]
+pub struct Document {
+    /// The value.
+    pub value: serde_json::Value,
+    /// The YAML tree, when the document was YAML.
+    pub yaml: Option<Node>,
+}
+
+impl Document {
+    /// Parses `text` as JSON, or as YAML when `yaml` is true.
+    ///
+    /// # Errors
+    ///
+    /// `TQX_PARSE_JSON` or `TQX_PARSE_YAML`, without a file name.
+    pub fn parse(text: &str, yaml: bool) -> Result<Document, Diagnostic> {
+        if yaml {
+            let node = yaml::parse(text)?;
+            Ok(Document {
+                value: node.to_json(),
+                yaml: Some(node),
+            })
+        } else {
+            Ok(Document {
+                value: parse_json(text)?,
+                yaml: None,
+            })
+        }
+    }
+
+    /// Reads and parses the file at `path`; `display` names it in
+    /// diagnostics.
+    ///
+    /// # Errors
+    ///
+    /// `TQX_IO` when the file cannot be read or exceeds
+    /// [`MAX_DOCUMENT_BYTES`]; `TQX_PARSE_JSON` / `TQX_PARSE_YAML` when it
+    /// does not parse. Every diagnostic names `display` as its file.
+    pub fn read(path: &Path, display: &str) -> Result<Document, Diagnostic> {
+        let text = read_text(path, display)?;
+        Document::parse(&text, is_yaml(path)).map_err(|d| d.in_file(display))
+    }
+
+    /// Deserialises the value into `T`, mapping a shape error to a
+    /// diagnostic with the offending value's JSON Pointer (and, for YAML,
+    /// its source span).
+    ///
+    /// # Errors
+    ///
+    /// One diagnostic (see [`decode_value`]); the caller sets the file.
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, Diagnostic> {
+        decode_value(&self.value).map_err(|d| self.locate(d))
+    }
+
+    /// Adds the YAML source span of the diagnostic's pointer, when known.
+    pub fn locate(&self, mut diagnostic: Diagnostic) -> Diagnostic {
+        if diagnostic.span.is_none()
+            && let (Some(node), Some(pointer)) = (&self.yaml, &diagnostic.json_pointer)
+        {
+            diagnostic.span = node.span_of(pointer);
+        }
+        diagnostic
+    }
+}
+
+/// Whether `path` names a YAML document (`.yaml` or `.yml`).
+pub fn is_yaml(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml")
+    )
+}
+
+/// Reads a UTF-8 text file of at most [`MAX_DOCUMENT_BYTES`].
+///
+/// # Errors
+///
+/// `TQX_IO`, naming `display`.
+pub fn read_text(path: &Path, display: &str) -> Result<String, Diagnostic> {
+    let io = |e: std::io::Error| {
+        Diagnostic::error(Code::Io, format!("cannot read {display}: {e}"))
+            .in_file(display)
+            .help("check that the file exists, is readable and is UTF-8 text")
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut text = String::new();
+    file.take(MAX_DOCUMENT_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(io)?;
+    if text.len() as u64 > MAX_DOCUMENT_BYTES {
+        return Err(Diagnostic::error(
+            Code::Io,
+            format!("{display} is larger than {MAX_DOCUMENT_BYTES} bytes"),
+        )
+        .in_file(display)
+        .help("scenario documents are small fixtures; split or shrink the file"));
+    }
+    Ok(text)
+}
+
+/// Parses JSON text, rejecting repeated object keys.
+///
+/// # Errors
+///
+/// `TQX_PARSE_JSON` with the line and column of the problem.
+pub fn parse_json(text: &str) -> Result<serde_json::Value, Diagnostic> {
+    serde_json::from_str::<Strict>(text)
+        .map(|s| s.0)
+        .map_err(|e| {
+            Diagnostic::error(Code::ParseJson, format!("{e}"))
+                .help("write one well-formed JSON document, with every object key once")
+        })
+}
+
+/// Deserialises `value` into `T`.
+///
+/// # Errors
+///
+/// One diagnostic whose JSON Pointer is the offending value (the unknown
+/// field itself; for a missing field, the object that lacks it) and whose
+/// code maps serde's error to the compiler's strict-DTO codes:
+///
+/// | serde says | code |
+/// |---|---|
+/// | `unknown field …` | `TQX_UNKNOWN_FIELD` |
+/// | `missing field …` | `TQX_MISSING_FIELD` |
+/// | `unknown variant …`, `unknown diagnostic code …` | `TQX_UNKNOWN_VARIANT` |
+/// | `invalid type: …` | `TQX_INVALID_TYPE` |
+/// | anything else (`invalid value`, `invalid length`, `duplicate field`) | `TQX_INVALID_VALUE` |
+pub fn decode_value<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, Diagnostic> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let mut pointer = pointer_of(e.path());
+        let message = e.into_inner().to_string();
+        // Inside an internally tagged enum (steps, events) serde reports an
+        // unknown field at the enclosing object; point at the field itself,
+        // as for every other object.
+        if let Some(field) = message
+            .strip_prefix("unknown field `")
+            .and_then(|rest| rest.split('`').next())
+            && !pointer.ends_with(&format!("/{}", escape_pointer_token(field)))
+            && let Some(refined) = locate_key(value, &pointer, field)
+        {
+            pointer = refined;
+        }
+        shape_error(&message, pointer)
+    })
+}
+
+/// The pointer of the one object member named `key` at or below
+/// `pointer` (serde loses the path inside internally tagged enums, whose
+/// content it buffers); `None` when there is none or more than one.
+fn locate_key(value: &serde_json::Value, pointer: &str, key: &str) -> Option<String> {
+    let mut found = None;
+    let mut stack = vec![(value.pointer(pointer)?, pointer.to_owned())];
+    while let Some((v, at)) = stack.pop() {
+        match v {
+            serde_json::Value::Object(o) => {
+                for (k, child) in o {
+                    let child_at = format!("{at}/{}", escape_pointer_token(k));
+                    if k == key {
+                        if found.is_some() {
+                            return None;
+                        }
+                        found = Some(child_at.clone());
+                    }
+                    stack.push((child, child_at));
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    stack.push((child, format!("{at}/{i}")));
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Maps one of serde's error messages to a strict-DTO code (see
+/// [`decode_value`]).
+fn shape_error(message: &str, pointer: String) -> Diagnostic {
+    let (code, help) = if message.starts_with("unknown field") {
+        (
+            Code::UnknownField,
+            "remove the field: templiqx.mock/v1alpha1 documents are strict",
+        )
+    } else if message.starts_with("missing field") {
+        (Code::MissingField, "add the field the format requires here")
+    } else if message.starts_with("unknown variant")
+        || message.starts_with("unknown diagnostic code")
+    {
+        (
+            Code::UnknownVariant,
+            "use one of the values the format lists",
+        )
+    } else if message.starts_with("invalid type") {
+        (
+            Code::InvalidType,
+            "give the field the JSON type the format requires",
+        )
+    } else {
+        (
+            Code::InvalidValue,
+            "give the field a value the format allows",
+        )
+    };
+    Diagnostic::error(code, message).at(pointer).help(help)
+}
+
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => {
+                pointer.push('/');
+                pointer.push_str(&index.to_string());
+            }
+            Segment::Map { key } => {
+                pointer.push('/');
+                pointer.push_str(&escape_pointer_token(key));
+            }
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    pointer
+}
+
+/// A JSON value deserialised with repeated object keys rejected.
+struct Strict(serde_json::Value);
+
+impl<'de> de::Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Strict;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Strict, E> {
+        Ok(Strict(v.into()))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Strict, E> {
+        Ok(Strict(v.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Strict, E> {
+        Ok(Strict(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Strict, E> {
+        serde_json::Number::from_f64(v)
+            .map(|n| Strict(serde_json::Value::Number(n)))
+            .ok_or_else(|| E::custom("a number that is not finite"))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Strict, E> {
+        Ok(Strict(v.into()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Strict, E> {
+        Ok(Strict(v.into()))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Strict, E> {
+        Ok(Strict(serde_json::Value::Null))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Strict, E> {
+        Ok(Strict(serde_json::Value::Null))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Strict(serde_json::Value::Array(items)))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(de::Error::custom(format!("duplicate object key `{key}`")));
+            }
+            let Strict(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(Strict(serde_json::Value::Object(object)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn json_with_a_repeated_key_is_rejected() {
+        let d = parse_json(r#"{"a": {"b": 1, "b": 2}}"#).unwrap_err();
+        assert_eq!(d.code, Code::ParseJson);
+        assert!(
+            d.message.contains("duplicate object key `b`"),
+            "{}",
+            d.message
+        );
+        assert!(d.message.contains("line 1"), "{}", d.message);
+    }
+
+    #[test]
+    fn json_syntax_errors_and_deep_nesting_are_diagnostics() {
+        assert_eq!(parse_json("{").unwrap_err().code, Code::ParseJson);
+        let deep = "[".repeat(100_000);
+        assert_eq!(parse_json(&deep).unwrap_err().code, Code::ParseJson);
+        assert_eq!(
+            parse_json(r#"{"x": [1, 2.5, null, true, "é"]}"#).unwrap(),
+            json!({"x": [1, 2.5, null, true, "é"]})
+        );
+    }
+
+    #[test]
+    fn yaml_shape_errors_carry_a_pointer_and_a_span() {
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct T {
+            a: Vec<U>,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct U {
+            b: u64,
+        }
+        let doc = Document::parse("a:\n  - b: 1\n  - b: 2\n    c: 3\n", true).unwrap();
+        let d = doc.decode::<T>().unwrap_err();
+        assert_eq!(d.code, Code::UnknownField);
+        // The pointer names the unknown field itself.
+        assert_eq!(d.json_pointer.as_deref(), Some("/a/1/c"));
+        assert_eq!(d.span.map(|s| s.start.line), Some(4));
+        let doc = Document::parse(r#"{"a": [{"b": "x"}]}"#, false).unwrap();
+        let d = doc.decode::<T>().unwrap_err();
+        assert_eq!(d.code, Code::InvalidType);
+        assert_eq!(d.json_pointer.as_deref(), Some("/a/0/b"));
+    }
+}

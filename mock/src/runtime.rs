@@ -1,0 +1,286 @@
+//! [`ScriptedRuntime`]: a [`RuntimeAdapter`] that replays a scenario
+//! (seed 000, "Lifecycle" and the typed stream rules).
+
+use crate::clock::VirtualClock;
+use crate::error::MockError;
+use crate::load::Scenario;
+use crate::scenario::{Lifecycle, Problems, ScenarioStep, ScenarioStreamEvent};
+use crate::stream::{StreamAggregate, aggregate};
+use std::future::Future;
+use std::sync::atomic::{AtomicU32, Ordering};
+use templiqx::{
+    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, RenderedInteraction, RuntimeAdapter,
+    RuntimeFailure, StreamEvent, Usage,
+};
+use templiqx_contracts::CapabilityProfile;
+use templiqx_contracts::canonical::to_canonical_string;
+
+/// The adapter name in a [`ScriptedRuntime`]'s descriptor.
+pub const SCRIPTED_ADAPTER_NAME: &str = "templiqx-mock.scripted";
+
+/// A runtime adapter that replays one scenario deterministically.
+///
+/// Every invocation replays the whole lifecycle:
+///
+/// - `delay` steps advance the injected [`VirtualClock`] by `delay_ms`;
+///   nothing sleeps, so a delay of 1,000,000,000 ms costs nothing;
+/// - `runtime_success` returns its inline `output`, else the scenario's
+///   `expected_output` document (no usage);
+/// - `runtime_failure` fails with a [`RuntimeFailure`] whose `id` is the
+///   step id and whose `code`, `detail` and `retry_after_ms` are the
+///   step's, so its fingerprint is exactly DESIGN section 5's;
+/// - a typed stream returns its [`StreamAggregate`]: the `finish` output
+///   (or the parsed deltas) and the summed usage.
+///
+/// The provided [`RuntimeAdapter::execute`] methods do the rest: the
+/// capability gate against the descriptor (the capabilities given to
+/// [`ScriptedRuntime::new`]), retries of `TQX_RUNTIME_TIMEOUT` and
+/// `TQX_RUNTIME_UNAVAILABLE` up to `runtime_policy.max_attempts` (each
+/// attempt replays the delays again, and fails the same way), output
+/// validation, and the receipt, so the attempts an execution reports are
+/// counted per `execute` call. Streaming,
+/// [`invoke_streaming`](RuntimeAdapter::invoke_streaming) replays each
+/// fixture `delta` as a
+/// `StreamEvent::Delta` (a `steps` success streams its output's canonical
+/// JSON as one delta) and the port then emits `Complete` with exactly the
+/// receipt `execute` returns, or `Failed` before the error is returned.
+///
+/// `ScriptedRuntime` implements both [`RuntimeAdapter`] and
+/// [`AsyncRuntimeAdapter`] (the async future is ready at once), so name the
+/// trait in calls: `RuntimeAdapter::execute(&runtime, &request)`.
+#[derive(Debug)]
+pub struct ScriptedRuntime {
+    descriptor: AdapterDescriptor,
+    delays: Vec<u64>,
+    terminal: Terminal,
+    aggregate: Option<StreamAggregate>,
+    clock: VirtualClock,
+    invocations: AtomicU32,
+}
+
+#[derive(Clone, Debug)]
+enum Terminal {
+    Success {
+        output: serde_json::Value,
+        usage: Option<Usage>,
+        /// The delta texts a streaming invocation replays.
+        deltas: Vec<String>,
+    },
+    Failure(RuntimeFailure),
+}
+
+impl ScriptedRuntime {
+    /// A runtime for `scenario` whose descriptor provides `capabilities`
+    /// (give the target profile the contract was compiled for; a contract
+    /// needing more fails the port's gate with
+    /// `TQX_CAPABILITY_UNSUPPORTED`), on a fresh clock at 0 ms.
+    ///
+    /// # Errors
+    ///
+    /// Every rule of
+    /// [`ScenarioManifest::validate`](crate::ScenarioManifest::validate) (the fields of [`Scenario`] are
+    /// public, so they are checked again), and `TQX_SCENARIO` when a
+    /// `runtime_success` step has no inline output and the scenario has no
+    /// `expected_output` document.
+    pub fn new(
+        scenario: &Scenario,
+        capabilities: &CapabilityProfile,
+    ) -> Result<ScriptedRuntime, MockError> {
+        let manifest = &scenario.manifest;
+        manifest.validate()?;
+        let descriptor = AdapterDescriptor::new(SCRIPTED_ADAPTER_NAME, capabilities.iter());
+        let mut delays = Vec::new();
+        let mut aggregated = None;
+        let terminal = match manifest.lifecycle() {
+            Some(Lifecycle::Steps(steps)) => {
+                let mut terminal = None;
+                for (i, step) in steps.iter().enumerate() {
+                    match step {
+                        ScenarioStep::RequestReceived { .. } => {}
+                        ScenarioStep::Delay { delay_ms, .. } => delays.push(*delay_ms),
+                        ScenarioStep::RuntimeSuccess { id, output, .. } => {
+                            let output = output.as_ref().or(scenario.expected_output.as_ref());
+                            let Some(output) = output else {
+                                return Err(no_output(&manifest.id, i, id));
+                            };
+                            terminal = Some(Terminal::Success {
+                                output: output.clone(),
+                                usage: None,
+                                deltas: vec![to_canonical_string(output)],
+                            });
+                        }
+                        ScenarioStep::RuntimeFailure { id, failure } => {
+                            terminal = Some(Terminal::Failure(RuntimeFailure {
+                                code: failure.code,
+                                id: id.clone(),
+                                detail: failure.detail.clone(),
+                                retry_after_ms: failure.retry_after_ms,
+                            }));
+                        }
+                    }
+                }
+                terminal
+            }
+            Some(Lifecycle::Events(events)) => {
+                let a = aggregate(events)?;
+                let deltas = events
+                    .iter()
+                    .filter_map(|e| match e {
+                        ScenarioStreamEvent::Delta { text, .. } => Some(text.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                let terminal = Terminal::Success {
+                    output: a.output.clone(),
+                    usage: a.usage,
+                    deltas,
+                };
+                aggregated = Some(a);
+                Some(terminal)
+            }
+            None => None,
+        };
+        // `validate` guarantees a lifecycle with a terminal step.
+        let terminal = terminal.ok_or_else(|| {
+            let mut p = Problems::new(&manifest.id);
+            p.push(
+                "",
+                "the lifecycle has no terminal step",
+                "end it with `runtime_success` or `runtime_failure`",
+            );
+            MockError::from(p.diagnostics)
+        })?;
+        Ok(ScriptedRuntime {
+            descriptor,
+            delays,
+            terminal,
+            aggregate: aggregated,
+            clock: VirtualClock::new(),
+            invocations: AtomicU32::new(0),
+        })
+    }
+
+    /// Uses `clock` (typically a clone of one the host reads) instead of
+    /// the runtime's own.
+    pub fn with_clock(mut self, clock: VirtualClock) -> ScriptedRuntime {
+        self.clock = clock;
+        self
+    }
+
+    /// The runtime's clock.
+    pub fn clock(&self) -> &VirtualClock {
+        &self.clock
+    }
+
+    /// Invocations so far, over every `execute` call (an execution's own
+    /// count is its `attempts`).
+    pub fn invocations(&self) -> u32 {
+        self.invocations.load(Ordering::SeqCst)
+    }
+
+    /// The output a successful invocation returns, before validation;
+    /// `None` when the lifecycle ends in `runtime_failure`.
+    pub fn output(&self) -> Option<&serde_json::Value> {
+        match &self.terminal {
+            Terminal::Success { output, .. } => Some(output),
+            Terminal::Failure(_) => None,
+        }
+    }
+
+    /// The `StreamEvent::Delta` texts a streaming invocation replays: each
+    /// fixture `delta` of a typed stream, or a `steps` success's output as
+    /// one canonical-JSON delta; empty for a failure.
+    pub fn stream_deltas(&self) -> &[String] {
+        match &self.terminal {
+            Terminal::Success { deltas, .. } => deltas,
+            Terminal::Failure(_) => &[],
+        }
+    }
+
+    /// The aggregation of a typed stream (`None` for `steps`): what the
+    /// synchronous path returns, plus the concatenated text and reasoning.
+    pub fn aggregate(&self) -> Option<&StreamAggregate> {
+        self.aggregate.as_ref()
+    }
+
+    /// Replays one invocation; `sink` receives the deltas of a success.
+    fn play(
+        &self,
+        sink: Option<&mut dyn FnMut(StreamEvent)>,
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        self.invocations.fetch_add(1, Ordering::SeqCst);
+        for delay in &self.delays {
+            self.clock.advance(*delay);
+        }
+        match &self.terminal {
+            Terminal::Success {
+                output,
+                usage,
+                deltas,
+            } => {
+                if let Some(sink) = sink {
+                    for text in deltas {
+                        sink(StreamEvent::Delta { text: text.clone() });
+                    }
+                }
+                Ok(AdapterOutput {
+                    output: output.clone(),
+                    usage: *usage,
+                })
+            }
+            Terminal::Failure(failure) => Err(failure.clone()),
+        }
+    }
+}
+
+fn no_output(scenario: &str, index: usize, id: &str) -> MockError {
+    let mut p = Problems::new(scenario);
+    p.push(
+        &format!("/steps/{index}"),
+        format!(
+            "`runtime_success` step `{id}` has no inline output and the scenario carries no `expected_output` document"
+        ),
+        "load the scenario with `Scenario::load`, or pass the expected output to `Scenario::from_parts`",
+    );
+    MockError::from(p.diagnostics)
+}
+
+impl RuntimeAdapter for ScriptedRuntime {
+    fn descriptor(&self) -> &AdapterDescriptor {
+        &self.descriptor
+    }
+
+    fn invoke(&self, _request: &RenderedInteraction<'_>) -> Result<AdapterOutput, RuntimeFailure> {
+        self.play(None)
+    }
+
+    fn invoke_streaming(
+        &self,
+        _request: &RenderedInteraction<'_>,
+        sink: &mut dyn FnMut(StreamEvent),
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        self.play(Some(sink))
+    }
+}
+
+impl AsyncRuntimeAdapter for ScriptedRuntime {
+    fn descriptor(&self) -> &AdapterDescriptor {
+        &self.descriptor
+    }
+
+    fn invoke(
+        &self,
+        _request: &RenderedInteraction<'_>,
+    ) -> impl Future<Output = Result<AdapterOutput, RuntimeFailure>> + Send {
+        std::future::ready(self.play(None))
+    }
+
+    fn invoke_streaming(
+        &self,
+        _request: &RenderedInteraction<'_>,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> impl Future<Output = Result<AdapterOutput, RuntimeFailure>> + Send {
+        let mut forward = |event: StreamEvent| sink(event);
+        std::future::ready(self.play(Some(&mut forward)))
+    }
+}

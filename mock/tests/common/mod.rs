@@ -1,0 +1,57 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use templiqx_contracts::CapabilityProfile;
+use templiqx_mock::{HarnessOptions, ReceiptMode};
+
+/// The shared directory (`../shared` from the workspace; `TEMPLIQX_SHARED`
+/// overrides).
+pub fn shared() -> PathBuf {
+    std::env::var_os("TEMPLIQX_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"))
+}
+
+/// The external corpus root (read in place, never written).
+pub fn external_root() -> PathBuf {
+    shared().join("corpus")
+}
+
+/// The external inventory.
+pub fn external_inventory() -> PathBuf {
+    external_root().join("crm3/scenarios/inventory.json")
+}
+
+/// The project's own corpus root (`examples/`).
+pub fn own_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+/// The project's own inventory.
+pub fn own_inventory() -> PathBuf {
+    own_root().join("crm3/scenarios/inventory.json")
+}
+
+/// The target profile both corpora are compiled for.
+pub fn target() -> CapabilityProfile {
+    CapabilityProfile::parse_list("structured_output")
+}
+
+pub fn options(mode: ReceiptMode) -> HarnessOptions {
+    HarnessOptions::new(target(), mode)
+}
+
+/// Copies a directory tree (files and directories only).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
