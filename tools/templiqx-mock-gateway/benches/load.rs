@@ -1,0 +1,2 @@
+//! Load benchmark (placeholder until written).
+fn main() {}

@@ -1,0 +1,256 @@
+//! The HTTP surface: routes, handlers, JSON errors and the middleware
+//! stack (tracing, request timeout, body limit).
+
+use crate::api::{ErrorBody, ErrorCode, ErrorDetail, ExecuteResponse, Health, ScenarioList};
+use crate::catalog::{Catalog, Refusal};
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Duration;
+use tower_http::trace::TraceLayer;
+
+/// The largest accepted request body: 1 MiB. One byte more is a 413.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// The default request timeout.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How the router is configured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RouterOptions {
+    /// A request (body included) that takes longer is answered with 408
+    /// `request_timeout`.
+    pub request_timeout: Duration,
+}
+
+impl Default for RouterOptions {
+    fn default() -> RouterOptions {
+        RouterOptions {
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+        }
+    }
+}
+
+/// What every handler shares: the catalog and the bodies that never change.
+#[derive(Debug)]
+struct AppState {
+    catalog: Catalog,
+    scenarios_body: Bytes,
+}
+
+/// The gateway's routes over `catalog`:
+///
+/// | method | path | answer |
+/// |---|---|---|
+/// | `GET` | `/health/live` | [`Health`] |
+/// | `GET` | `/health/ready` | [`Health`] |
+/// | `GET` | `/v1/scenarios` | [`ScenarioList`] |
+/// | `POST` | `/v1/scenarios/{id}/execute` | [`ExecuteResponse`] |
+///
+/// Anything else is a JSON [`ErrorBody`]: an unknown path 404
+/// `not_found`, a known path with another method 405
+/// `method_not_allowed` (with `Allow`).
+///
+/// The router must run on a Tokio runtime with timers enabled (the
+/// request timeout uses them).
+pub fn router(catalog: Catalog, options: RouterOptions) -> Router {
+    let list = ScenarioList {
+        package: catalog.package().to_owned(),
+        scenarios: catalog.ids().to_vec(),
+    };
+    let state = Arc::new(AppState {
+        scenarios_body: json_bytes(&list),
+        catalog,
+    });
+    let timeout = options.request_timeout;
+    Router::new()
+        .route("/health/live", get(health))
+        .route("/health/ready", get(health))
+        .route("/v1/scenarios", get(scenarios))
+        .route("/v1/scenarios/{id}/execute", post(execute))
+        .method_not_allowed_fallback(method_not_allowed)
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn(move |req: Request, next: Next| {
+            request_timeout(timeout, req, next)
+        }))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+async fn health() -> Response {
+    let health = Health {
+        status: "ok".to_owned(),
+    };
+    json_response(StatusCode::OK, json_bytes(&health))
+}
+
+async fn scenarios(State(state): State<Arc<AppState>>) -> Response {
+    json_response(StatusCode::OK, state.scenarios_body.clone())
+}
+
+async fn execute(
+    State(state): State<Arc<AppState>>,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    // An id that does not even decode cannot be in the inventory; the
+    // inventory is the only thing consulted (never the file system).
+    let id = match id {
+        Ok(Path(id)) if state.catalog.contains(&id) => id,
+        Ok(Path(id)) => {
+            return error(
+                ErrorCode::ScenarioNotFound,
+                format!("the inventory lists no scenario {id:?}"),
+            );
+        }
+        Err(e) => {
+            return error(
+                ErrorCode::ScenarioNotFound,
+                format!("the inventory lists no such scenario ({e})"),
+            );
+        }
+    };
+    let body = match body {
+        Ok(body) => body,
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return error(
+                ErrorCode::PayloadTooLarge,
+                format!("the body exceeds {MAX_BODY_BYTES} bytes"),
+            );
+        }
+        Err(e) => return error(ErrorCode::BadRequest, format!("cannot read the body: {e}")),
+    };
+    let fixture_output = match parse_body(&body) {
+        Ok(fixture_output) => fixture_output,
+        Err((code, message)) => return error(code, message),
+    };
+    match state.catalog.execute(&id, fixture_output) {
+        Ok(response) => execute_response(&response),
+        Err(Refusal { code, message }) => error(code, message),
+    }
+}
+
+fn execute_response(response: &ExecuteResponse) -> Response {
+    match serde_json::to_vec(response) {
+        Ok(bytes) => json_response(StatusCode::OK, Bytes::from(bytes)),
+        Err(e) => error(
+            ErrorCode::Internal,
+            format!("cannot serialise the response: {e}"),
+        ),
+    }
+}
+
+/// The body: empty (or only white space), or a JSON object whose only
+/// member may be `fixture_output`. Repeated keys are refused, as in every
+/// Templiqx document (fingerprints cover the value).
+fn parse_body(body: &[u8]) -> Result<Option<serde_json::Value>, (ErrorCode, String)> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let text = std::str::from_utf8(body).map_err(|e| {
+        (
+            ErrorCode::MalformedJson,
+            format!("the body is not UTF-8: {e}"),
+        )
+    })?;
+    let value = templiqx_mock::document::parse_json(text).map_err(|d| {
+        (
+            ErrorCode::MalformedJson,
+            format!("the body is not valid JSON: {}", d.message),
+        )
+    })?;
+    let serde_json::Value::Object(mut object) = value else {
+        return Err((
+            ErrorCode::MalformedJson,
+            "the body must be a JSON object (or empty)".to_owned(),
+        ));
+    };
+    let fixture_output = object.remove("fixture_output");
+    if !object.is_empty() {
+        let unknown: Vec<String> = object.keys().map(|k| format!("{k:?}")).collect();
+        return Err((
+            ErrorCode::UnknownField,
+            format!(
+                "unknown body field{} {}; the only accepted field is \"fixture_output\"",
+                if unknown.len() == 1 { "" } else { "s" },
+                unknown.join(", ")
+            ),
+        ));
+    }
+    // `"fixture_output": null` counts as absent, like every optional field.
+    Ok(fixture_output.filter(|v| !v.is_null()))
+}
+
+async fn method_not_allowed(request: Request) -> Response {
+    error(
+        ErrorCode::MethodNotAllowed,
+        format!(
+            "{} is not allowed on {}",
+            request.method(),
+            request.uri().path()
+        ),
+    )
+}
+
+async fn not_found(request: Request) -> Response {
+    error(
+        ErrorCode::NotFound,
+        format!("no route for {} {}", request.method(), request.uri().path()),
+    )
+}
+
+/// Answers 408 `request_timeout` when the inner service (reading the body
+/// included) takes longer than `timeout`, and closes the connection.
+async fn request_timeout(timeout: Duration, request: Request, next: Next) -> Response {
+    match tokio::time::timeout(timeout, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            let mut response = error(
+                ErrorCode::RequestTimeout,
+                format!(
+                    "the request did not complete within {} ms",
+                    timeout.as_millis()
+                ),
+            );
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            response
+        }
+    }
+}
+
+/// The JSON error response for `code`.
+pub(crate) fn error(code: ErrorCode, message: String) -> Response {
+    let status = StatusCode::from_u16(code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let body = ErrorBody {
+        error: ErrorDetail { code, message },
+    };
+    json_response(status, json_bytes(&body))
+}
+
+fn json_response(status: StatusCode, body: Bytes) -> Response {
+    let mut response = (status, Body::from(body)).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// Serialises `value`, which holds only strings, integers, booleans and
+/// string-keyed maps and so cannot fail; should it, the body is still a
+/// JSON error body.
+fn json_bytes<T: Serialize>(value: &T) -> Bytes {
+    static FALLBACK: &[u8] =
+        br#"{"error":{"code":"internal","message":"cannot serialise the response"}}"#;
+    serde_json::to_vec(value).map_or(Bytes::from_static(FALLBACK), Bytes::from)
+}
