@@ -7,6 +7,7 @@ use crate::load::Scenario;
 use crate::scenario::{Lifecycle, Problems, ScenarioStep, ScenarioStreamEvent};
 use crate::stream::{StreamAggregate, aggregate};
 use std::future::Future;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use templiqx::{
     AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, RenderedInteraction, RuntimeAdapter,
@@ -50,12 +51,19 @@ pub const SCRIPTED_ADAPTER_NAME: &str = "templiqx-mock.scripted";
 /// trait in calls: `RuntimeAdapter::execute(&runtime, &request)`.
 #[derive(Debug)]
 pub struct ScriptedRuntime {
+    script: Arc<Script>,
+    clock: VirtualClock,
+    invocations: AtomicU32,
+}
+
+/// What a [`ScriptedRuntime`] replays; immutable, shared by
+/// [`ScriptedRuntime::fresh`] copies.
+#[derive(Debug)]
+struct Script {
     descriptor: AdapterDescriptor,
     delays: Vec<u64>,
     terminal: Terminal,
     aggregate: Option<StreamAggregate>,
-    clock: VirtualClock,
-    invocations: AtomicU32,
 }
 
 #[derive(Clone, Debug)]
@@ -151,13 +159,28 @@ impl ScriptedRuntime {
             MockError::from(p.diagnostics)
         })?;
         Ok(ScriptedRuntime {
-            descriptor,
-            delays,
-            terminal,
-            aggregate: aggregated,
+            script: Arc::new(Script {
+                descriptor,
+                delays,
+                terminal,
+                aggregate: aggregated,
+            }),
             clock: VirtualClock::new(),
             invocations: AtomicU32::new(0),
         })
+    }
+
+    /// A runtime replaying the same script from the start: a fresh clock
+    /// at 0 ms and no invocations. The script is shared, not rebuilt, so
+    /// this is cheap (no validation, no copy of the output): a server
+    /// builds one runtime per scenario at start-up and a fresh copy per
+    /// execution.
+    pub fn fresh(&self) -> ScriptedRuntime {
+        ScriptedRuntime {
+            script: Arc::clone(&self.script),
+            clock: VirtualClock::new(),
+            invocations: AtomicU32::new(0),
+        }
     }
 
     /// Uses `clock` (typically a clone of one the host reads) instead of
@@ -181,7 +204,7 @@ impl ScriptedRuntime {
     /// The output a successful invocation returns, before validation;
     /// `None` when the lifecycle ends in `runtime_failure`.
     pub fn output(&self) -> Option<&serde_json::Value> {
-        match &self.terminal {
+        match &self.script.terminal {
             Terminal::Success { output, .. } => Some(output),
             Terminal::Failure(_) => None,
         }
@@ -191,7 +214,7 @@ impl ScriptedRuntime {
     /// fixture `delta` of a typed stream, or a `steps` success's output as
     /// one canonical-JSON delta; empty for a failure.
     pub fn stream_deltas(&self) -> &[String] {
-        match &self.terminal {
+        match &self.script.terminal {
             Terminal::Success { deltas, .. } => deltas,
             Terminal::Failure(_) => &[],
         }
@@ -200,7 +223,7 @@ impl ScriptedRuntime {
     /// The aggregation of a typed stream (`None` for `steps`): what the
     /// synchronous path returns, plus the concatenated text and reasoning.
     pub fn aggregate(&self) -> Option<&StreamAggregate> {
-        self.aggregate.as_ref()
+        self.script.aggregate.as_ref()
     }
 
     /// Replays one invocation; `sink` receives the deltas of a success.
@@ -209,10 +232,10 @@ impl ScriptedRuntime {
         sink: Option<&mut dyn FnMut(StreamEvent)>,
     ) -> Result<AdapterOutput, RuntimeFailure> {
         self.invocations.fetch_add(1, Ordering::SeqCst);
-        for delay in &self.delays {
+        for delay in &self.script.delays {
             self.clock.advance(*delay);
         }
-        match &self.terminal {
+        match &self.script.terminal {
             Terminal::Success {
                 output,
                 usage,
@@ -247,7 +270,7 @@ fn no_output(scenario: &str, index: usize, id: &str) -> MockError {
 
 impl RuntimeAdapter for ScriptedRuntime {
     fn descriptor(&self) -> &AdapterDescriptor {
-        &self.descriptor
+        &self.script.descriptor
     }
 
     fn invoke(&self, _request: &RenderedInteraction<'_>) -> Result<AdapterOutput, RuntimeFailure> {
@@ -265,7 +288,7 @@ impl RuntimeAdapter for ScriptedRuntime {
 
 impl AsyncRuntimeAdapter for ScriptedRuntime {
     fn descriptor(&self) -> &AdapterDescriptor {
-        &self.descriptor
+        &self.script.descriptor
     }
 
     fn invoke(

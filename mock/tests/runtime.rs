@@ -153,6 +153,39 @@ steps:
 }
 
 #[test]
+fn a_fresh_copy_replays_from_the_start_on_its_own_clock() {
+    let s = scenario(
+        r#"
+api_version: templiqx.mock/v1alpha1
+id: flaky
+contract: retrying
+kind: failure
+expected_failure: TQX_RUNTIME_TIMEOUT
+receipt_payload_policy: no_successful_receipt
+steps:
+  - { id: received, kind: request_received }
+  - { id: wait, kind: delay, delay_ms: 10 }
+  - { id: timed-out, kind: runtime_failure, failure: { code: TQX_RUNTIME_TIMEOUT, detail: "no answer" } }
+"#,
+    );
+    let contract = retrying_contract();
+    let request = render(&contract, &serde_json::Map::new(), &serde_json::Map::new()).unwrap();
+    let template = ScriptedRuntime::new(&s, &common::target()).unwrap();
+    let first = RuntimeAdapter::execute(&template, &request).unwrap_err();
+    let fresh = template.fresh();
+    assert_eq!((fresh.clock().now_ms(), fresh.invocations()), (0, 0));
+    let again = RuntimeAdapter::execute(&fresh, &request).unwrap_err();
+    assert_eq!(again, first);
+    assert_eq!((fresh.clock().now_ms(), fresh.invocations()), (30, 3));
+    // The template's own state is untouched by the copy.
+    assert_eq!((template.clock().now_ms(), template.invocations()), (30, 3));
+    assert_eq!(
+        RuntimeAdapter::descriptor(&fresh),
+        RuntimeAdapter::descriptor(&template)
+    );
+}
+
+#[test]
 fn a_failure_carries_the_step_id_and_the_retry_hint() {
     let inventory = Inventory::load(common::own_inventory()).unwrap();
     let all = interactions(&inventory);

@@ -94,6 +94,8 @@ pub struct Catalog {
 #[derive(Debug)]
 struct Prepared {
     scenario: Scenario,
+    /// Built once; each execution replays a [`ScriptedRuntime::fresh`] copy.
+    runtime: ScriptedRuntime,
     interaction: Arc<Interaction>,
     /// The rendered request's messages, or why it does not render (a
     /// scenario may expect that; it is reported per request, as data).
@@ -182,10 +184,13 @@ impl Catalog {
                     continue;
                 }
             };
-            if let Err(e) = ScriptedRuntime::new(scenario, target) {
-                problems.extend(e.diagnostics);
-                continue;
-            }
+            let runtime = match ScriptedRuntime::new(scenario, target) {
+                Ok(runtime) => runtime,
+                Err(e) => {
+                    problems.extend(e.diagnostics);
+                    continue;
+                }
+            };
             let request = scenario.request.clone().unwrap_or_default();
             let messages = templiqx::render(&interaction, &request.inputs, &request.context)
                 .map(|r| r.messages)
@@ -197,6 +202,7 @@ impl Catalog {
                     request_fingerprint: transport_request_fingerprint(contract),
                     fixture_refusal: fixture_refusal(scenario),
                     scenario: scenario.clone(),
+                    runtime,
                     interaction,
                     messages,
                 },
@@ -273,10 +279,7 @@ impl Catalog {
         })?;
         let manifest = &prepared.scenario.manifest;
         let (runtime, output_source) = match fixture_output {
-            None => (
-                ScriptedRuntime::new(&prepared.scenario, &self.target),
-                OutputSource::Manifest,
-            ),
+            None => (Ok(prepared.runtime.fresh()), OutputSource::Manifest),
             Some(output) => {
                 if let Some(reason) = prepared.fixture_refusal {
                     return Err(Refusal {
@@ -293,9 +296,8 @@ impl Catalog {
                 )
             }
         };
-        // Built once at start-up already; a rebuild cannot fail for the
-        // same scenario, and replacing an output breaks no rule. Should it
-        // ever, report it as data rather than panic.
+        // Replacing an output breaks no rule of the manifest; should a
+        // rebuild ever fail, report it as data rather than panic.
         let runtime = match runtime {
             Ok(runtime) => runtime,
             Err(e) => {
