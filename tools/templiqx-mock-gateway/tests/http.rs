@@ -1,0 +1,362 @@
+//! The gateway binary over real loopback HTTP: both corpora through the
+//! conformance client, every bad input, start-up validation, timeouts and
+//! graceful shutdown (issue 6, "Done when").
+
+mod common;
+
+use common::{Gateway, execute, external_root, own_root, request};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::time::{Duration, Instant};
+use templiqx_contracts::canonical::fingerprint;
+use templiqx_http_conformance::{Options, Selection, load_inventory, run};
+use templiqx_mock_gateway::MAX_BODY_BYTES;
+
+fn conformance(gateway: &Gateway, root: &std::path::Path) -> String {
+    let inventory = load_inventory(root).unwrap_or_else(|e| panic!("{e}"));
+    let options = Options {
+        base_url: gateway.base_url(),
+        selection: Selection::All,
+        timeout: Duration::from_secs(10),
+    };
+    let mut out = Vec::new();
+    let summary = run(&inventory, &options, &mut out).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(summary.all_passed(), "{out}");
+    out
+}
+
+#[test]
+fn the_external_corpus_reproduces_every_receipt_fingerprint_over_http() {
+    let gateway = Gateway::start(&external_root(), &[]);
+    let out = conformance(&gateway, &external_root());
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.last(), Some(&"8 passed, 0 failed"), "{out}");
+    // Each report line compared the inventory's receipt fingerprint.
+    let inventory: Value =
+        serde_json::from_slice(&std::fs::read(external_root().join("inventory.json")).unwrap())
+            .unwrap();
+    for (line, entry) in lines.iter().zip(inventory["scenarios"].as_array().unwrap()) {
+        let report: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(report["id"], entry["id"]);
+        assert_eq!(report["passed"], true, "{line}");
+        let check = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["field"] == "receipt_fingerprint")
+            .unwrap();
+        assert_eq!(check["actual"], entry["expectation"]["receipt_fingerprint"]);
+    }
+}
+
+#[test]
+fn the_projects_own_corpus_passes_over_http() {
+    let gateway = Gateway::start(&own_root(), &[]);
+    let out = conformance(&gateway, &own_root());
+    assert_eq!(out.lines().last(), Some("7 passed, 0 failed"), "{out}");
+}
+
+#[test]
+fn health_listing_and_an_execution() {
+    let gateway = Gateway::start(&external_root(), &[]);
+    for path in ["/health/live", "/health/ready"] {
+        let answer = request(&gateway.addr, &format!("GET {path} HTTP/1.1"), b"");
+        assert_eq!(answer.status, 200);
+        assert_eq!(answer.json(), json!({"status": "ok"}));
+    }
+    let answer = request(&gateway.addr, "GET /v1/scenarios HTTP/1.1", b"");
+    assert_eq!(answer.status, 200);
+    let list = answer.json();
+    assert_eq!(list["package"], "crm3");
+    let ids: Vec<&str> = list["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    assert_eq!(ids, sorted);
+    assert_eq!(ids.len(), 8);
+
+    // A success with a delay: typed data, virtual time, fingerprints, no
+    // payload (the output's fields do not appear anywhere).
+    let answer = execute(&gateway.addr, "intake-document-01", b"");
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.header("content-type"), Some("application/json"));
+    let body = answer.json();
+    assert_eq!(body["status"], "success");
+    assert_eq!(body["elapsed_ms"], 25);
+    assert_eq!(body["attempts"], 1);
+    assert_eq!(body["output_source"], "manifest");
+    assert_eq!(
+        body["fingerprints"]["receipt"],
+        "8b8720bad0213600b8c947e461e5f39f04817c34b9f2bffd36993c680e0e999f"
+    );
+    let output: Value = serde_json::from_slice(
+        &std::fs::read(common::shared().join("corpus/crm3/evals/bli-61-output.json")).unwrap(),
+    )
+    .unwrap();
+    for key in output.as_object().unwrap().keys() {
+        assert!(
+            !body.to_string().contains(key.as_str()),
+            "payload key {key}"
+        );
+    }
+    // HEAD on a GET route is answered, without a body.
+    let answer = request(&gateway.addr, "HEAD /health/live HTTP/1.1", b"");
+    assert_eq!(answer.status, 200);
+    assert!(answer.body.is_empty());
+}
+
+#[test]
+fn ids_outside_the_inventory_are_404_with_a_json_body() {
+    // A corpus copy holding a well-formed manifest the inventory does not
+    // list: a directory that merely exists is not addressable.
+    let (_dir, root) = common::external_copy();
+    let unlisted = root.join("unlisted");
+    std::fs::create_dir(&unlisted).unwrap();
+    let manifest = std::fs::read_to_string(root.join("intake-document-01/manifest.json"))
+        .unwrap()
+        .replace("\"intake-document-01\"", "\"unlisted\"");
+    std::fs::write(unlisted.join("manifest.json"), manifest).unwrap();
+    let gateway = Gateway::start(&root, &[]);
+    for raw in [
+        "unlisted",
+        "nope",
+        "INTAKE-DOCUMENT-01",
+        "..",
+        ".",
+        "%2E%2E",
+        "..%2F..%2Fcrm3",
+        "intake-document-01%2F..",
+        "..%2Fintake-document-01",
+        "%2Fetc%2Fpasswd",
+        "a%5Cb",
+        r"a\b",
+        r"..\intake-document-01",
+        "intake-document-01%00",
+        "%FF",
+        "intake-document-01%20",
+        "inventory.json",
+        "",
+    ] {
+        execute(&gateway.addr, raw, b"").assert_error(404, "scenario_not_found");
+    }
+    // Paths that match no route at all.
+    for path in [
+        "/v1/scenarios/intake-document-01/execute/",
+        "/v1/scenarios/../intake-document-01/execute",
+        "/v1/scenarios/a/b/execute",
+        "/v1/scenario/intake-document-01/execute",
+        "/",
+    ] {
+        request(&gateway.addr, &format!("POST {path} HTTP/1.1"), b"")
+            .assert_error(404, "not_found");
+    }
+}
+
+#[test]
+fn bad_bodies_are_400_with_a_json_body() {
+    let gateway = Gateway::start(&external_root(), &[]);
+    let id = "invalid-output-schema";
+    for body in [
+        &b"{"[..],
+        b"{\"fixture_output\": }",
+        b"[]",
+        b"\"fixture_output\"",
+        b"null",
+        b"42",
+        b"{} {}",
+        b"{\"fixture_output\": 1, \"fixture_output\": 2}",
+        b"\xff\xfe",
+    ] {
+        let answer = execute(&gateway.addr, id, body);
+        answer.assert_error(400, "malformed_json");
+    }
+    for body in [
+        &b"{\"x\": 1}"[..],
+        b"{\"fixture_output\": {}, \"extra\": true}",
+        b"{\"Fixture_Output\": {}}",
+    ] {
+        execute(&gateway.addr, id, body).assert_error(400, "unknown_field");
+    }
+}
+
+#[test]
+fn empty_and_null_bodies_execute_the_manifest() {
+    let gateway = Gateway::start(&external_root(), &[]);
+    let id = "intake-document-01";
+    let expected = execute(&gateway.addr, id, b"").json();
+    for body in [&b"{}"[..], b"  \r\n", b"{\"fixture_output\": null}"] {
+        assert_eq!(execute(&gateway.addr, id, body).json(), expected);
+    }
+}
+
+#[test]
+fn fixture_output_replaces_an_inline_output_only() {
+    let gateway = Gateway::start(&external_root(), &[]);
+    let output: Value = serde_json::from_slice(
+        &std::fs::read(common::shared().join("corpus/crm3/evals/bli-61-output.json")).unwrap(),
+    )
+    .unwrap();
+    let body = json!({ "fixture_output": output }).to_string();
+    // `invalid-output-schema` scripts an inline, schema-invalid output; a
+    // valid fixture output makes the same scenario succeed.
+    let answer = execute(&gateway.addr, "invalid-output-schema", body.as_bytes());
+    assert_eq!(answer.status, 200);
+    let result = answer.json();
+    assert_eq!(result["status"], "success", "{result}");
+    assert_eq!(result["output_source"], "fixture_output");
+    assert_eq!(result["fingerprints"]["output"], fingerprint(&output));
+    // The scenario fingerprint is the scenario's, whatever the output.
+    let plain = execute(&gateway.addr, "invalid-output-schema", b"").json();
+    assert_eq!(
+        result["fingerprints"]["scenario"],
+        plain["fingerprints"]["scenario"]
+    );
+    // An invalid one fails with TQX_OUTPUT_SCHEMA, its fingerprint as the
+    // failure fingerprint.
+    let bad = json!({"effective_date": "someday"});
+    let answer = execute(
+        &gateway.addr,
+        "invalid-output-schema",
+        json!({ "fixture_output": bad }).to_string().as_bytes(),
+    );
+    let result = answer.json();
+    assert_eq!(result["diagnostic_code"], "TQX_OUTPUT_SCHEMA");
+    assert_eq!(result["output_schema_valid"], false);
+    assert_eq!(result["fingerprints"]["failure"], fingerprint(&bad));
+    // A manifest with an `expected_output` document, or a scripted
+    // failure, has no use for it.
+    for id in ["intake-document-01", "ambiguous-date"] {
+        execute(&gateway.addr, id, body.as_bytes())
+            .assert_error(422, "fixture_output_not_applicable");
+    }
+}
+
+/// `{"fixture_output": "xxx…"}` of exactly `len` bytes.
+fn body_of_len(len: usize) -> Vec<u8> {
+    let frame = br#"{"fixture_output":""}"#.len();
+    format!(r#"{{"fixture_output":"{}"}}"#, "x".repeat(len - frame)).into_bytes()
+}
+
+#[test]
+fn bodies_over_one_mib_are_413() {
+    let gateway = Gateway::start(&external_root(), &[]);
+    // Exactly 1 MiB is read and parsed (and this scenario has no use for
+    // a fixture output) …
+    let at_limit = body_of_len(MAX_BODY_BYTES);
+    assert_eq!(at_limit.len(), 1024 * 1024);
+    execute(&gateway.addr, "intake-document-01", &at_limit)
+        .assert_error(422, "fixture_output_not_applicable");
+    // … one byte more is refused, whatever the body says.
+    let over = body_of_len(MAX_BODY_BYTES + 1);
+    execute(&gateway.addr, "intake-document-01", &over).assert_error(413, "payload_too_large");
+    // A chunked body over the limit, too.
+    let mut stream = common::connect(&gateway.addr);
+    let mut bytes = format!(
+        "POST /v1/scenarios/intake-document-01/execute HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n",
+        over.len()
+    )
+    .into_bytes();
+    bytes.extend_from_slice(&over);
+    bytes.extend_from_slice(b"\r\n0\r\n\r\n");
+    stream.write_all(&bytes).unwrap();
+    common::read_answer(&mut stream).assert_error(413, "payload_too_large");
+}
+
+#[test]
+fn wrong_methods_are_405_with_allow_and_a_json_body() {
+    let gateway = Gateway::start(&external_root(), &[]);
+    for (head, allow) in [
+        ("GET /v1/scenarios/intake-document-01/execute", "POST"),
+        ("PUT /v1/scenarios/intake-document-01/execute", "POST"),
+        ("DELETE /v1/scenarios/nope/execute", "POST"),
+        ("POST /health/live", "GET,HEAD"),
+        ("POST /health/ready", "GET,HEAD"),
+        ("DELETE /v1/scenarios", "GET,HEAD"),
+    ] {
+        let answer = request(&gateway.addr, &format!("{head} HTTP/1.1"), b"");
+        answer.assert_error(405, "method_not_allowed");
+        assert_eq!(answer.header("allow"), Some(allow), "{head}");
+    }
+}
+
+#[test]
+fn a_slow_body_gets_408_and_a_slow_head_is_cut_off() {
+    let gateway = Gateway::start(
+        &external_root(),
+        &["--request-timeout-ms", "300", "--header-timeout-ms", "300"],
+    );
+    // A body announced and never sent.
+    let mut stream = common::connect(&gateway.addr);
+    stream
+        .write_all(
+            b"POST /v1/scenarios/intake-document-01/execute HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{",
+        )
+        .unwrap();
+    let started = Instant::now();
+    let answer = common::read_answer(&mut stream);
+    answer.assert_error(408, "request_timeout");
+    assert_eq!(answer.header("connection"), Some("close"));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // A request head that never ends: the connection is closed.
+    let mut stream = common::connect(&gateway.addr);
+    stream
+        .write_all(b"GET /health/live HTTP/1.1\r\nHost")
+        .unwrap();
+    let started = Instant::now();
+    let mut rest = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut stream, &mut rest);
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn sigterm_lets_an_in_flight_request_finish_then_exits_0() {
+    // Technique: the request is held in flight by its own body. The head
+    // announces 2 bytes and only 1 is sent, so the handler is waiting for
+    // the body when SIGTERM arrives (the trace layer logs "started
+    // processing request" when the request reaches the router). The rest
+    // of the body is sent after the signal; the answer must be complete.
+    let mut gateway = Gateway::start_with_env(
+        &external_root(),
+        &[],
+        &[("RUST_LOG", "info,tower_http=debug")],
+    );
+    let mut stream = common::connect(&gateway.addr);
+    stream
+        .write_all(
+            b"POST /v1/scenarios/intake-document-01/execute HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{",
+        )
+        .unwrap();
+    gateway.wait_for_log("started processing request");
+    gateway.signal("TERM");
+    gateway.wait_for_log("SIGTERM received");
+    gateway.wait_for_log("shutting down");
+    // No new connections once shutting down.
+    assert!(
+        std::net::TcpStream::connect(&gateway.addr).is_err(),
+        "still accepting"
+    );
+    assert!(gateway.child.try_wait().unwrap().is_none(), "exited early");
+    stream.write_all(b"}").unwrap();
+    let answer = common::read_answer(&mut stream);
+    assert_eq!(answer.status, 200);
+    assert_eq!(
+        answer.json()["fingerprints"]["receipt"],
+        "8b8720bad0213600b8c947e461e5f39f04817c34b9f2bffd36993c680e0e999f"
+    );
+    let status = gateway.wait_exit();
+    assert_eq!(status.code(), Some(0), "{:#?}", gateway.log);
+}
+
+#[test]
+fn sigint_on_an_idle_gateway_exits_0() {
+    let mut gateway = Gateway::start(&own_root(), &[]);
+    // An idle keep-alive connection does not hold the shutdown up.
+    let _idle = common::connect(&gateway.addr);
+    gateway.signal("INT");
+    assert_eq!(gateway.wait_exit().code(), Some(0));
+}
