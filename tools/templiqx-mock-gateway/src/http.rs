@@ -12,8 +12,10 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Serialize;
+use std::any::Any;
 use std::sync::Arc;
 use std::time::Duration;
+use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
 /// The largest accepted request body: 1 MiB. One byte more is a 413.
@@ -81,8 +83,24 @@ pub fn router(catalog: Catalog, options: RouterOptions) -> Router {
         .layer(middleware::from_fn(move |req: Request, next: Next| {
             request_timeout(timeout, req, next)
         }))
+        .layer(CatchPanicLayer::custom(panic_response))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// A panic is a bug; the client still gets a JSON 500 and the server
+/// keeps serving.
+fn panic_response(panic: Box<dyn Any + Send + 'static>) -> Response {
+    let what = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("(no message)");
+    tracing::error!(panic = what, "a handler panicked");
+    error(
+        ErrorCode::Internal,
+        "the gateway failed while handling the request".to_owned(),
+    )
 }
 
 async fn health() -> Response {
@@ -128,14 +146,38 @@ async fn execute(
         }
         Err(e) => return error(ErrorCode::BadRequest, format!("cannot read the body: {e}")),
     };
-    let fixture_output = match parse_body(&body) {
-        Ok(fixture_output) => fixture_output,
-        Err((code, message)) => return error(code, message),
-    };
-    match state.catalog.execute(&id, fixture_output) {
+    if is_blank(&body) {
+        // The common case: a few microseconds of work, done in place.
+        return execute_with(&state.catalog, &id, None);
+    }
+    // Parsing and validating up to 1 MiB of JSON is not: keep it off the
+    // async workers.
+    let blocking = tokio::task::spawn_blocking(move || match parse_body(&body) {
+        Ok(fixture_output) => execute_with(&state.catalog, &id, fixture_output),
+        Err((code, message)) => error(code, message),
+    });
+    match blocking.await {
+        Ok(response) => response,
+        Err(e) => error(
+            ErrorCode::Internal,
+            format!("the execution did not complete: {e}"),
+        ),
+    }
+}
+
+fn execute_with(
+    catalog: &Catalog,
+    id: &str,
+    fixture_output: Option<serde_json::Value>,
+) -> Response {
+    match catalog.execute(id, fixture_output) {
         Ok(response) => execute_response(&response),
         Err(Refusal { code, message }) => error(code, message),
     }
+}
+
+fn is_blank(body: &[u8]) -> bool {
+    body.iter().all(u8::is_ascii_whitespace)
 }
 
 fn execute_response(response: &ExecuteResponse) -> Response {
@@ -152,7 +194,7 @@ fn execute_response(response: &ExecuteResponse) -> Response {
 /// member may be `fixture_output`. Repeated keys are refused, as in every
 /// Templiqx document (fingerprints cover the value).
 fn parse_body(body: &[u8]) -> Result<Option<serde_json::Value>, (ErrorCode, String)> {
-    if body.iter().all(u8::is_ascii_whitespace) {
+    if is_blank(body) {
         return Ok(None);
     }
     let text = std::str::from_utf8(body).map_err(|e| {
