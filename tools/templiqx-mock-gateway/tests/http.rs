@@ -360,3 +360,25 @@ fn sigint_on_an_idle_gateway_exits_0() {
     gateway.signal("INT");
     assert_eq!(gateway.wait_exit().code(), Some(0));
 }
+
+#[test]
+fn the_answers_shown_in_docs_gateway_md_are_the_gateways() {
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/gateway.md"),
+    )
+    .unwrap();
+    let gateway = Gateway::start(&external_root(), &[]);
+    let mut shown = 0;
+    for block in docs.split("```json\n").skip(1) {
+        let Some((json, _)) = block.split_once("```") else {
+            continue;
+        };
+        let example: Value = serde_json::from_str(json).unwrap();
+        let Some(id) = example["scenario_id"].as_str() else {
+            continue;
+        };
+        assert_eq!(execute(&gateway.addr, id, b"").json(), example, "{id}");
+        shown += 1;
+    }
+    assert_eq!(shown, 2);
+}
