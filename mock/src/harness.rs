@@ -143,12 +143,36 @@ pub fn transport_request_fingerprint(contract_id: &str) -> String {
 /// unchanged (it covers no request fingerprint).
 pub fn transport_receipt(receipt: &Receipt, contract_id: &str) -> Receipt {
     match receipt {
+        Receipt::Success { .. } => {
+            transport_receipt_with(receipt, &transport_request_fingerprint(contract_id))
+        }
+        failure @ Receipt::Failure { .. } => failure.clone(),
+    }
+}
+
+/// [`transport_receipt`] given the contract's
+/// [`transport_request_fingerprint`], computed once: for a server that
+/// reports many executions of the same contract.
+///
+/// ```
+/// use templiqx_contracts::Receipt;
+/// use templiqx_mock::{transport_receipt, transport_receipt_with, transport_request_fingerprint};
+///
+/// let receipt = Receipt::for_output(&"a".repeat(64), &"b".repeat(64), true);
+/// let request = transport_request_fingerprint("greeting");
+/// assert_eq!(
+///     transport_receipt_with(&receipt, &request),
+///     transport_receipt(&receipt, "greeting"),
+/// );
+/// ```
+pub fn transport_receipt_with(receipt: &Receipt, transport_request_fingerprint: &str) -> Receipt {
+    match receipt {
         Receipt::Success {
             output_fingerprint,
             output_schema_valid,
             ..
         } => Receipt::Success {
-            request_fingerprint: transport_request_fingerprint(contract_id),
+            request_fingerprint: transport_request_fingerprint.to_owned(),
             output_fingerprint: output_fingerprint.clone(),
             output_schema_valid: *output_schema_valid,
         },

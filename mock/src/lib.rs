@@ -104,7 +104,7 @@ pub use evidence::{EvidenceCheck, check_evidence};
 pub use fingerprint::{scenario_fingerprint, scenario_fingerprint_document};
 pub use harness::{
     Check, CheckField, CheckOutcome, ConformanceReport, HarnessOptions, ReceiptMode,
-    ScenarioReport, run_conformance, run_scenario, transport_receipt,
+    ScenarioReport, run_conformance, run_scenario, transport_receipt, transport_receipt_with,
     transport_request_fingerprint, transport_stub_interaction,
 };
 pub use inventory::{

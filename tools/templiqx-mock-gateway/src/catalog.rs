@@ -24,7 +24,7 @@ use templiqx_contracts::{
 };
 use templiqx_mock::{
     API_VERSION, Inventory, Lifecycle, MockError, Scenario, ScenarioManifest, ScenarioStatus,
-    ScenarioStep, ScenarioStreamEvent, ScriptedRuntime, transport_receipt,
+    ScenarioStep, ScenarioStreamEvent, ScriptedRuntime, transport_receipt_with,
     transport_request_fingerprint,
 };
 
@@ -360,7 +360,7 @@ impl Catalog {
                 error.receipt
             }
         };
-        let receipt = transport_receipt(&receipt, &manifest.contract);
+        let receipt = transport_receipt_with(&receipt, &prepared.request_fingerprint);
         match &receipt {
             Receipt::Success {
                 output_fingerprint, ..
