@@ -116,6 +116,15 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli, catalog: Catalog) -> ExitCode {
+    // Before the address is announced: a signal sent right after it must
+    // shut down gracefully, not kill the process.
+    let shutdown = match shutdown_signal() {
+        Ok(shutdown) => shutdown,
+        Err(e) => {
+            eprintln!("error: cannot install the signal handlers: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let listener = match tokio::net::TcpListener::bind(cli.listen).await {
         Ok(listener) => listener,
         Err(e) => {
@@ -149,7 +158,7 @@ async fn run(cli: Cli, catalog: Catalog) -> ExitCode {
         header_read_timeout: Duration::from_millis(cli.header_timeout_ms),
         shutdown_grace: Duration::from_millis(cli.shutdown_grace_ms),
     };
-    match serve(listener, app, shutdown_signal(), options).await {
+    match serve(listener, app, shutdown, options).await {
         Ok(()) => {
             tracing::info!("stopped");
             ExitCode::SUCCESS

@@ -108,38 +108,45 @@ fn is_connection_error(e: &io::Error) -> bool {
     )
 }
 
-/// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
+/// Starts listening for SIGINT and SIGTERM and returns a future that
+/// completes on the first of them.
 ///
-/// If a handler cannot be installed, that signal is logged and ignored
-/// (the other still works); the future never completes spuriously.
-pub async fn shutdown_signal() {
-    let interrupt = async {
+/// The handlers are installed when this returns, not when the future is
+/// first polled, so a signal sent as soon as the gateway reports its
+/// address is not lost (nor does it kill the process). Call it inside a
+/// Tokio runtime.
+///
+/// # Errors
+///
+/// A handler cannot be installed.
+#[cfg(unix)]
+pub fn shutdown_signal() -> io::Result<impl Future<Output = ()> + Send + 'static> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => tracing::info!("SIGINT received"),
+            _ = terminate.recv() => tracing::info!("SIGTERM received"),
+        }
+    })
+}
+
+/// Returns a future that completes on Ctrl-C (the only signal outside
+/// Unix).
+///
+/// # Errors
+///
+/// None here; the signature matches the Unix one.
+#[cfg(not(unix))]
+pub fn shutdown_signal() -> io::Result<impl Future<Output = ()> + Send + 'static> {
+    Ok(async {
         match tokio::signal::ctrl_c().await {
-            Ok(()) => tracing::info!("SIGINT received"),
+            Ok(()) => tracing::info!("Ctrl-C received"),
             Err(e) => {
-                tracing::error!(error = %e, "cannot listen for SIGINT");
+                tracing::error!(error = %e, "cannot listen for Ctrl-C");
                 std::future::pending::<()>().await;
             }
         }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-                tracing::info!("SIGTERM received");
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
-    }
+    })
 }
