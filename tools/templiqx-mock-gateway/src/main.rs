@@ -19,7 +19,8 @@ use templiqx_mock_gateway::{
 };
 use tracing_subscriber::EnvFilter;
 
-/// Conformance HTTP gateway for templiqx.mock/v1alpha1 scenarios.
+/// Conformance-only HTTP gateway for templiqx.mock/v1alpha1 scenarios (not a
+/// production API, not an MCP transport).
 ///
 /// Executes the scenarios of one inventory (`<scenario-root>/inventory.json`)
 /// on a scripted runtime and returns payload-free fingerprints. It is
