@@ -80,6 +80,14 @@ pub struct Refusal {
     pub message: String,
 }
 
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
 /// Every inventory scenario, prepared for execution.
 #[derive(Debug)]
 pub struct Catalog {
@@ -261,7 +269,7 @@ impl Catalog {
     /// `runtime_success` step (or its stream's `finish` event) returns in
     /// place of its inline output; it is accepted only when the manifest
     /// has no `expected_output` document and its lifecycle ends in a
-    /// success.
+    /// success. `Some(null)` counts as absent, as in the request body.
     ///
     /// # Errors
     ///
@@ -278,7 +286,7 @@ impl Catalog {
             message: format!("the inventory lists no scenario {id:?}"),
         })?;
         let manifest = &prepared.scenario.manifest;
-        let (runtime, output_source) = match fixture_output {
+        let (runtime, output_source) = match fixture_output.filter(|v| !v.is_null()) {
             None => (Ok(prepared.runtime.fresh()), OutputSource::Manifest),
             Some(output) => {
                 if let Some(reason) = prepared.fixture_refusal {
