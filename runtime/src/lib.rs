@@ -90,7 +90,7 @@ pub use adapter::{
 pub use decode::{DecodeError, decode_output};
 pub use filters::Locale;
 pub use output::validate_output;
-pub use render::{RenderError, render};
+pub use render::{RenderError, render, render_envelope};
 pub use request::validate_request;
 pub use templiqx_contracts::{
     AsValue, Code, Diagnostic, Interaction, ObjectView, Receipt, RenderedInteraction,

@@ -4,16 +4,29 @@
 use std::process::Command;
 
 fn golden(id: &str) -> String {
-    let path = format!("{}/../crm3/scenarios/{id}/manifest.json", env!("CARGO_MANIFEST_DIR"));
-    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    manifest["golden_receipt_fingerprint"].as_str().unwrap().to_owned()
+    let path = format!(
+        "{}/../crm3/scenarios/{id}/manifest.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    manifest["golden_receipt_fingerprint"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 #[test]
 fn the_main_job_chains_extraction_into_drafting_on_the_mock_runtime() {
-    let out = Command::new(env!("CARGO_BIN_EXE_crm3-host")).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_crm3-host"))
+        .output()
+        .unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for needle in [
         "== lease-term-extraction",
         "Check first: notice_days, start_date",
@@ -26,7 +39,13 @@ fn the_main_job_chains_extraction_into_drafting_on_the_mock_runtime() {
     ] {
         assert!(stdout.contains(needle), "missing {needle:?} in\n{stdout}");
     }
-    let receipts: Vec<&str> =
-        stdout.lines().filter_map(|l| l.trim().strip_prefix("receipt fingerprint")).map(str::trim).collect();
-    assert_eq!(receipts, [golden("lease-happy-path"), golden("lease-summary-streamed")]);
+    let receipts: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("receipt fingerprint"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        receipts,
+        [golden("lease-happy-path"), golden("lease-summary-streamed")]
+    );
 }
