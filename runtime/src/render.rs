@@ -980,7 +980,7 @@ fn preview(value: ValueRef<'_>) -> String {
     }
 }
 
-/// The `render` operation as an [`OperationEnvelope`] (seed 002, "Stable
+/// The `render` operation as an [`OperationEnvelope`](templiqx_contracts::OperationEnvelope) (seed 002, "Stable
 /// diagnostics"): the rendered interaction as the result, and the
 /// `contract`, `interaction` and `request` fingerprints.
 pub fn render_envelope<'i>(
