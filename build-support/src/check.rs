@@ -194,6 +194,7 @@ pub fn compile_contract_with(
             decls: &decls,
             frame,
             depth: 0,
+            narrowed: Vec::new(),
         };
         let body = lw.nodes(body);
         lowered_components.push(ir::Component {
@@ -215,6 +216,7 @@ pub fn compile_contract_with(
             decls: &decls,
             frame: Frame::default(),
             depth: 0,
+            narrowed: Vec::new(),
         };
         let content = lw.nodes(&message.content);
         messages.push(ir::Message {
@@ -875,6 +877,9 @@ fn legacy_params(nodes: &[ContentNode], bound: &mut Vec<String>, out: &mut Vec<S
 enum Ty<'s> {
     /// Described by a compiled schema.
     Schema(&'s Schema),
+    /// Described by a nullable schema, inside a `when` branch whose
+    /// condition rules `null` out (`not(equals(ref, null))`).
+    NonNull(&'s Schema),
     /// A literal or computed value of known types.
     Types(TypeSet),
     /// A legacy component argument: a required string.
@@ -887,6 +892,7 @@ impl Ty<'_> {
     fn types(self) -> Option<TypeSet> {
         match self {
             Ty::Schema(s) => Some(s.types),
+            Ty::NonNull(s) => Some(s.types.without_null()),
             Ty::Types(t) => Some(t),
             Ty::Legacy => Some(TypeSet::of(JsonType::String)),
             Ty::Error => None,
@@ -992,6 +998,9 @@ struct Lowerer<'c, 'a, 'd> {
     decls: &'d Decls<'d>,
     frame: Frame<'d>,
     depth: usize,
+    /// References known not to be `null` here (inside the branch of a
+    /// `when` that tests them against `null`), as written.
+    narrowed: Vec<String>,
 }
 
 /// A placeholder for IR that will be discarded because of an error.
@@ -1036,10 +1045,20 @@ impl<'d> Lowerer<'_, '_, 'd> {
             } => {
                 let (cond, ty) = self.expr(condition);
                 self.expect_bool(ty, condition, "a `when` condition");
+                // `not(equals(ref, null))` rules `null` out in `then`;
+                // `equals(ref, null)` rules it out in `else`.
+                let (then_refs, else_refs) = null_tests(condition);
+                let mark = self.narrowed.len();
+                self.narrowed.extend(then_refs);
+                let then = self.nodes(then);
+                self.narrowed.truncate(mark);
+                self.narrowed.extend(else_refs);
+                let otherwise = self.nodes(otherwise);
+                self.narrowed.truncate(mark);
                 ir::Node::When {
                     condition: cond,
-                    then: Seq::Owned(self.nodes(then)),
-                    otherwise: Seq::Owned(self.nodes(otherwise)),
+                    then: Seq::Owned(then),
+                    otherwise: Seq::Owned(otherwise),
                 }
             }
             NodeKind::ForEach {
@@ -1068,7 +1087,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
                         );
                         Ty::Error
                     }
-                    Ty::Schema(s) => match &s.items {
+                    Ty::Schema(s) | Ty::NonNull(s) => match &s.items {
                         Some(items) => Ty::Schema(items),
                         None => Ty::Schema(&Schema::ANY),
                     },
@@ -1231,6 +1250,13 @@ impl<'d> Lowerer<'_, '_, 'd> {
             (ExprKind::Literal { value }, _) => validate(param, value.as_value()).is_ok(),
             (_, Ty::Error) => true,
             (_, Ty::Schema(s)) => assignable(s, param),
+            (_, Ty::NonNull(s)) => assignable(
+                &Schema {
+                    types: s.types.without_null(),
+                    ..s.clone()
+                },
+                param,
+            ),
             (_, Ty::Legacy) => assignable(
                 &Schema {
                     types: TypeSet::of(JsonType::String),
@@ -1496,7 +1522,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     return None;
                 }
                 Ty::Types(_) => return None,
-                Ty::Schema(s) => {
+                Ty::Schema(s) | Ty::NonNull(s) => {
                     if s.types.is_only(JsonType::Array) {
                         let Ok(index) = seg.parse::<u32>() else {
                             self.err(
@@ -1556,6 +1582,11 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 }
             }
         }
+        if let Ty::Schema(s) = ty
+            && self.narrowed.iter().any(|n| n == path)
+        {
+            ty = Ty::NonNull(s);
+        }
         Some((self.path(root, out, path), ty))
     }
 
@@ -1565,6 +1596,43 @@ impl<'d> Lowerer<'_, '_, 'd> {
             segments: Seq::Owned(segments),
             source: Str::Owned(source.to_owned()),
         }
+    }
+}
+
+/// The references a condition proves non-null in its `then` and `else`
+/// branches: `equals(ref, null)` (either order) proves it in `else`,
+/// `not(...)` swaps the branches, and an `and` proves in `then` what each
+/// operand proves there (an `or`, dually, in `else`).
+fn null_tests(condition: &dto::Expr) -> (Vec<String>, Vec<String>) {
+    match &condition.kind {
+        ExprKind::Equals { left, right } => match (&left.kind, &right.kind) {
+            (
+                ExprKind::Ref { path },
+                ExprKind::Literal {
+                    value: serde_json::Value::Null,
+                },
+            )
+            | (
+                ExprKind::Literal {
+                    value: serde_json::Value::Null,
+                },
+                ExprKind::Ref { path },
+            ) => (Vec::new(), vec![path.clone()]),
+            _ => (Vec::new(), Vec::new()),
+        },
+        ExprKind::Not { operand } => {
+            let (then, otherwise) = null_tests(operand);
+            (otherwise, then)
+        }
+        ExprKind::And { operands } => (
+            operands.iter().flat_map(|o| null_tests(o).0).collect(),
+            Vec::new(),
+        ),
+        ExprKind::Or { operands } => (
+            Vec::new(),
+            operands.iter().flat_map(|o| null_tests(o).1).collect(),
+        ),
+        _ => (Vec::new(), Vec::new()),
     }
 }
 

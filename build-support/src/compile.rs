@@ -102,3 +102,34 @@ pub fn compile_str(text: &str, file_name: &str, target: &CapabilityProfile) -> C
         },
     }
 }
+
+/// The `parse` operation (seed 002, "Stable diagnostics"): strict parsing
+/// of one contract text; the result is the parsed contract.
+pub fn parse_str(text: &str, file_name: &str) -> OperationEnvelope<Contract> {
+    let mut sources = Sources::new();
+    let file = sources.add(file_name, text);
+    match parse_file(&mut sources, file) {
+        Ok(contract) => OperationEnvelope::new(Operation::Parse, Some(contract), Vec::new()),
+        Err(diagnostics) => OperationEnvelope::new(Operation::Parse, None, diagnostics),
+    }
+}
+
+/// The `validate` operation: parsing and validation for `target`, without
+/// keeping the lowered interaction; the result is the contract id, and the
+/// `contract` fingerprint is set when the contract is valid.
+pub fn validate_str(
+    text: &str,
+    file_name: &str,
+    target: &CapabilityProfile,
+) -> OperationEnvelope<String> {
+    let c = compile_str(text, file_name, target);
+    let mut env = OperationEnvelope::new(
+        Operation::Validate,
+        c.interaction.as_ref().map(|i| i.contract_id.to_string()),
+        c.diagnostics,
+    );
+    if let Some(i) = &c.interaction {
+        env = env.with_fingerprint("contract", i.contract_fingerprint.to_string());
+    }
+    env
+}

@@ -133,8 +133,11 @@ pub struct Contract {
         schemars(with = "Option<OrderedMap<FieldDecl>>", default)
     )]
     pub context: OrderedMap<FieldDecl>,
-    /// Required target capabilities.
-    #[cfg_attr(feature = "json-schema", schemars(default))]
+    /// Required target capabilities (`null` reads as none).
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "Option<Vec<String>>", default)
+    )]
     pub capabilities: Vec<String>,
     /// Ordered role messages (at least one).
     #[cfg_attr(feature = "json-schema", schemars(length(min = 1)))]

@@ -47,4 +47,4 @@ pub mod source;
 pub mod yaml;
 
 pub use builder::{BuildError, Builder};
-pub use compile::{Compilation, compile_str, parse_file};
+pub use compile::{Compilation, compile_str, parse_file, parse_str, validate_str};

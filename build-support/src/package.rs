@@ -731,29 +731,8 @@ pub fn manifest_fingerprint(manifest: &Manifest) -> String {
 /// A reason, when the path is absolute, has a drive letter, a backslash,
 /// a NUL, an empty, `.` or `..` segment, or resolves outside `root`.
 pub fn confine(root: &Path, path: &str) -> Result<PathBuf, String> {
-    if path.is_empty() {
-        return Err("is empty".to_owned());
-    }
-    if path.contains('\0') {
-        return Err("contains a NUL character".to_owned());
-    }
-    if path.contains('\\') {
-        return Err("contains a backslash (write `/` separators)".to_owned());
-    }
-    if path.starts_with('/') {
-        return Err("is absolute".to_owned());
-    }
-    let bytes = path.as_bytes();
-    if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
-        return Err("starts with a drive letter".to_owned());
-    }
-    for seg in path.split('/') {
-        match seg {
-            "" => return Err("has an empty segment".to_owned()),
-            "." => return Err("has a `.` segment".to_owned()),
-            ".." => return Err("leaves the package root (`..`)".to_owned()),
-            _ => {}
-        }
+    if let Some(reason) = lexical_confinement(path) {
+        return Err(reason.to_owned());
     }
     let joined = root.join(path);
     // Symlinks: the real path must stay inside the real root.
@@ -1082,8 +1061,10 @@ fn lexical_confinement(path: &str) -> Option<&'static str> {
     if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
         return Some("starts with a drive letter");
     }
-    if path.split('/').any(|s| s == "..") {
-        return Some("leaves the package root (`..`)");
-    }
-    None
+    path.split('/').find_map(|segment| match segment {
+        "" => Some("has an empty segment"),
+        "." => Some("has a `.` segment"),
+        ".." => Some("leaves the package root (`..`)"),
+        _ => None,
+    })
 }

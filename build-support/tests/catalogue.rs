@@ -2,7 +2,8 @@
 //! compile-time example produces exactly its code and exactly the
 //! diagnostics the catalogue quotes, and every test the catalogue names
 //! exists. (Render-time examples are run by `tests/tests/catalogue_render.rs`,
-//! whose crate depends on the runtime.)
+//! whose crate depends on the runtime; scenario examples, and every example
+//! again through the `templiqx` binary, by `cli/tests/catalogue.rs`.)
 
 #[path = "support/catalogue_doc.rs"]
 mod catalogue_doc;
@@ -130,7 +131,7 @@ fn every_compile_time_example_yields_exactly_its_code_and_quoted_diagnostics() {
     let mut problems = Vec::new();
     let mut count = 0;
     for section in sections() {
-        for example in section.examples.iter().filter(|e| !e.render) {
+        for example in section.examples.iter().filter(|e| e.compile_time()) {
             count += 1;
             let diagnostics = compile(example);
             let actual = describe(&diagnostics);

@@ -11,7 +11,7 @@ Exit status: 0 when no error was found, 1 when any diagnostic is an error,
 See docs/cli.md for every command with examples.";
 
 /// Check, render, fingerprint and test Templiqx LLM interaction contracts
-/// (templiqx/v1alpha1).
+/// (templiqx/v1alpha1), and run mock scenarios against them.
 #[derive(Debug, Parser)]
 #[command(name = "templiqx", version)]
 #[command(after_help = AFTER_HELP)]
@@ -139,6 +139,10 @@ Example:
         target: TargetArgs,
     },
 
+    /// Run mock scenarios (templiqx.mock/v1alpha1).
+    #[command(subcommand)]
+    Scenarios(ScenariosCommand),
+
     /// Print the JSON Schema of the contract format.
     ///
     /// The schema (draft 2020-12) is generated from the compiler's own
@@ -147,6 +151,50 @@ Example:
 Example:
   templiqx schema > templiqx.schema.json")]
     Schema,
+}
+
+/// The subcommands of `templiqx scenarios`.
+#[derive(Debug, Subcommand)]
+pub enum ScenariosCommand {
+    /// Run the conformance harness over a scenario inventory.
+    ///
+    /// Loads the inventory and every manifest it lists (failing closed on
+    /// any problem), compiles the package it sits in for the target, then
+    /// executes each scenario on the scripted mock runtime, plain and
+    /// streaming, and compares every expectation: status, failure code,
+    /// diagnostics, schema validity, output fingerprint, evidence, receipt
+    /// policy, the receipt fingerprint of the chosen mode, and stream
+    /// parity. Prints one line per scenario naming any differing field,
+    /// what was not checked, then "N passed, M failed".
+    #[command(after_help = "\
+Examples:
+  templiqx scenarios run examples/crm3/scenarios/inventory.json -t structured_output
+  templiqx scenarios run scenarios/inventory.json -t structured_output --receipts transport")]
+    Run {
+        /// The scenario inventory (scenarios/inventory.json inside a package).
+        #[arg(value_name = "INVENTORY.json")]
+        inventory: PathBuf,
+
+        #[command(flatten)]
+        target: TargetArgs,
+
+        /// Which receipt fingerprints to compare: each manifest's in-process
+        /// golden_receipt_fingerprint, or the inventory's transport-level
+        /// receipt_fingerprint (what the HTTP gateway reports).
+        #[arg(long, value_enum, default_value_t = Receipts::InProcess, value_name = "MODE")]
+        receipts: Receipts,
+    },
+}
+
+/// `--receipts`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Receipts {
+    /// Receipts over the real rendered interaction, compared with each
+    /// manifest's golden_receipt_fingerprint.
+    InProcess,
+    /// Receipts as the HTTP transport reports them, compared with the
+    /// inventory's receipt_fingerprint.
+    Transport,
 }
 
 /// `--target`, required wherever contracts compile: the format has no
@@ -200,9 +248,43 @@ mod tests {
             &["templiqx", "check", "a"][..],
             &["templiqx", "test", "a"],
             &["templiqx", "render", "c.yaml", "--request", "r.json"],
+            &["templiqx", "scenarios", "run", "inventory.json"],
         ] {
             let err = Cli::try_parse_from(args).unwrap_err();
             assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument);
         }
+    }
+}
+
+#[cfg(test)]
+mod scenario_args {
+    use super::*;
+
+    #[test]
+    fn receipts_default_to_in_process() {
+        let parse = |extra: &[&str]| {
+            let mut args = vec!["templiqx", "scenarios", "run", "i.json", "-t", "x"];
+            args.extend_from_slice(extra);
+            match Cli::try_parse_from(args).unwrap().command {
+                Command::Scenarios(ScenariosCommand::Run { receipts, .. }) => receipts,
+                other => panic!("not scenarios run: {other:?}"),
+            }
+        };
+        assert_eq!(parse(&[]), Receipts::InProcess);
+        assert_eq!(parse(&["--receipts", "transport"]), Receipts::Transport);
+        assert_eq!(parse(&["--receipts", "in-process"]), Receipts::InProcess);
+        assert!(
+            Cli::try_parse_from([
+                "templiqx",
+                "scenarios",
+                "run",
+                "i.json",
+                "-t",
+                "x",
+                "--receipts",
+                "http"
+            ])
+            .is_err()
+        );
     }
 }

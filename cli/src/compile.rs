@@ -1,10 +1,13 @@
 //! Compiling the inputs of `check` and `test`: package directories and
 //! contract files, each with its own [`Loader`] (so each input has its own
-//! package fingerprint), with progress over every contract.
+//! package fingerprint), with progress over every contract, then code
+//! generation as a build runs it.
 
 use crate::input::{current_dir, display};
 use crate::ui::{SourceTexts, Ui};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use templiqx_build::codegen;
 use templiqx_build::package::{CompiledContract, Loader, MANIFEST};
 use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};
 
@@ -85,7 +88,53 @@ pub fn compile_inputs(
         }
     }
     ui.finish_progress();
-    planned.into_iter().map(|(c, _)| c).collect()
+    planned
+        .into_iter()
+        .map(|(mut c, _)| {
+            generate(&mut c);
+            c
+        })
+        .collect()
+}
+
+/// Runs code generation on every contract that compiled, as
+/// `include_contract!` and `Builder` do, so that `check` fails where a
+/// build would: two names that map to one Rust field, or two contracts of
+/// one input that map to one module (`TQX_CODEGEN_COLLISION`). A contract
+/// whose generation fails keeps its diagnostics and loses its interaction.
+fn generate(compiled: &mut Compiled) {
+    let mut modules: BTreeMap<String, String> = BTreeMap::new();
+    for c in &mut compiled.contracts {
+        let (Some(contract), Some(interaction)) = (&c.contract, &c.interaction) else {
+            continue;
+        };
+        let module = codegen::module_name(&contract.id);
+        let result = match modules.get(&module) {
+            Some(first) => Err(vec![
+                Diagnostic::error(
+                    Code::CodegenCollision,
+                    format!(
+                        "contracts in {first} and {} both generate module `{module}`",
+                        c.file
+                    ),
+                )
+                .in_file(c.file.clone())
+                .help("contract ids must differ after conversion to snake case"),
+            ]),
+            None => codegen::generate(
+                contract,
+                interaction,
+                &compiled.loader.sources,
+                &codegen::Options::default(),
+            )
+            .map(drop),
+        };
+        modules.entry(module).or_insert_with(|| c.file.clone());
+        if let Err(diagnostics) = result {
+            c.diagnostics.extend(diagnostics);
+            c.interaction = None;
+        }
+    }
 }
 
 fn plan(path: &Path, base: &Path) -> (Compiled, Plan) {

@@ -1,11 +1,12 @@
 //! `templiqx`: the command-line front end of Templiqx.
 //!
 //! It checks contract packages, renders an interaction from a request file,
-//! fingerprints JSON, runs eval fixtures and prints the JSON Schema of the
-//! contract format. Every rule lives in `templiqx-build` (the compiler) and
-//! `templiqx` (the runtime); this binary only reads files, calls them, and
-//! reports: human diagnostics in rustc's layout, or one `OperationEnvelope`
-//! JSON object per line and input (`--format json`).
+//! fingerprints JSON, runs eval fixtures, runs mock scenarios through the
+//! conformance harness and prints the JSON Schema of the contract format.
+//! Every rule lives in `templiqx-build` (the compiler), `templiqx` (the
+//! runtime) and `templiqx-mock` (the scenarios); this binary only reads
+//! files, calls them, and reports: human diagnostics in rustc's layout, or
+//! one `OperationEnvelope` JSON object per line and input (`--format json`).
 //!
 //! Exit status: 0 when no error was found, 1 when any diagnostic is an
 //! error, 2 for usage errors and unreadable files. `docs/cli.md` has the
@@ -17,7 +18,7 @@ mod compile;
 mod input;
 mod ui;
 
-use args::{Cli, Command};
+use args::{Cli, Command, ScenariosCommand};
 use clap::Parser;
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -52,5 +53,10 @@ fn run(ui: &mut Ui, command: &Command) -> io::Result<Status> {
         Command::Fingerprint { file, canonical } => cmd::fingerprint::run(ui, file, *canonical),
         Command::Test { paths, target } => cmd::test::run(ui, paths, &target.profile()),
         Command::Schema => cmd::schema::run(ui),
+        Command::Scenarios(ScenariosCommand::Run {
+            inventory,
+            target,
+            receipts,
+        }) => cmd::scenarios::run(ui, inventory, &target.profile(), *receipts),
     }
 }

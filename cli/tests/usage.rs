@@ -18,6 +18,19 @@ fn usage_errors_exit_2() {
         &["check", ".", "--target", "x", "--format", "yaml"],
         &["check", ".", "--target", "x", "--color", "sometimes"],
         &["schema", "extra"],
+        &["scenarios"],
+        &["scenarios", "run"],
+        &["scenarios", "run", "inventory.json"],
+        &[
+            "scenarios",
+            "run",
+            "i.json",
+            "-t",
+            "x",
+            "--receipts",
+            "http",
+        ],
+        &["scenarios", "frobnicate"],
     ] {
         let output = templiqx().args(args).output().unwrap();
         assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
@@ -47,9 +60,23 @@ fn help_and_version_succeed() {
         .assert()
         .success()
         .stdout(predicate::str::starts_with("templiqx "));
-    for command in ["check", "render", "fingerprint", "test", "schema"] {
+    for command in [
+        "check",
+        "render",
+        "fingerprint",
+        "test",
+        "schema",
+        "scenarios",
+    ] {
         templiqx().args([command, "--help"]).assert().success();
     }
+    templiqx()
+        .args(["scenarios", "run", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("--receipts <MODE>"))
+        .stdout(predicate::str::contains("in-process"))
+        .stdout(predicate::str::contains("transport"));
 }
 
 #[test]

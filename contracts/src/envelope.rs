@@ -29,6 +29,11 @@ pub enum Operation {
     Check,
     /// The JSON Schema of the contract format.
     Schema,
+    /// One mock scenario run by the conformance harness
+    /// (`templiqx scenarios run`).
+    Scenario,
+    /// The summary of a conformance run over a scenario inventory.
+    Conformance,
 }
 
 /// The result of one operation, with its diagnostics and named fingerprints.

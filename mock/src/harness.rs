@@ -324,6 +324,12 @@ pub struct ScenarioReport {
     pub attempts: u32,
     /// Token usage of a successful execution, when the stream reported it.
     pub usage: Option<Usage>,
+    /// What the execution reported: the port's diagnostics for a failure
+    /// (a runtime failure, a schema-invalid output, the capability gate),
+    /// the renderer's when the request did not render, the runtime's set-up
+    /// problems; empty for a success. Each has a help line; a runtime
+    /// failure's note names the failing step.
+    pub diagnostics: Vec<Diagnostic>,
     /// Every check, in the order of the module docs.
     pub checks: Vec<Check>,
 }
@@ -444,6 +450,17 @@ impl fmt::Display for ConformanceReport {
 /// never sleeps: delays advance a fresh [`VirtualClock`](crate::VirtualClock)
 /// per execution.
 pub fn run_conformance(inventory: &Inventory, options: &HarnessOptions) -> ConformanceReport {
+    run_conformance_with_progress(inventory, options, |_, _| {})
+}
+
+/// [`run_conformance`], calling `progress(index, id)` before each
+/// scenario runs (for a progress bar: the package is compiled before the
+/// first call).
+pub fn run_conformance_with_progress(
+    inventory: &Inventory,
+    options: &HarnessOptions,
+    mut progress: impl FnMut(usize, &str),
+) -> ConformanceReport {
     let compiled = compile(inventory, &options.target);
     ConformanceReport {
         package: inventory.package.clone(),
@@ -452,7 +469,11 @@ pub fn run_conformance(inventory: &Inventory, options: &HarnessOptions) -> Confo
         scenarios: inventory
             .scenarios
             .iter()
-            .map(|s| run_one(s, &compiled, options))
+            .enumerate()
+            .map(|(i, s)| {
+                progress(i, &s.entry.id);
+                run_one(s, &compiled, options)
+            })
             .collect(),
     }
 }
@@ -569,6 +590,7 @@ fn run_one(
         elapsed_ms: 0,
         attempts: 0,
         usage: None,
+        diagnostics: Vec::new(),
         checks: Vec::new(),
     };
     let interaction = match interaction_of(compiled, &m.contract) {
@@ -586,12 +608,18 @@ fn run_one(
 
     let outcome = execute_scenario(scenario, interaction, &options.target);
     let actual = Actual::of(&outcome);
-    if let Outcome::Executed(executed) = &outcome {
-        report.elapsed_ms = executed.run.elapsed_ms;
-        (report.attempts, report.usage) = match &executed.run.result {
-            Ok(e) => (e.attempts, e.usage),
-            Err(e) => (e.attempts, None),
-        };
+    match &outcome {
+        Outcome::Executed(executed) => {
+            report.elapsed_ms = executed.run.elapsed_ms;
+            (report.attempts, report.usage) = match &executed.run.result {
+                Ok(e) => (e.attempts, e.usage),
+                Err(e) => (e.attempts, None),
+            };
+            if let Err(e) = &executed.run.result {
+                report.diagnostics = e.diagnostics.clone();
+            }
+        }
+        Outcome::NotExecuted(d) => report.diagnostics = d.clone(),
     }
     report.status = Some(actual.status);
     report.receipt = actual.receipt.as_ref().map(|r| match options.receipt_mode {

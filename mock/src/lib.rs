@@ -104,8 +104,9 @@ pub use evidence::{EvidenceCheck, check_evidence};
 pub use fingerprint::{scenario_fingerprint, scenario_fingerprint_document};
 pub use harness::{
     Check, CheckField, CheckOutcome, ConformanceReport, HarnessOptions, ReceiptMode,
-    ScenarioReport, run_conformance, run_scenario, transport_receipt, transport_receipt_with,
-    transport_request_fingerprint, transport_stub_interaction,
+    ScenarioReport, run_conformance, run_conformance_with_progress, run_scenario,
+    transport_receipt, transport_receipt_with, transport_request_fingerprint,
+    transport_stub_interaction,
 };
 pub use inventory::{
     Inventory, InventoryEntry, InventoryFile, InventoryScenario, TransportExpectation,

@@ -896,8 +896,28 @@ pub fn validate_events(
 ///
 /// # Errors
 ///
-/// `TQX_API_VERSION` when `api_version` is present and not [`API_VERSION`].
+/// `TQX_INVALID_TYPE` when the document is not an object (serde would
+/// otherwise read a list as a struct's fields in order); `TQX_API_VERSION`
+/// when `api_version` is present and not [`API_VERSION`].
 pub(crate) fn check_api_version(value: &serde_json::Value, what: &str) -> Result<(), Diagnostic> {
+    if !value.is_object() {
+        let found = match value {
+            serde_json::Value::Null => "null",
+            serde_json::Value::Bool(_) => "a boolean",
+            serde_json::Value::Number(_) => "a number",
+            serde_json::Value::String(_) => "a string",
+            serde_json::Value::Array(_) => "a list",
+            serde_json::Value::Object(_) => "an object",
+        };
+        return Err(Diagnostic::error(
+            Code::InvalidType,
+            format!("a {what} must be an object, found {found}"),
+        )
+        .at("")
+        .help(format!(
+            "write an object that starts with `api_version: {API_VERSION}`"
+        )));
+    }
     match value.get("api_version") {
         Some(serde_json::Value::String(v)) if v == API_VERSION => Ok(()),
         Some(serde_json::Value::String(v)) => Err(api_version_error(v, what)),

@@ -35,9 +35,10 @@ pub enum Locale {
 }
 
 impl Locale {
-    /// Resolves a locale tag by prefix, case-insensitively, accepting `_`
-    /// for `-` (`nl_NL`, `EN-us`, `de-AT` all match a family); any other
-    /// tag is [`Locale::Iso`].
+    /// Resolves a BCP 47 locale tag by prefix, case-insensitively, accepting
+    /// `_` for `-` (`nl_NL`, `EN-us`, `de-AT` all match a family). The
+    /// prefix must end at a subtag boundary, so `default` or `english` is
+    /// not `de` or `en-US`; any other tag is [`Locale::Iso`].
     pub fn from_tag(tag: &str) -> Locale {
         fn has_prefix(tag: &str, prefix: &[u8]) -> bool {
             let tag = tag.as_bytes();
@@ -46,6 +47,7 @@ impl Locale {
                     let t = if t == b'_' { b'-' } else { t };
                     t.to_ascii_lowercase() == p
                 })
+                && matches!(tag.get(prefix.len()), None | Some(b'-' | b'_'))
         }
         if has_prefix(tag, b"nl") {
             Locale::Nl
@@ -455,7 +457,7 @@ mod tests {
     fn design_locale_table() {
         let rows: &[(&[&str], &str, &str)] = &[
             (
-                &["nl", "nl-NL", "nl_NL", "NL", "nl-BE", "nlx"],
+                &["nl", "nl-NL", "nl_NL", "NL", "nl-BE"],
                 "12-07-2026",
                 "1.234.567,50",
             ),
@@ -476,7 +478,10 @@ mod tests {
                 "1,234,567.50",
             ),
             (
-                &["", "en", "en-GB", "fr-FR", "n", "d", "en-U", "enUS", "xnl"],
+                &[
+                    "", "en", "en-GB", "fr-FR", "n", "d", "en-U", "enUS", "xnl", "nlx", "default",
+                    "dutch", "en-USA",
+                ],
                 "2026-07-12",
                 "1234567.50",
             ),

@@ -3,6 +3,29 @@
 //! [`RuntimeAdapter`].
 //!
 //! ```
+//! // Compiled while this crate builds; a contract error is a compiler error.
+//! templiqx::include_contract!(
+//!     "../examples/packages/demo/contracts/greeting.yaml",
+//!     target = ["structured_output"]
+//! );
+//!
+//! let request = greeting::render(
+//!     &greeting::Inputs { name: "Ada".to_owned(), vip: true },
+//!     &greeting::Context { organization: "Analytical Engines".to_owned() },
+//! )?;
+//! assert_eq!(request.messages[1].content, "Greet Ada (a valued guest) on behalf of Analytical Engines");
+//!
+//! let output = greeting::decode_output(&serde_json::json!({ "greeting": "Hello Ada!" }))?;
+//! assert_eq!(output.greeting, "Hello Ada!");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Without the macro
+//!
+//! The interaction IR is plain data; `include_contract!` embeds it as
+//! statics, and it can be built (or deserialised by tools) by hand:
+//!
+//! ```
 //! use std::borrow::Cow;
 //! use templiqx::contracts::ir::{Expr, Field, Message, Node, Path, Root, Segment};
 //! use templiqx::contracts::{Filter, Interaction, JsonType, Role, Schema, Seq, TypeSet};
@@ -90,7 +113,7 @@ pub use adapter::{
 pub use decode::{DecodeError, decode_output};
 pub use filters::Locale;
 pub use output::validate_output;
-pub use render::{RenderError, render};
+pub use render::{RenderError, render, render_envelope};
 pub use request::validate_request;
 pub use templiqx_contracts::{
     AsValue, Code, Diagnostic, Interaction, ObjectView, Receipt, RenderedInteraction,
@@ -124,3 +147,9 @@ pub mod __private {
     };
     pub use templiqx_contracts::{Code, Diagnostic, RenderedInteraction, budget, canonical, ir};
 }
+
+/// The code blocks of `docs/guide.md`, compiled and run as doc tests so the
+/// guide stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide.md")]
+pub struct GuideDoctests;

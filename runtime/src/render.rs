@@ -979,3 +979,27 @@ fn preview(value: ValueRef<'_>) -> String {
         other => article(&other).to_owned(),
     }
 }
+
+/// The `render` operation as an [`OperationEnvelope`](templiqx_contracts::OperationEnvelope) (seed 002, "Stable
+/// diagnostics"): the rendered interaction as the result, and the
+/// `contract`, `interaction` and `request` fingerprints.
+pub fn render_envelope<'i>(
+    interaction: &'i Interaction,
+    inputs: &dyn ObjectView,
+    context: &dyn ObjectView,
+) -> templiqx_contracts::OperationEnvelope<RenderedInteraction<'i>> {
+    use templiqx_contracts::{Operation, OperationEnvelope};
+    let env = match render(interaction, inputs, context) {
+        Ok(r) => {
+            let request = r.request_fingerprint();
+            OperationEnvelope::new(Operation::Render, Some(r), Vec::new())
+                .with_fingerprint("request", request)
+        }
+        Err(e) => OperationEnvelope::new(Operation::Render, None, e.diagnostics),
+    };
+    env.with_fingerprint("contract", interaction.contract_fingerprint.to_string())
+        .with_fingerprint(
+            "interaction",
+            interaction.interaction_fingerprint.to_string(),
+        )
+}

@@ -1,7 +1,8 @@
 //! Reads the machine-readable parts of `docs/diagnostics.md`.
 //!
 //! Shared by `build-support/tests/catalogue.rs` (compile-time examples,
-//! coverage) and `tests/tests/catalogue_render.rs` (render-time examples),
+//! coverage), `tests/tests/catalogue_render.rs` (render-time examples) and
+//! `cli/tests/catalogue.rs` (every example through the `templiqx` binary),
 //! which include this file with `#[path]`.
 //!
 //! The layout (documented at the top of the catalogue):
@@ -22,6 +23,13 @@
 //! - ```` ```text tqx-diagnostics ```` after an example: exactly what the
 //!   example produces, one `Display` line per diagnostic followed by its
 //!   `  = help: ...` and `  = note: ...` lines. `[…]` matches any text;
+//! - ```` ```yaml tqx-scenario=CODE tqx-path=docs/examples/scenarios/… ````
+//!   (or ```` ```json ````): a file of the catalogue's scenario corpus,
+//!   verbatim — a scenario manifest whose execution reports diagnostics all
+//!   of code `CODE`, or a manifest that makes its inventory fail to load
+//!   with that code. The inventory is `inventory.json` in the same
+//!   directory. Run through `templiqx scenarios run` by
+//!   `cli/tests/catalogue.rs`;
 //! - ```` ```text tqx-exercised-by=runtime-tests ```` : lines
 //!   `path/from/repo/root.rs::test_function` naming the tests that exercise
 //!   a code no contract or request can show.
@@ -79,6 +87,8 @@ pub struct Example {
     pub expected: Option<String>,
     /// Whether it is a render example.
     pub render: bool,
+    /// Whether it is a scenario example (`tqx-scenario`).
+    pub scenario: bool,
 }
 
 impl Example {
@@ -104,6 +114,16 @@ impl Example {
             .find_map(|l| l.strip_prefix("id:"))
             .map(|v| v.trim().trim_matches(|c| c == '\'' || c == '"').to_owned())
             .unwrap_or_else(|| "example".to_owned())
+    }
+
+    /// Whether it is a compile-time example (`tqx-example`).
+    pub fn compile_time(&self) -> bool {
+        !self.render && !self.scenario
+    }
+
+    /// A scenario example's file, from the repository root (`tqx-path=`).
+    pub fn scenario_path(&self) -> Option<&str> {
+        self.contract.attr("tqx-path").filter(|_| self.scenario)
     }
 
     /// Whether to compile through a package.
@@ -215,6 +235,7 @@ pub fn parse(text: &str) -> Vec<Section> {
                 request: None,
                 expected: None,
                 render: false,
+                scenario: false,
             });
         } else if let Some(code) = block.attr("tqx-render-example") {
             section.examples.push(Example {
@@ -224,6 +245,22 @@ pub fn parse(text: &str) -> Vec<Section> {
                 request: None,
                 expected: None,
                 render: true,
+                scenario: false,
+            });
+        } else if let Some(code) = block.attr("tqx-scenario") {
+            assert!(
+                block.attr("tqx-path").is_some_and(|p| !p.is_empty()),
+                "docs/diagnostics.md:{}: a tqx-scenario block needs `tqx-path=`",
+                block.line
+            );
+            section.examples.push(Example {
+                code: code.to_owned(),
+                contract: block.clone(),
+                files: Vec::new(),
+                request: None,
+                expected: None,
+                render: false,
+                scenario: true,
             });
         } else if let Some(path) = block.attr("tqx-file") {
             let i = last_example(section, "a tqx-file");

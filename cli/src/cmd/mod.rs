@@ -3,5 +3,6 @@
 pub mod check;
 pub mod fingerprint;
 pub mod render;
+pub mod scenarios;
 pub mod schema;
 pub mod test;

@@ -1,0 +1,51 @@
+//! The main job runs end to end, and its receipts are the in-process
+//! goldens of the scenarios it replays.
+
+use std::process::Command;
+
+fn golden(id: &str) -> String {
+    let path = format!(
+        "{}/../crm3/scenarios/{id}/manifest.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    manifest["golden_receipt_fingerprint"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn the_main_job_chains_extraction_into_drafting_on_the_mock_runtime() {
+    let out = Command::new(env!("CARGO_BIN_EXE_crm3-host"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for needle in [
+        "== lease-term-extraction",
+        "Check first: notice_days, start_date",
+        "attempts 1, virtual time 40 ms",
+        "decoded: 2026-03-01 .. 2027-02-28, EUR 1450.5 per month, 60 days' notice, 4 evidence links",
+        "== lease-summary-drafting",
+        "Term: 01-03-2026 to 28-02-2027\nMonthly rent: EUR 1.450,50",
+        "Complete carried the execute receipt: true",
+        "decoded: \"Lease summary\"",
+    ] {
+        assert!(stdout.contains(needle), "missing {needle:?} in\n{stdout}");
+    }
+    let receipts: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("receipt fingerprint"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        receipts,
+        [golden("lease-happy-path"), golden("lease-summary-streamed")]
+    );
+}
