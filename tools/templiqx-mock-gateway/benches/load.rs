@@ -164,6 +164,10 @@ struct Report {
     rss_max_kib: u64,
     hwm_kib: u64,
     elapsed: Duration,
+    /// CPU seconds (user + system) the gateway and this client used during
+    /// the measured run.
+    server_cpu_s: f64,
+    client_cpu_s: f64,
 }
 
 impl Report {
@@ -198,7 +202,37 @@ impl Report {
             "load: gateway memory KiB: VmRSS {} at start, {} at end, {} max sampled; VmHWM (peak) {}",
             self.rss_start_kib, self.rss_end_kib, self.rss_max_kib, self.hwm_kib
         );
+        let per_request = |cpu: f64| cpu * 1e6 / n.max(1) as f64;
+        println!(
+            "load: CPU per request: gateway {:.1} us, client {:.1} us (gateway {:.2} of {secs:.2} s per core-second budget: {:.0}% of 2 cores)",
+            per_request(self.server_cpu_s),
+            per_request(self.client_cpu_s),
+            self.server_cpu_s,
+            self.server_cpu_s / secs / 2.0 * 100.0
+        );
     }
+}
+
+/// User + system CPU seconds of `pid` (`/proc/<pid>/stat`, fields 14 and
+/// 15, in clock ticks of 1/100 s on Linux).
+fn cpu_seconds(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    // The command name may hold spaces: fields are counted after its `)`.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // After `)`: state is field 3, so utime (14) and stime (15) are 11, 12.
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 /// `(VmRSS, VmHWM)` of `pid`, in KiB.
@@ -233,6 +267,7 @@ async fn drive(
     }
     tokio::time::sleep(warmup).await;
     let rss_start = memory(pid).map_or(0, |m| m.0);
+    let (server_cpu, client_cpu) = (cpu_seconds(pid), cpu_seconds(std::process::id()));
     measuring.store(true, Ordering::SeqCst);
     let started = Instant::now();
     let mut rss_max = rss_start;
@@ -246,12 +281,16 @@ async fn drive(
     }
     stop.store(true, Ordering::SeqCst);
     let elapsed = started.elapsed();
+    let server_cpu_s = cpu_seconds(pid) - server_cpu;
+    let client_cpu_s = cpu_seconds(std::process::id()) - client_cpu;
     let mut report = Report {
         rss_start_kib: rss_start,
         rss_end_kib: rss_end,
         rss_max_kib: rss_max,
         hwm_kib: memory(pid).map_or(0, |m| m.1),
         elapsed,
+        server_cpu_s,
+        client_cpu_s,
         ..Report::default()
     };
     for task in tasks {
