@@ -76,6 +76,11 @@ enum LogFormat {
     Json,
 }
 
+/// See the `mimalloc` feature in `Cargo.toml`.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.log_format);
