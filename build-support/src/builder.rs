@@ -33,7 +33,7 @@ use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};
 pub const DEFAULT_OUT_FILE: &str = "templiqx_contracts.rs";
 
 /// Configures a build-time compilation of contracts.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Builder {
     target: Option<CapabilityProfile>,
     packages: Vec<PathBuf>,
@@ -72,13 +72,24 @@ impl fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
+impl Default for Builder {
+    /// The same as [`Builder::new`].
+    fn default() -> Builder {
+        Builder::new()
+    }
+}
+
 impl Builder {
     /// A builder with no target (one must be set: there is no default
     /// capability profile), eval tests on, output `OUT_DIR/templiqx_contracts.rs`.
     pub fn new() -> Builder {
         Builder {
+            target: None,
+            packages: Vec::new(),
+            files: Vec::new(),
+            out_file: None,
             eval_tests: true,
-            ..Builder::default()
+            base: None,
         }
     }
 

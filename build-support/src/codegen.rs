@@ -89,6 +89,13 @@ pub fn generate(
                         templiqx_contracts::diagnostic::escape_pointer_token(&f.name)
                     ),
                 ),
+                schema_loc: Loc::new(
+                    file,
+                    format!(
+                        "/{which}/{}/schema",
+                        templiqx_contracts::diagnostic::escape_pointer_token(&f.name)
+                    ),
+                ),
             })
             .collect()
     };
@@ -127,6 +134,12 @@ pub fn generate(
         );
     } else {
         let ty = g.ty(&interaction.output_schema, "OutputValue", "", &output_loc);
+        let schema = &interaction.output_schema;
+        let ty = if schema.types.contains(JsonType::Null) && !schema.types.is_any() {
+            quote! { ::core::option::Option<#ty> }
+        } else {
+            ty
+        };
         let doc = doc_attr(&output_doc);
         g.items.push(quote! { #doc pub type Output = #ty; });
     }
@@ -230,7 +243,10 @@ struct FieldSpec {
     schema: Schema,
     required: bool,
     description: Option<String>,
+    /// Where the property's key is (collision diagnostics point here).
     loc: Loc,
+    /// Where its schema is (nested properties are below this).
+    schema_loc: Loc,
 }
 
 struct Gen<'a> {
@@ -275,6 +291,7 @@ impl Gen<'_> {
                 required: schema.is_required(name),
                 description: s.description.as_ref().map(|d| d.to_string()),
                 loc: loc.child("properties").child(name),
+                schema_loc: loc.child("properties").child(name),
             })
             .collect()
     }
@@ -308,7 +325,7 @@ impl Gen<'_> {
             seen.push((rust.clone(), f));
             let fid = ident_tokens(&rust);
             let nullable = f.schema.types.contains(JsonType::Null) && !f.schema.types.is_any();
-            let inner = self.ty(&f.schema, &pascal(&f.name), &parent, &f.loc);
+            let inner = self.ty(&f.schema, &pascal(&f.name), &parent, &f.schema_loc);
             // Optional and nullable: `None` is absent, `Some(None)` is null.
             let ty = match (f.required, nullable) {
                 (true, false) => inner,
@@ -359,6 +376,8 @@ impl Gen<'_> {
         entries.sort_by(|(a, _), (b, _)| templiqx_contracts::canonical::utf16_cmp(a, b));
         let entries: Vec<&TokenStream> = entries.iter().map(|(_, t)| t).collect();
         let count = entries.len();
+        let declared_names: Vec<Literal> =
+            seen.iter().map(|(_, f)| Literal::string(&f.name)).collect();
         let declared = quote! {
             let entries: [(&'static str, ::core::option::Option<#p::ValueRef<'_>>); #count] = [#(#entries),*];
             let declared = entries.into_iter().filter_map(|(k, v)| v.map(|v| (k, v)));
@@ -379,9 +398,17 @@ impl Gen<'_> {
                 },
                 quote! { other => self.#eid.get(other).map(#p::AsValue::as_value), },
                 quote! {
+                    // A member named like a declared property is the
+                    // declared one; the extra map never shadows it.
+                    const DECLARED: &[&str] = &[#(#declared_names),*];
                     #declared
                     ::std::boxed::Box::new(
-                        declared.chain(self.#eid.iter().map(|(k, v)| (k.as_str(), #p::AsValue::as_value(v)))),
+                        declared.chain(
+                            self.#eid
+                                .iter()
+                                .filter(|(k, _)| !DECLARED.contains(&k.as_str()))
+                                .map(|(k, v)| (k.as_str(), #p::AsValue::as_value(v))),
+                        ),
                     )
                 },
             )
@@ -509,7 +536,7 @@ impl Gen<'_> {
                 base.insert(0, 'V');
             }
             if base == "Self" {
-                base.push('_');
+                base.push_str("Value");
             }
             let mut variant = base.clone();
             let mut n = 2;
@@ -519,7 +546,11 @@ impl Gen<'_> {
             }
             let vid = Ident::new(&variant, Span::call_site());
             let lit = Literal::string(text);
-            let vdoc = Literal::string(&format!(" `{text}`"));
+            let vdoc = Literal::string(&if text.is_empty() {
+                " The empty string.".to_owned()
+            } else {
+                format!(" `{text}`")
+            });
             variants.push(quote! { #[doc = #vdoc] #[serde(rename = #lit)] #vid, });
             arms.push(quote! { #ident::#vid => #lit, });
         }
@@ -539,6 +570,7 @@ impl Gen<'_> {
 
             impl #ident {
                 /// The value as written in the schema.
+                #[must_use]
                 pub const fn as_str(self) -> &'static str {
                     match self {
                         #(#arms)*
@@ -583,7 +615,7 @@ fn eval_tests(evals: &[EvalDecl]) -> Vec<TokenStream> {
             if is_keyword(&name) {
                 name.push('_');
             }
-            let base = name.clone();
+            let base = name.trim_end_matches('_').to_owned();
             let mut n = 2;
             while !used.insert(name.clone()) {
                 name = format!("{base}_{n}");
@@ -814,72 +846,101 @@ fn ir_value(v: &IrValue) -> TokenStream {
 
 fn type_set(t: TypeSet) -> TokenStream {
     let p = private();
-    let bits = Literal::u8_suffixed(t.0);
-    quote! { #p::TypeSet(#bits) }
+    let mut members = t.iter().map(|ty| {
+        let v = format_ident!(
+            "{}",
+            match ty {
+                JsonType::Null => "Null",
+                JsonType::Boolean => "Boolean",
+                JsonType::Integer => "Integer",
+                JsonType::Number => "Number",
+                JsonType::String => "String",
+                JsonType::Array => "Array",
+                JsonType::Object => "Object",
+            }
+        );
+        quote! { #p::JsonType::#v }
+    });
+    match members.next() {
+        None => quote! { #p::TypeSet::ANY },
+        Some(first) => quote! { #p::TypeSet::of(#first) #(.with(#members))* },
+    }
 }
 
+/// A schema literal naming only the keywords it uses; the rest come from
+/// `Schema::ANY`.
 fn schema(sc: &Schema) -> TokenStream {
     let p = private();
-    let types = type_set(sc.types);
-    let properties = seq(&sc.properties, |(k, v)| {
-        let k = s(k);
-        let v = schema(v);
-        quote! { (#k, #v) }
-    });
-    let required = seq(&sc.required, |r| s(r));
-    let additional = sc.additional_properties;
-    let items = opt(&sc.items, |i| {
-        let i = schema(i);
-        quote! { #p::Ptr::Static(&#i) }
-    });
-    let enum_values = opt(&sc.enum_values, |e| seq(e, ir_value));
-    let const_value = opt(&sc.const_value, ir_value);
-    let u = |v: &Option<u64>| {
-        opt(v, |x| {
-            let l = Literal::u64_suffixed(*x);
-            quote! { #l }
-        })
-    };
-    let (min_length, max_length, min_items, max_items) = (
-        u(&sc.min_length),
-        u(&sc.max_length),
-        u(&sc.min_items),
-        u(&sc.max_items),
-    );
-    let (minimum, maximum, exclusive_minimum, exclusive_maximum) = (
-        opt(&sc.minimum, number),
-        opt(&sc.maximum, number),
-        opt(&sc.exclusive_minimum, number),
-        opt(&sc.exclusive_maximum, number),
-    );
-    let format = opt(&sc.format, |f| match f {
-        templiqx_contracts::Format::Date => quote! { #p::Format::Date },
-        templiqx_contracts::Format::DateTime => quote! { #p::Format::DateTime },
-    });
-    let title = opt(&sc.title, |t| s(t));
-    let description = opt(&sc.description, |t| s(t));
-    quote! {
-        #p::Schema {
-            types: #types,
-            properties: #properties,
-            required: #required,
-            additional_properties: #additional,
-            items: #items,
-            enum_values: #enum_values,
-            const_value: #const_value,
-            min_length: #min_length,
-            max_length: #max_length,
-            minimum: #minimum,
-            maximum: #maximum,
-            exclusive_minimum: #exclusive_minimum,
-            exclusive_maximum: #exclusive_maximum,
-            min_items: #min_items,
-            max_items: #max_items,
-            format: #format,
-            title: #title,
-            description: #description,
+    let mut fields: Vec<TokenStream> = Vec::new();
+    if !sc.types.is_any() {
+        let t = type_set(sc.types);
+        fields.push(quote! { types: #t });
+    }
+    if !sc.properties.is_empty() {
+        let properties = seq(&sc.properties, |(k, v)| {
+            let k = s(k);
+            let v = schema(v);
+            quote! { (#k, #v) }
+        });
+        fields.push(quote! { properties: #properties });
+    }
+    if !sc.required.is_empty() {
+        let required = seq(&sc.required, |r| s(r));
+        fields.push(quote! { required: #required });
+    }
+    if !sc.additional_properties {
+        fields.push(quote! { additional_properties: false });
+    }
+    if let Some(items) = &sc.items {
+        let i = schema(items);
+        fields.push(quote! { items: ::core::option::Option::Some(#p::Ptr::Static(&#i)) });
+    }
+    if let Some(e) = &sc.enum_values {
+        let e = seq(e, ir_value);
+        fields.push(quote! { enum_values: ::core::option::Option::Some(#e) });
+    }
+    if let Some(c) = &sc.const_value {
+        let c = ir_value(c);
+        fields.push(quote! { const_value: ::core::option::Option::Some(#c) });
+    }
+    for (name, v) in [
+        ("min_length", sc.min_length),
+        ("max_length", sc.max_length),
+        ("min_items", sc.min_items),
+        ("max_items", sc.max_items),
+    ] {
+        if let Some(v) = v {
+            let (id, l) = (format_ident!("{name}"), Literal::u64_suffixed(v));
+            fields.push(quote! { #id: ::core::option::Option::Some(#l) });
         }
     }
+    for (name, v) in [
+        ("minimum", sc.minimum),
+        ("maximum", sc.maximum),
+        ("exclusive_minimum", sc.exclusive_minimum),
+        ("exclusive_maximum", sc.exclusive_maximum),
+    ] {
+        if let Some(v) = v {
+            let (id, n) = (format_ident!("{name}"), number(&v));
+            fields.push(quote! { #id: ::core::option::Option::Some(#n) });
+        }
+    }
+    if let Some(f) = sc.format {
+        let f = match f {
+            templiqx_contracts::Format::Date => quote! { #p::Format::Date },
+            templiqx_contracts::Format::DateTime => quote! { #p::Format::DateTime },
+        };
+        fields.push(quote! { format: ::core::option::Option::Some(#f) });
+    }
+    if let Some(t) = &sc.title {
+        let t = s(t);
+        fields.push(quote! { title: ::core::option::Option::Some(#t) });
+    }
+    if let Some(d) = &sc.description {
+        let d = s(d);
+        fields.push(quote! { description: ::core::option::Option::Some(#d) });
+    }
+    quote! { #p::Schema { #(#fields,)* ..#p::Schema::ANY } }
 }
 
 fn expr(e: &Expr) -> TokenStream {

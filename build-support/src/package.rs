@@ -175,7 +175,7 @@ impl Loader {
 
     /// Reads a file, records it, and adds it to the sources.
     fn read(&mut self, path: &Path) -> Result<FileId, std::io::Error> {
-        let text = std::fs::read_to_string(path)?;
+        let text = read_source(std::fs::File::open(path)?)?;
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if !self.files_read.contains(&canonical) {
             self.files_read.push(canonical.clone());
@@ -723,6 +723,31 @@ impl Manifest {
 /// the additive fields only changes it when they are used).
 pub fn manifest_fingerprint(manifest: &Manifest) -> String {
     fingerprint(&serde_json::to_value(manifest).unwrap_or_default())
+}
+
+/// The largest source file the compiler reads (16 MiB): contracts,
+/// partials and manifests are small, and a bounded read keeps a stray
+/// `/dev/zero` or a huge file from exhausting memory.
+pub const MAX_SOURCE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads UTF-8 text of at most [`MAX_SOURCE_BYTES`] from `reader`.
+///
+/// # Errors
+/// The reader's I/O errors; `InvalidData` for text that is not UTF-8 or
+/// larger than the limit.
+pub fn read_source(reader: impl std::io::Read) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    reader
+        .take(MAX_SOURCE_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {} MiB", MAX_SOURCE_BYTES / (1024 * 1024)),
+        ));
+    }
+    Ok(text)
 }
 
 /// Resolves a package-relative path inside `root`, failing closed.

@@ -4,7 +4,6 @@
 use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use std::cell::OnceCell;
 use std::fmt;
-use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use templiqx_build::yaml::Node;
 use templiqx_contracts::{Code, Diagnostic, Position, Span};
@@ -99,10 +98,9 @@ impl JsonFile {
 pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
     let name = display(path);
     let result = if path == Path::new("-") {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).map(|_| text)
+        templiqx_build::package::read_source(std::io::stdin())
     } else {
-        std::fs::read_to_string(path)
+        std::fs::File::open(path).and_then(templiqx_build::package::read_source)
     };
     result.map_err(|e| {
         let what = if path.is_dir() {
@@ -135,6 +133,37 @@ pub fn read_json(path: &Path) -> Result<JsonFile, Diagnostic> {
 /// # Errors
 /// `TQX_PARSE_JSON`, located at the offending line and column.
 pub fn parse_json(name: String, text: String) -> Result<JsonFile, Diagnostic> {
+    if let Some((offset, literal)) = templiqx_contracts::canonical::inexact_integer(&text) {
+        let line = text[..offset].matches('\n').count() + 1;
+        let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let column = text[line_start..offset].chars().count() + 1;
+        let start = Position {
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            column: u32::try_from(column).unwrap_or(u32::MAX),
+        };
+        let end = Position {
+            line: start.line,
+            column: start
+                .column
+                .saturating_add(u32::try_from(literal.len()).unwrap_or(0)),
+        };
+        let mut d = Diagnostic::error(
+            Code::ParseJson,
+            format!(
+                "integer `{literal}` is outside the 64-bit range that canonical JSON writes exactly"
+            ),
+        )
+        .in_file(name)
+        .help(
+            "write it as a string, or as a number with a fraction or exponent if a double is meant",
+        );
+        d.span = Some(Span {
+            start,
+            end,
+            bytes: (offset, offset + literal.len()),
+        });
+        return Err(d);
+    }
     match serde_json::from_str::<Strict>(&text) {
         Ok(Strict(value)) => Ok(JsonFile {
             name,

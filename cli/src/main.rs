@@ -24,6 +24,9 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 use ui::{Status, Ui};
 
+/// The exit status when standard output is closed early (128 + SIGPIPE).
+const BROKEN_PIPE: u8 = 141;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut ui = Ui::new(cli.output.format, cli.output.color);
@@ -33,8 +36,11 @@ fn main() -> ExitCode {
     });
     match result {
         Ok(status) => ExitCode::from(status.code()),
-        // The reader went away (`templiqx schema | head`): nothing left to say.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        // The reader went away (`templiqx check … | head`): stop quietly, but
+        // not with success — the run did not finish, so its status is
+        // unknown. 141 is what a shell reports for a process killed by
+        // SIGPIPE, so `set -o pipefail` scripts fail safe.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(BROKEN_PIPE),
         Err(e) => {
             let _ = writeln!(io::stderr(), "error: cannot write the output: {e}");
             ExitCode::from(Status::Error.code())

@@ -128,6 +128,50 @@ pub fn write_string<W: fmt::Write + ?Sized>(s: &str, out: &mut W) -> fmt::Result
     out.write_char('"')
 }
 
+/// The first integer literal of JSON `text` that no `i64`/`u64` holds
+/// exactly, as `(byte offset, literal)`.
+///
+/// `serde_json` reads such a literal as a double, so two different
+/// integers could share a fingerprint; callers that fingerprint JSON text
+/// reject it instead (`TQX_PARSE_JSON`). Literals with a fraction or an
+/// exponent are doubles by definition and are not reported.
+pub fn inexact_integer(text: &str) -> Option<(usize, &str)> {
+    let bytes = text.as_bytes();
+    let (mut i, mut in_string) = (0, false);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < bytes.len()
+                    && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    i += 1;
+                }
+                let literal = &text[start..i];
+                let integral = !literal.contains(['.', 'e', 'E']);
+                if integral && literal.parse::<i64>().is_err() && literal.parse::<u64>().is_err() {
+                    return Some((start, literal));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// The canonical JSON text of `value`.
 pub fn to_canonical_string<V: AsValue + ?Sized>(value: &V) -> String {
     let mut s = String::new();
@@ -192,6 +236,30 @@ mod tests {
         // order (the emoji is a surrogate pair starting 0xD83D).
         let v = json!({"\u{fb33}": 1, "\u{1f602}": 2, "a": 3});
         assert_eq!(to_canonical_string(&v), "{\"a\":3,\"😂\":2,\"דּ\":1}");
+    }
+
+    #[test]
+    fn integers_beyond_64_bits_are_found() {
+        assert_eq!(
+            inexact_integer(r#"{"a": [1, -9223372036854775808, 18446744073709551615]}"#),
+            None
+        );
+        assert_eq!(
+            inexact_integer(r#"{"a": 18446744073709551616}"#),
+            Some((6, "18446744073709551616"))
+        );
+        assert_eq!(
+            inexact_integer(r#"[-9223372036854775809]"#),
+            Some((1, "-9223372036854775809"))
+        );
+        assert_eq!(
+            inexact_integer(r#"["18446744073709551616", 1e400, 1.5]"#),
+            None
+        );
+        assert_eq!(
+            inexact_integer(r#"["\"", 99999999999999999999]"#),
+            Some((7, "99999999999999999999"))
+        );
     }
 
     #[test]

@@ -41,6 +41,7 @@
 //! assert_eq!(errors[0].message, "expected string, found number 5");
 //! ```
 
+use crate::budget::MAX_VALUE_DEPTH;
 use crate::canonical::{write_number, write_string};
 use crate::diagnostic::escape_pointer_token;
 use crate::format::{is_date, is_date_time};
@@ -120,6 +121,14 @@ enum Path<'a> {
 }
 
 impl Path<'_> {
+    /// How many steps below the root this path is.
+    fn depth(&self) -> usize {
+        match *self {
+            Path::Root => 0,
+            Path::Key(parent, _) | Path::Index(parent, _) => parent.depth() + 1,
+        }
+    }
+
     fn write_to(&self, out: &mut String) {
         match *self {
             Path::Root => {}
@@ -189,6 +198,17 @@ impl Walker<'_> {
                 Preview::typed(value)
             );
             self.report(path, "const", message);
+        }
+        // Where no schema structure bounds the value, bound its depth.
+        if matches!(value, ValueRef::Array(_) | ValueRef::Object(_))
+            && schema.items.is_none()
+            && schema.properties.is_empty()
+        {
+            let limit = MAX_VALUE_DEPTH.saturating_sub(path.depth());
+            if deeper_than(value, limit) {
+                let message = format!("the value nests deeper than {MAX_VALUE_DEPTH} levels");
+                return self.report(path, "depth", message);
+            }
         }
         match value {
             ValueRef::String(s) => self.check_string(schema, s, path),
@@ -322,6 +342,18 @@ impl Walker<'_> {
                 self.report(path, keyword, message);
             }
         }
+    }
+}
+
+/// Whether `value` has arrays or objects nested more than `limit` deep
+/// (recursion bounded by `limit`).
+fn deeper_than(value: ValueRef<'_>, limit: usize) -> bool {
+    match value {
+        ValueRef::Array(a) => {
+            limit == 0 || (0..a.len()).any(|i| a.get(i).is_some_and(|v| deeper_than(v, limit - 1)))
+        }
+        ValueRef::Object(o) => limit == 0 || o.entries().any(|(_, v)| deeper_than(v, limit - 1)),
+        _ => false,
     }
 }
 

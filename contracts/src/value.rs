@@ -440,6 +440,11 @@ impl ObjectView for serde_json::Map<String, serde_json::Value> {
         Box::new(self.iter().map(|(k, v)| (k.as_str(), v.as_value())))
     }
 }
+impl AsValue for serde_json::Map<String, serde_json::Value> {
+    fn as_value(&self) -> ValueRef<'_> {
+        ValueRef::Object(self)
+    }
+}
 impl AsValue for serde_json::Value {
     fn as_value(&self) -> ValueRef<'_> {
         use serde_json::Value;

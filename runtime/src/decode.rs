@@ -45,13 +45,42 @@ pub fn decode_output<T: DeserializeOwned>(
     validate_output(interaction, output.as_value())
         .map_err(|diagnostics| DecodeError { diagnostics })?;
     let value = normalize_integers(&interaction.output_schema, output);
-    serde_json::from_value(value.into_owned()).map_err(|e| DecodeError {
-        diagnostics: vec![
-            Diagnostic::error(Code::OutputSchema, format!("the output does not decode into the generated type: {e}"))
-                .at("")
-                .help("the output validated against output_schema but not the generated Rust type; report this as a bug"),
-        ],
+    serde_path_to_error::deserialize(value.as_ref()).map_err(|e| {
+        let pointer = pointer_of(e.path());
+        DecodeError {
+            diagnostics: vec![
+                Diagnostic::error(
+                    Code::OutputSchema,
+                    format!(
+                        "the output does not decode into the generated type: {}",
+                        e.inner()
+                    ),
+                )
+                .at(pointer)
+                .help(
+                    "the value is valid JSON Schema but outside the generated Rust type \
+                     (e.g. an integer beyond i64); bound the schema to what the host can hold",
+                ),
+            ],
+        }
     })
+}
+
+/// The RFC 6901 pointer of a `serde_path_to_error` path.
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path.iter() {
+        out.push('/');
+        match segment {
+            Segment::Seq { index } => out.push_str(&index.to_string()),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                out.push_str(&templiqx_contracts::diagnostic::escape_pointer_token(key));
+            }
+            Segment::Unknown => out.push('?'),
+        }
+    }
+    out
 }
 
 /// Rewrites integer-valued doubles to integers where `schema` says `integer`.

@@ -73,7 +73,7 @@ output_schema:
   additionalProperties: false
   required: [type, match, kind]
   properties:
-    type: { type: string, enum: [a-b, A_B, "", "2x", self] }
+    type: { type: string, enum: [a-b, A_B, "", "2x", self, Self] }
     match: { type: number }
     kind:
       type: object
@@ -81,9 +81,31 @@ output_schema:
       properties:
         items: { type: array, items: { type: object, properties: { crate: { type: integer } } } }
     super: { type: [boolean, "null"] }
+evals:
+  - id: fn
+    inputs: { type: t, first-name: Ada, naïve: true, 2fa: null }
+    fake_output: { type: Self, match: 1, kind: { items: [] } }
+  - id: Fn
+    inputs: { type: t, first-name: Ada, naïve: false, 2fa: "x" }
+    fake_output: { type: "", match: 2, kind: { items: [] } }
 "#;
 
-const MAIN: &str = r#"#![deny(warnings)]
+const LOOSE: &str = r#"api_version: templiqx/v1alpha1
+id: loose
+version: 0.1.0
+inputs:
+  meta: { schema: { type: object }, required: true }
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.meta }, filters: [json] }
+output_schema:
+  type: [object, "null"]
+  properties: { n: { type: integer } }
+"#;
+
+const MAIN: &str = r##"#![deny(warnings)]
 
 include!(concat!(env!("OUT_DIR"), "/templiqx_contracts.rs"));
 
@@ -118,8 +140,29 @@ fn main() {
     let again = templiqx::__private::serde_json::to_value(&decoded).unwrap();
     assert_eq!(again, output, "generated output types round-trip JSON");
     println!("round trip ok");
+
+    // An object without properties is a JSON map; a nullable output an Option.
+    let mut meta = templiqx::__private::serde_json::Map::new();
+    meta.insert("b".to_owned(), 1.into());
+    meta.insert("a".to_owned(), 2.into());
+    let r = built::loose::render(&built::loose::Inputs { meta }, &built::loose::Context {}).unwrap();
+    assert_eq!(r.messages[0].content, r#"{"a":2,"b":1}"#);
+    assert_eq!(built::loose::decode_output(&templiqx::__private::serde_json::Value::Null).unwrap(), None);
+    let n = built::loose::decode_output(&templiqx::__private::serde_json::json!({"n": 3.0})).unwrap();
+    assert_eq!(n.and_then(|v| v.n), Some(3));
+
+    // An extra member named like a declared property never shadows it.
+    let mut extra = templiqx::__private::serde_json::Map::new();
+    extra.insert("items".to_owned(), "shadow".into());
+    extra.insert("zzz".to_owned(), 1.into());
+    let kind = built::awkward::Kind { items: Vec::new(), additional_properties: extra };
+    assert_eq!(
+        templiqx::__private::canonical::to_canonical_string(&kind),
+        r#"{"items":[],"zzz":1}"#
+    );
+    println!("loose ok");
 }
-"#;
+"##;
 
 impl Host {
     fn new() -> Host {
@@ -140,9 +183,10 @@ impl Host {
             "build.rs",
             "fn main() {\n    if let Err(e) = templiqx_build::Builder::new().target([\"structured_output\"]).package(\"pkg\").compile() {\n        eprintln!(\"{e}\");\n        std::process::exit(1);\n    }\n}\n",
         );
-        host.write("pkg/templiqx.yaml", "api_version: templiqx/v1alpha1\npackage: host\nversion: 0.1.0\ncontracts: [note, awkward]\n");
+        host.write("pkg/templiqx.yaml", "api_version: templiqx/v1alpha1\npackage: host\nversion: 0.1.0\ncontracts: [note, awkward, loose]\n");
         host.write("pkg/contracts/note.yaml", CONTRACT);
         host.write("pkg/contracts/awkward.yaml", AWKWARD);
+        host.write("pkg/contracts/loose.yaml", LOOSE);
         host.write(
             "pkg/partials/intro.yaml",
             "- { kind: text, value: 'Hello v1, ' }\n",
@@ -210,7 +254,7 @@ fn hosts_build_rebuild_on_partial_edits_and_generate_identical_code() {
     let target = shared_target();
     let out = host.run(&target);
     assert!(
-        out.contains("Hello v1, world\nHello v1, world\nround trip ok"),
+        out.contains("Hello v1, world\nHello v1, world\nround trip ok\nloose ok"),
         "{out}"
     );
     let first = generated(&target);
@@ -267,6 +311,8 @@ fn generated_eval_tests_run_and_a_wrong_fake_output_fails_exactly_that_test() {
         "note::evals::second",
         "built::note::evals::first",
         "built::note::evals::second",
+        "built::awkward::evals::fn_",
+        "built::awkward::evals::fn_2",
     ] {
         assert!(
             stdout.contains(&format!("test {name} ... ok")),
