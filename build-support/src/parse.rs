@@ -506,7 +506,16 @@ impl Cx<'_> {
             return None;
         };
         if !kinds.contains(&kind.as_str()) {
-            self.unknown_variant(kind_node, &kp, kind, &format!("{what} kind"), kinds);
+            self.unknown_variant(
+                kind_node,
+                &kp,
+                kind,
+                &format!(
+                    "{} kind",
+                    what.trim_start_matches("a ").trim_start_matches("an ")
+                ),
+                kinds,
+            );
             return None;
         }
         Some((kind.as_str(), entries))
