@@ -950,19 +950,30 @@ fn parse_manifest(
             );
         }
     }
-    let mut dependencies = Vec::new();
-    for (name, node) in map(&mut diags, "dependencies") {
-        match &node.value {
-            NodeValue::String(s) => dependencies.push((name, s.clone())),
-            _ => err(
-                &mut diags,
-                Code::InvalidType,
-                format!("dependency `{name}` must be a path string"),
-                &pointer_push("/dependencies", &name),
-                "write the dependency's directory, relative to this package",
-            ),
-        }
-    }
+    // A mapping whose values are strings (`dependencies`, `provenance`).
+    let string_map =
+        |diags: &mut Vec<Diagnostic>, k: &str, what: &str, help: &str| -> Vec<(String, String)> {
+            let mut out = Vec::new();
+            for (name, node) in map(diags, k) {
+                match &node.value {
+                    NodeValue::String(s) => out.push((name, s.clone())),
+                    _ => err(
+                        diags,
+                        Code::InvalidType,
+                        format!("{what} `{name}` must be a string"),
+                        &pointer_push(&format!("/{k}"), &name),
+                        help,
+                    ),
+                }
+            }
+            out
+        };
+    let dependencies = string_map(
+        &mut diags,
+        "dependencies",
+        "dependency",
+        "write the dependency's directory, relative to this package",
+    );
     let mut tool_contracts = Vec::new();
     for (name, node) in map(&mut diags, "tool_contracts") {
         let p = pointer_push("/tool_contracts", &name);
@@ -1019,19 +1030,12 @@ fn parse_manifest(
             },
         ));
     }
-    let mut provenance = Vec::new();
-    for (name, node) in map(&mut diags, "provenance") {
-        match &node.value {
-            NodeValue::String(s) => provenance.push((name, s.clone())),
-            _ => err(
-                &mut diags,
-                Code::InvalidType,
-                format!("provenance value `{name}` must be a string"),
-                &pointer_push("/provenance", &name),
-                "quote the value",
-            ),
-        }
-    }
+    let provenance = string_map(
+        &mut diags,
+        "provenance",
+        "provenance value",
+        "quote the value",
+    );
     let mut artifacts = BTreeMap::new();
     for key in ARTIFACT_LISTS {
         if get(key).is_none() {

@@ -8,7 +8,9 @@
 #[path = "support/catalogue_doc.rs"]
 mod catalogue_doc;
 
-use catalogue_doc::{Example, Section, catalogue_path, describe, matches, repo_root};
+use catalogue_doc::{
+    Example, Section, catalogue_path, check_produced, describe, matches, repo_root,
+};
 use std::fs;
 use templiqx_build::codegen::{self, Options};
 use templiqx_build::compile_str;
@@ -134,7 +136,6 @@ fn every_compile_time_example_yields_exactly_its_code_and_quoted_diagnostics() {
         for example in section.examples.iter().filter(|e| e.compile_time()) {
             count += 1;
             let diagnostics = compile(example);
-            let actual = describe(&diagnostics);
             if diagnostics.is_empty() {
                 problems.push(format!(
                     "{}: compiles without diagnostics",
@@ -142,22 +143,12 @@ fn every_compile_time_example_yields_exactly_its_code_and_quoted_diagnostics() {
                 ));
                 continue;
             }
-            if let Some(other) = diagnostics.iter().find(|d| d.code.as_str() != example.code) {
-                problems.push(format!(
-                    "{}: also produces {}:\n{actual}",
-                    example.origin(),
-                    other.code
-                ));
-                continue;
-            }
-            if let Some(expected) = &example.expected
-                && !matches(expected, &actual)
-            {
-                problems.push(format!(
-                    "{}: the quoted diagnostics differ.\n--- quoted ---\n{expected}--- actual ---\n{actual}",
-                    example.origin()
-                ));
-            }
+            problems.extend(check_produced(
+                &example.origin(),
+                &example.code,
+                example.expected.as_deref(),
+                &diagnostics,
+            ));
         }
     }
     assert!(count > 0, "no compile-time examples found");

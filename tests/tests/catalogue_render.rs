@@ -6,7 +6,7 @@
 #[path = "../../build-support/tests/support/catalogue_doc.rs"]
 mod catalogue_doc;
 
-use catalogue_doc::{catalogue_path, describe, matches};
+use catalogue_doc::{catalogue_path, check_produced, describe};
 use templiqx_build::compile_str;
 use templiqx_contracts::CapabilityProfile;
 
@@ -47,23 +47,12 @@ fn every_render_time_example_yields_exactly_its_code_and_quoted_diagnostics() {
                     }
                     Err(e) => e.diagnostics,
                 };
-            let actual = describe(&diagnostics);
-            if let Some(other) = diagnostics.iter().find(|d| d.code.as_str() != example.code) {
-                problems.push(format!(
-                    "{}: also produces {}:\n{actual}",
-                    example.origin(),
-                    other.code
-                ));
-                continue;
-            }
-            if let Some(expected) = &example.expected
-                && !matches(expected, &actual)
-            {
-                problems.push(format!(
-                    "{}: the quoted diagnostics differ.\n--- quoted ---\n{expected}--- actual ---\n{actual}",
-                    example.origin()
-                ));
-            }
+            problems.extend(check_produced(
+                &example.origin(),
+                &example.code,
+                example.expected.as_deref(),
+                &diagnostics,
+            ));
         }
     }
     assert!(count > 0, "no render-time examples found");

@@ -435,3 +435,24 @@ pub fn parse_format(text: &str) -> Vec<FormatExample> {
     }
     out
 }
+
+/// Compares what an example produced with what the catalogue says: exactly
+/// `code` (no other code) and, when quoted, the quoted diagnostics. Returns
+/// the problem, if any, prefixed with `origin`.
+pub fn check_produced(
+    origin: &str,
+    code: &str,
+    expected: Option<&str>,
+    diagnostics: &[templiqx_contracts::Diagnostic],
+) -> Option<String> {
+    let actual = describe(diagnostics);
+    if let Some(other) = diagnostics.iter().find(|d| d.code.as_str() != code) {
+        return Some(format!("{origin}: also produces {}:\n{actual}", other.code));
+    }
+    match expected {
+        Some(expected) if !matches(expected, &actual) => Some(format!(
+            "{origin}: the quoted diagnostics differ.\n--- quoted ---\n{expected}--- actual ---\n{actual}"
+        )),
+        _ => None,
+    }
+}
