@@ -173,7 +173,7 @@ impl Host {
         host.write(
             "Cargo.toml",
             &format!(
-                "[package]\nname = \"host-under-test\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\ntempliqx = {{ path = \"{runtime}\" }}\n\n[build-dependencies]\ntempliqx-build = {{ path = \"{build}\" }}\n\n[workspace]\n",
+                "[package]\nname = \"host-under-test\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\ntempliqx = {{ path = \"{runtime}\" }}\n\n[build-dependencies]\ntempliqx-build = {{ path = \"{build}\" }}\n\n[workspace]\n\n[profile.dev]\ndebug = false\n",
                 runtime = ws.join("runtime").display(),
                 build = ws.join("build-support").display()
             ),
