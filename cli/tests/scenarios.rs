@@ -40,7 +40,7 @@ fn the_external_corpus_passes_completely_in_transport_mode() {
     assert!(output.stderr.is_empty(), "no progress bar off a terminal");
     let text = stdout(&output);
     for line in [
-        "     Running 8 scenarios of package `crm3` from ../shared/corpus/crm3/scenarios/inventory.json (receipts: transport, target: structured_output)",
+        &format!("     Running 8 scenarios of package `crm3` from {}/crm3/scenarios/inventory.json (receipts: transport, target: structured_output)", corpus_shown()).as_str(),
         "scenario ambiguous-date ... ok (failure TQX_RUNTIME_INVALID_RESPONSE, 0 ms virtual, 1 attempt)",
         "scenario contradictory-evidence ... ok (failure TQX_RUNTIME_PERMANENT, 0 ms virtual, 1 attempt)",
         "scenario docx-unresolved-reference ... ok (success, 0 ms virtual, 1 attempt)",
@@ -97,7 +97,11 @@ fn in_process_the_foreign_success_goldens_differ_with_a_note() {
     }
     for line in [
         "---- intake-document-01 (success, 25 ms virtual, 1 attempt) ----",
-        "  --> ../shared/corpus/crm3/scenarios/intake-document-01/manifest.json:40:33",
+        &format!(
+            "  --> {}/crm3/scenarios/intake-document-01/manifest.json:40:33",
+            corpus_shown()
+        )
+        .as_str(),
         "scenario ambiguous-date ... ok (failure TQX_RUNTIME_INVALID_RESPONSE, 0 ms virtual, 1 attempt)",
         "scenario invalid-output-schema ... ok (failure TQX_OUTPUT_SCHEMA, 0 ms virtual, 1 attempt)",
         "  receipt_fingerprint (all 8 scenarios): the inventory's receipt fingerprint is the HTTP transport's; compared in transport receipt mode",
@@ -132,7 +136,7 @@ fn json_prints_one_envelope_per_scenario_and_a_summary() {
             assert_eq!(d["code"], "TQX_SCENARIO");
             assert_eq!(
                 d["file"],
-                format!("../shared/corpus/crm3/scenarios/{id}/manifest.json")
+                format!("{}/crm3/scenarios/{id}/manifest.json", corpus_shown())
             );
             assert_eq!(d["json_pointer"], "/golden_receipt_fingerprint");
             assert!(d["span"]["start"]["line"].is_u64());
@@ -152,7 +156,7 @@ fn json_prints_one_envelope_per_scenario_and_a_summary() {
     assert_eq!(
         summary["result"],
         serde_json::json!({
-            "inventory": "../shared/corpus/crm3/scenarios/inventory.json",
+            "inventory": format!("{}/crm3/scenarios/inventory.json", corpus_shown()),
             "package": "crm3",
             "receipt_mode": "in_process",
             "target": ["structured_output"],

@@ -23,6 +23,22 @@ pub fn corpus() -> PathBuf {
     shared().join("corpus")
 }
 
+/// How the CLI, run in the repository root, names the external corpus: the
+/// canonical corpus directory relative to the canonical repository (so a
+/// `../shared` that is a symbolic link shows where it leads).
+pub fn corpus_shown() -> String {
+    let corpus = std::fs::canonicalize(corpus()).expect("the shared corpus exists");
+    let repo = std::fs::canonicalize(repo()).unwrap();
+    let mut up = PathBuf::new();
+    for ancestor in repo.ancestors() {
+        if let Ok(rest) = corpus.strip_prefix(ancestor) {
+            return up.join(rest).to_string_lossy().replace('\\', "/");
+        }
+        up.push("..");
+    }
+    corpus.to_string_lossy().into_owned()
+}
+
 /// The `templiqx` binary, run in `dir`, with colour off and no `NO_COLOR`
 /// surprises.
 pub fn templiqx_in(dir: &Path) -> Command {
