@@ -40,7 +40,7 @@ fn the_external_corpus_passes_completely_in_transport_mode() {
     assert!(output.stderr.is_empty(), "no progress bar off a terminal");
     let text = stdout(&output);
     for line in [
-        &format!("     Running 8 scenarios of package `crm3` from {}/crm3/scenarios/inventory.json (receipts: transport, target: structured_output)", corpus_shown()).as_str(),
+        format!("     Running 8 scenarios of package `crm3` from {}/crm3/scenarios/inventory.json (receipts: transport, target: structured_output)", corpus_shown()).as_str(),
         "scenario ambiguous-date ... ok (failure TQX_RUNTIME_INVALID_RESPONSE, 0 ms virtual, 1 attempt)",
         "scenario contradictory-evidence ... ok (failure TQX_RUNTIME_PERMANENT, 0 ms virtual, 1 attempt)",
         "scenario docx-unresolved-reference ... ok (success, 0 ms virtual, 1 attempt)",
@@ -97,7 +97,7 @@ fn in_process_the_foreign_success_goldens_differ_with_a_note() {
     }
     for line in [
         "---- intake-document-01 (success, 25 ms virtual, 1 attempt) ----",
-        &format!(
+        format!(
             "  --> {}/crm3/scenarios/intake-document-01/manifest.json:40:33",
             corpus_shown()
         )
