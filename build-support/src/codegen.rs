@@ -645,8 +645,22 @@ fn eval_tests(evals: &[EvalDecl]) -> Vec<TokenStream> {
 
 // ---- Names ----------------------------------------------------------------
 
-/// ASCII snake case: letters lower-cased, every run of other characters one `_`.
+/// `s` with non-ASCII characters transliterated to ASCII (`naïve` →
+/// `naive`, `größe` → `grosse`, `名前` → `Ming Qian`); characters without a
+/// transliteration become a space, which the case conversions treat as a
+/// word break. ASCII text is returned unchanged, without copying.
+fn ascii(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.is_ascii() {
+        std::borrow::Cow::Borrowed(s)
+    } else {
+        std::borrow::Cow::Owned(deunicode::deunicode_with_tofu(s, " "))
+    }
+}
+
+/// ASCII snake case of [`ascii`]`(s)`: letters lower-cased, every run of
+/// other characters one `_`.
 fn snake(s: &str) -> String {
+    let s = ascii(s);
     let mut out = String::with_capacity(s.len());
     let mut prev_lower = false;
     for c in s.chars() {
@@ -669,9 +683,11 @@ fn snake(s: &str) -> String {
     out
 }
 
-/// ASCII Pascal case of the alphanumeric runs (`merge_data` → `MergeData`).
+/// ASCII Pascal case of the alphanumeric runs of [`ascii`]`(s)`
+/// (`merge_data` → `MergeData`, `größe` → `Grosse`).
 fn pascal(s: &str) -> String {
-    s.split(|c: char| !c.is_ascii_alphanumeric())
+    ascii(s)
+        .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(|w| {
             let mut cs = w.chars();
@@ -742,7 +758,8 @@ fn is_keyword(s: &str) -> bool {
 
 /// The Rust field name of a property, in snake case (`firstName` and
 /// `first-name` → `first_name`, `type` → `r#type`, `self` → `self_`,
-/// `2fa` → `_2fa`, `naïve` → `na_ve`).
+/// `2fa` → `_2fa`; non-ASCII letters are transliterated: `naïve` → `naive`,
+/// `名前` → `ming_qian`).
 pub fn field_ident(name: &str) -> String {
     let mut s = snake(name);
     if name.starts_with('_') {
@@ -1149,7 +1166,12 @@ mod tests {
         assert_eq!(field_ident("type"), "r#type");
         assert_eq!(field_ident("self"), "self_");
         assert_eq!(field_ident("first-name"), "first_name");
-        assert_eq!(field_ident("naïve"), "na_ve");
+        assert_eq!(field_ident("naïve"), "naive");
+        assert_eq!(field_ident("größe"), "grosse");
+        assert_eq!(field_ident("名前"), "ming_qian");
+        assert_eq!(field_ident("Ürün-Adı"), "urun_adi");
+        // Nothing to transliterate: still a valid, if uninformative, name.
+        assert_eq!(field_ident("\u{E000}"), "__");
         assert_eq!(field_ident("2fa"), "_2fa");
         assert_eq!(field_ident("Camel"), "camel");
         assert_eq!(field_ident("firstName"), "first_name");

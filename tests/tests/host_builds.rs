@@ -62,6 +62,7 @@ inputs:
   first-name: { schema: { type: string }, required: true }
   naïve: { schema: { type: boolean }, required: true }
   2fa: { schema: { type: [string, "null"] }, required: true }
+  名前: { schema: { type: string }, required: false }
 capabilities: [structured_output]
 messages:
   - role: user
@@ -73,7 +74,7 @@ output_schema:
   additionalProperties: false
   required: [type, match, kind]
   properties:
-    type: { type: string, enum: [a-b, A_B, "", "2x", self, Self] }
+    type: { type: string, enum: [a-b, A_B, "", "2x", self, Self, 日本] }
     match: { type: number }
     kind:
       type: object
@@ -121,13 +122,15 @@ fn main() {
         r#type: "t".to_owned(),
         self_: Some(2),
         first_name: "Ada".to_owned(),
-        na_ve: true,
+        naive: true,
         _2fa: None,
+        ming_qian: Some("Ada".to_owned()),
     };
     let json = templiqx::__private::serde_json::to_value(&inputs).unwrap();
     assert_eq!(json["first-name"], "Ada");
     assert_eq!(json["naïve"], true);
     assert!(json["2fa"].is_null());
+    assert_eq!(json["名前"], "Ada");
     let back: built::awkward::Inputs = templiqx::__private::serde_json::from_value(json).unwrap();
     assert_eq!(back, inputs);
     built::awkward::render(&inputs, &built::awkward::Context {}).unwrap();
@@ -137,6 +140,8 @@ fn main() {
     });
     let decoded = built::awkward::decode_output(&output).unwrap();
     assert_eq!(decoded.r#type, built::awkward::Type::AB);
+    let japan = templiqx::__private::serde_json::json!({"type": "日本", "match": 1, "kind": {"items": []}});
+    assert_eq!(built::awkward::decode_output(&japan).unwrap().r#type, built::awkward::Type::RiBen);
     let again = templiqx::__private::serde_json::to_value(&decoded).unwrap();
     assert_eq!(again, output, "generated output types round-trip JSON");
     println!("round trip ok");
