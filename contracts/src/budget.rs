@@ -13,7 +13,9 @@ pub const MAX_FOR_EACH_DEPTH: usize = 32;
 pub const MAX_OUTPUT_BYTES: usize = 4 * 1024 * 1024;
 
 /// Maximum nesting depth of a value (request values, model outputs) where no
-/// schema structure bounds it: deeper values are invalid
+/// schema structure bounds it (a value whose schema has no `items` or
+/// `properties`, or an undeclared member of an open object): deeper values
+/// are invalid
 /// (`TQX_VALUE_INVALID` / `TQX_OUTPUT_SCHEMA`), so no recursive walk over a
 /// value (validation, canonical JSON, decoding) can exhaust the stack. The
 /// same limit `serde_json` applies when parsing text.

@@ -254,16 +254,29 @@ impl Walker<'_> {
                 // schemas guarantee the latter), so every present key is
                 // declared exactly when the counts agree: only look for the
                 // extras otherwise, sparing `entries()` on the valid path.
-                if !schema.additional_properties && declared_present != o.len() {
-                    for (key, _) in o.entries() {
-                        if schema.property(key).is_none() {
+                // Undeclared members are either refused or, when allowed,
+                // unstructured: bound their depth like any other value no
+                // schema structure bounds.
+                if declared_present != o.len() {
+                    for (key, member) in o.entries() {
+                        if schema.property(key).is_some() {
+                            continue;
+                        }
+                        let at = Path::Key(path, key);
+                        if !schema.additional_properties {
                             let mut message = String::from("property ");
                             let _ = write_string(key, &mut message);
                             message.push_str(
                                 " is not declared in `properties` \
                                  (additionalProperties: false)",
                             );
-                            self.report(&Path::Key(path, key), "additionalProperties", message);
+                            self.report(&at, "additionalProperties", message);
+                        } else if matches!(member, ValueRef::Array(_) | ValueRef::Object(_))
+                            && deeper_than(member, MAX_VALUE_DEPTH.saturating_sub(at.depth()))
+                        {
+                            let message =
+                                format!("the value nests deeper than {MAX_VALUE_DEPTH} levels");
+                            self.report(&at, "depth", message);
                         }
                     }
                 }

@@ -44,3 +44,47 @@ fn deep_request_values_and_outputs_are_invalid_not_fatal() {
         std::mem::forget(output);
     }
 }
+
+const OPEN: &str = "api_version: templiqx/v1alpha1\nid: open\nversion: 0.1.0\ninputs:\n  obj: { schema: { type: object, properties: { a: { type: integer } } }, required: true }\ncapabilities: [structured_output]\nmessages:\n  - role: user\n    content:\n      - { kind: interpolate, expression: { kind: ref, path: inputs.obj }, filters: [json] }\noutput_schema: { type: object, properties: { a: { type: integer } } }\n";
+
+#[test]
+fn undeclared_members_of_open_objects_are_depth_bounded_too() {
+    let c = templiqx_build::compile_str(OPEN, "open.yaml", &common::structured_output());
+    let i = c.interaction.unwrap();
+    // At the limit: the member sits at depth 2 (`/inputs`-relative `obj/extra`).
+    let mut fits = serde_json::Map::new();
+    fits.insert("a".to_owned(), 1.into());
+    fits.insert("extra".to_owned(), nested(MAX_VALUE_DEPTH - 2));
+    let mut inputs = serde_json::Map::new();
+    inputs.insert("obj".to_owned(), serde_json::Value::Object(fits));
+    assert!(templiqx::render(&i, &inputs, &serde_json::Map::new()).is_ok());
+    std::mem::forget(inputs);
+    // Built twice: cloning a 100,000-deep value would itself recurse.
+    let open = |depth| {
+        let mut obj = serde_json::Map::new();
+        obj.insert("a".to_owned(), 1.into());
+        obj.insert("extra".to_owned(), nested(depth));
+        obj
+    };
+    for depth in [MAX_VALUE_DEPTH, 100_000] {
+        let mut inputs = serde_json::Map::new();
+        inputs.insert("obj".to_owned(), serde_json::Value::Object(open(depth)));
+        let e = templiqx::render(&i, &inputs, &serde_json::Map::new()).unwrap_err();
+        assert_eq!(e.diagnostics[0].code, Code::ValueInvalid);
+        assert_eq!(
+            e.diagnostics[0].json_pointer.as_deref(),
+            Some("/inputs/obj/extra")
+        );
+        assert!(
+            e.diagnostics[0].message.contains("nests deeper than 128"),
+            "{}",
+            e.diagnostics[0].message
+        );
+        let output = serde_json::Value::Object(open(depth));
+        let out = templiqx::decode_output::<serde_json::Value>(&i, &output).unwrap_err();
+        assert_eq!(out.diagnostics[0].code, Code::OutputSchema);
+        assert_eq!(out.diagnostics[0].json_pointer.as_deref(), Some("/extra"));
+        std::mem::forget(inputs);
+        std::mem::forget(output);
+    }
+}
