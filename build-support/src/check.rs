@@ -1524,12 +1524,12 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 Ty::Types(_) => return None,
                 Ty::Schema(s) | Ty::NonNull(s) => {
                     if s.types.is_only(JsonType::Array) {
-                        let Ok(index) = seg.parse::<u32>() else {
+                        let Some(index) = array_index(seg) else {
                             self.err(
                                 Code::RefImpossible,
                                 format!("`{here}` is an array; `{seg}` is not an index"),
                                 &loc,
-                                "index arrays with a number (`items.0`) or iterate with `for_each`",
+                                "index arrays with a decimal number without sign or leading zeros (`items.0`, `items.12`), or iterate with `for_each`",
                             );
                             return None;
                         };
@@ -1644,5 +1644,17 @@ fn expr_text(e: &dto::Expr) -> String {
         ExprKind::Not { .. } => "not(…)".to_owned(),
         ExprKind::And { .. } => "and(…)".to_owned(),
         ExprKind::Or { .. } => "or(…)".to_owned(),
+    }
+}
+
+/// An array index in a reference path: `0`, or decimal digits without a
+/// leading zero (as in RFC 6901 section 4), within `u32`. `+1`, `01`, `-1`
+/// and `1e2` are not indexes.
+fn array_index(segment: &str) -> Option<u32> {
+    let digits = !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit());
+    if digits && (segment == "0" || !segment.starts_with('0')) {
+        segment.parse().ok()
+    } else {
+        None
     }
 }

@@ -375,6 +375,17 @@ fn unknown_root_and_unknown_field() {
 fn nested_object_and_array_paths_are_checked() {
     assert!(diagnostics(&person(interp("inputs.person.address.city", "")), &target()).is_empty());
     assert!(diagnostics(&person(interp("inputs.items.0.label", "")), &target()).is_empty());
+    for index in ["+1", "01", "-1", "1e2", "99999999999"] {
+        let path = format!("inputs.items.{index}.label");
+        let t = person(interp(Box::leak(path.into_boxed_str()), ""));
+        let d = expect(
+            &t,
+            Code::RefImpossible,
+            "/messages/0/content/0/expression/path",
+            "inputs.items.",
+        );
+        assert!(d.message.contains("is not an index"), "{index}: {d}");
+    }
     let t = person(interp("inputs.person.address.zip", ""));
     expect(
         &t,
