@@ -305,6 +305,10 @@ impl Gen<'_> {
         let mut defs = Vec::new();
         let mut gets = Vec::new();
         let mut entries = Vec::new();
+        // `len` without walking `entries` (which boxes an iterator): the
+        // required members, plus each optional member that is set.
+        let mut required_members = 0usize;
+        let mut optional_members = Vec::new();
         for f in fields {
             let rust = field_ident(&f.name);
             if let Some((_, first)) = seen.iter().find(|(r, _)| *r == rust) {
@@ -364,6 +368,11 @@ impl Gen<'_> {
             };
             gets.push(quote! { #key => #view, });
             entries.push((f.name.clone(), quote! { (#key, #view) }));
+            if f.required {
+                required_members += 1;
+            } else {
+                optional_members.push(quote! { usize::from(self.#fid.is_some()) });
+            }
         }
         let extra_name = if seen.iter().any(|(r, _)| r == "additional_properties") {
             "additional_properties_"
@@ -424,7 +433,23 @@ impl Gen<'_> {
             quote! {}
         };
         let sdoc = doc_attr(doc);
-        let len_impl = quote! { #p::ObjectView::entries(self).count() };
+        let mut terms = Vec::new();
+        if required_members > 0 {
+            terms.push(quote! { #required_members });
+        }
+        terms.extend(optional_members);
+        if !closed {
+            let declared_names: Vec<Literal> =
+                seen.iter().map(|(_, f)| Literal::string(&f.name)).collect();
+            terms.push(quote! {
+                self.#eid.keys().filter(|k| ![#(#declared_names),*].contains(&k.as_str())).count()
+            });
+        }
+        let len_impl = if terms.is_empty() {
+            quote! { 0 }
+        } else {
+            quote! { #(#terms)+* }
+        };
         let get_body = if gets.is_empty() && closed {
             // No members at all: nothing to match on.
             quote! {

@@ -131,6 +131,11 @@ fn main() {
     assert_eq!(json["naïve"], true);
     assert!(json["2fa"].is_null());
     assert_eq!(json["名前"], "Ada");
+    // `len` is computed without walking `entries`, and agrees with it.
+    use templiqx::__private::ObjectView as _;
+    assert_eq!((inputs.len(), inputs.entries().count()), (6, 6));
+    let unset = built::awkward::Inputs { self_: None, ming_qian: None, ..inputs.clone() };
+    assert_eq!((unset.len(), unset.entries().count()), (4, 4));
     let back: built::awkward::Inputs = templiqx::__private::serde_json::from_value(json).unwrap();
     assert_eq!(back, inputs);
     built::awkward::render(&inputs, &built::awkward::Context {}).unwrap();
@@ -165,6 +170,7 @@ fn main() {
         templiqx::__private::canonical::to_canonical_string(&kind),
         r#"{"items":[],"zzz":1}"#
     );
+    assert_eq!((kind.len(), kind.entries().count()), (2, 2));
     println!("loose ok");
 }
 "##;
