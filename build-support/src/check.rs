@@ -77,6 +77,7 @@ pub fn compile_contract_with(
     let mut cx = Cx {
         sources,
         diags: Vec::new(),
+        sites: Vec::new(),
     };
     let file = contract.loc.file;
     let at = |p: &str| Loc::new(file, p);
@@ -210,7 +211,8 @@ pub fn compile_contract_with(
     }
 
     let mut messages = Vec::with_capacity(contract.messages.len());
-    for message in &contract.messages {
+    for (index, message) in contract.messages.iter().enumerate() {
+        let site = cx.site(&at(&format!("/messages/{index}")));
         let mut lw = Lowerer {
             cx: &mut cx,
             decls: &decls,
@@ -222,6 +224,7 @@ pub fn compile_contract_with(
         messages.push(ir::Message {
             role: message.role,
             content: Seq::Owned(content),
+            site,
         });
     }
 
@@ -357,6 +360,7 @@ pub fn compile_contract_with(
         required_capabilities: Seq::Owned(required.into_iter().map(Str::Owned).collect()),
         target_capabilities: Seq::Owned(target.iter().map(|c| Str::Owned(c.to_owned())).collect()),
         context_locale,
+        sites: Seq::Owned(std::mem::take(&mut cx.sites)),
         contract_fingerprint: Str::Owned(contract_fingerprint),
         interaction_fingerprint: Str::Borrowed(""),
     };
@@ -459,9 +463,30 @@ struct Decls<'d> {
 struct Cx<'a> {
     sources: &'a Sources,
     diags: Vec<Diagnostic>,
+    /// [`Interaction::sites`], in the order nodes are lowered.
+    sites: Vec<ir::Site>,
 }
 
 impl Cx<'_> {
+    /// Records where a node was written; the IR keeps the returned index.
+    fn site(&mut self, loc: &Loc) -> ir::SiteId {
+        let Some(file) = self.sources.get(loc.file) else {
+            return ir::SiteId::NONE;
+        };
+        let Some(span) = file.root.as_ref().and_then(|r| r.span_of(&loc.pointer)) else {
+            return ir::SiteId::NONE;
+        };
+        let Ok(id) = u32::try_from(self.sites.len()) else {
+            return ir::SiteId::NONE;
+        };
+        self.sites.push(ir::Site {
+            file: Str::Owned(file.name.clone()),
+            pointer: Str::Owned(loc.pointer.clone()),
+            span,
+        });
+        ir::SiteId(id)
+    }
+
     fn err(&mut self, code: Code, message: impl Into<String>, loc: &Loc, help: impl Into<String>) {
         let d = self.sources.error(code, message, loc).help(help);
         self.diags.push(d);
@@ -1036,6 +1061,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 ir::Node::Interpolate {
                     value,
                     filters: Seq::Owned(filters.clone()),
+                    site: self.cx.site(loc),
                 }
             }
             NodeKind::When {
@@ -1059,6 +1085,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     condition: cond,
                     then: Seq::Owned(then),
                     otherwise: Seq::Owned(otherwise),
+                    site: self.cx.site(loc),
                 }
             }
             NodeKind::ForEach {
@@ -1121,6 +1148,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     collection: coll,
                     body: Seq::Owned(body),
                     separator: separator.clone().map(Str::Owned),
+                    site: self.cx.site(loc),
                 }
             }
             NodeKind::Component { name, with } => return self.call(node, name, with),
@@ -1218,6 +1246,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
         Some(ir::Node::Call {
             component: u32::try_from(index).unwrap_or(u32::MAX),
             args: Seq::Owned(args),
+            site: self.cx.site(&node.loc),
         })
     }
 

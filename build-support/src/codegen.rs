@@ -1050,34 +1050,74 @@ fn node(n: &Node) -> TokenStream {
             let t = s(t);
             quote! { #p::ir::Node::Text(#t) }
         }
-        Node::Interpolate { value, filters } => {
+        Node::Interpolate {
+            value,
+            filters,
+            site,
+        } => {
             let value = expr(value);
             let filters = seq(filters, filter);
-            quote! { #p::ir::Node::Interpolate { value: #value, filters: #filters } }
+            let site = site_id(*site);
+            quote! { #p::ir::Node::Interpolate { value: #value, filters: #filters, site: #site } }
         }
         Node::When {
             condition,
             then,
             otherwise,
+            site,
         } => {
             let condition = expr(condition);
             let then = seq(then, node);
             let otherwise = seq(otherwise, node);
-            quote! { #p::ir::Node::When { condition: #condition, then: #then, otherwise: #otherwise } }
+            let site = site_id(*site);
+            quote! { #p::ir::Node::When { condition: #condition, then: #then, otherwise: #otherwise, site: #site } }
         }
         Node::ForEach {
             collection,
             body,
             separator,
+            site,
         } => {
             let collection = expr(collection);
             let body = seq(body, node);
             let separator = opt(separator, |t| s(t));
-            quote! { #p::ir::Node::ForEach { collection: #collection, body: #body, separator: #separator } }
+            let site = site_id(*site);
+            quote! { #p::ir::Node::ForEach { collection: #collection, body: #body, separator: #separator, site: #site } }
         }
-        Node::Call { component, args } => {
+        Node::Call {
+            component,
+            args,
+            site,
+        } => {
             let args = seq(args, |a| opt(a, expr));
-            quote! { #p::ir::Node::Call { component: #component, args: #args } }
+            let site = site_id(*site);
+            quote! { #p::ir::Node::Call { component: #component, args: #args, site: #site } }
+        }
+    }
+}
+
+fn site_id(id: ir::SiteId) -> TokenStream {
+    let p = private();
+    let n = id.0;
+    quote! { #p::ir::SiteId(#n) }
+}
+
+fn site(site: &ir::Site) -> TokenStream {
+    let p = private();
+    let file = s(&site.file);
+    let pointer = s(&site.pointer);
+    let ir::Span { start, end, bytes } = site.span;
+    let (sl, sc, el, ec) = (start.line, start.column, end.line, end.column);
+    let (b0, b1) = bytes;
+    quote! {
+        #p::ir::Site {
+            file: #file,
+            pointer: #pointer,
+            span: #p::Span {
+                start: #p::Position { line: #sl, column: #sc },
+                end: #p::Position { line: #el, column: #ec },
+                bytes: (#b0, #b1),
+            },
         }
     }
 }
@@ -1115,7 +1155,8 @@ pub fn emit_interaction(i: &Interaction) -> TokenStream {
     let messages = seq(&i.messages, |m| {
         let r = role(&m.role);
         let content = seq(&m.content, node);
-        quote! { #p::ir::Message { role: #r, content: #content } }
+        let site = site_id(m.site);
+        quote! { #p::ir::Message { role: #r, content: #content, site: #site } }
     });
     let components = seq(&i.components, |c| {
         let name = s(&c.name);
@@ -1153,6 +1194,7 @@ pub fn emit_interaction(i: &Interaction) -> TokenStream {
     let required = seq(&i.required_capabilities, |x| s(x));
     let target = seq(&i.target_capabilities, |x| s(x));
     let locale = i.context_locale;
+    let sites = seq(&i.sites, site);
     let cfp = s(&i.contract_fingerprint);
     let ifp = s(&i.interaction_fingerprint);
     quote! {
@@ -1176,6 +1218,7 @@ pub fn emit_interaction(i: &Interaction) -> TokenStream {
             required_capabilities: #required,
             target_capabilities: #target,
             context_locale: #locale,
+            sites: #sites,
             contract_fingerprint: #cfp,
             interaction_fingerprint: #ifp,
         }

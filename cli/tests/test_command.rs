@@ -101,7 +101,7 @@ fn json_reports_each_case() {
 }
 
 #[test]
-fn a_fixture_that_fails_to_render_is_located_in_the_fixture() {
+fn a_fixture_that_fails_to_render_points_at_the_node_and_names_the_fixture() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("nick.yaml"),
@@ -135,9 +135,16 @@ evals:
             "test nick::without-nickname ... FAILED",
         ))
         .stdout(predicate::str::contains("error[TQX_VALUE_MISSING]"))
-        .stdout(predicate::str::contains("--> nick.yaml:"))
+        // The contract node that failed, and the fixture whose request it was.
+        .stdout(predicate::str::contains("--> nick.yaml:9:9"))
         .stdout(predicate::str::contains(
-            "= note: at /evals/1/inputs/nickname",
+            "= note: the value is at `/inputs/nickname` in the request",
+        ))
+        .stdout(predicate::str::contains(
+            "= note: rendering eval fixture `without-nickname` (/evals/1)",
+        ))
+        .stdout(predicate::str::contains(
+            "= note: at /messages/0/content/0\n",
         ))
         .stdout(predicate::str::ends_with("1 passed, 1 failed\n"));
 }

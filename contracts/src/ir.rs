@@ -6,6 +6,7 @@
 //! schema is a compiled [`Schema`]: rendering needs no YAML, no JSON Schema
 //! and no name lookups beyond object keys.
 
+pub use crate::diagnostic::Span;
 use crate::schema::Schema;
 use crate::seq::{Ptr, Seq, Str};
 use crate::value::IrValue;
@@ -137,6 +138,9 @@ pub enum Node {
         value: Expr,
         /// The filters.
         filters: Seq<Filter>,
+        /// Where the node was written (not serialised).
+        #[serde(skip)]
+        site: SiteId,
     },
     /// Conditional content.
     When {
@@ -146,6 +150,9 @@ pub enum Node {
         then: Seq<Node>,
         /// Rendered when false.
         otherwise: Seq<Node>,
+        /// Where the node was written (not serialised).
+        #[serde(skip)]
+        site: SiteId,
     },
     /// Iteration over an array; each item is pushed as the next local slot.
     ForEach {
@@ -155,6 +162,9 @@ pub enum Node {
         body: Seq<Node>,
         /// Written between items.
         separator: Option<Str>,
+        /// Where the node was written (not serialised).
+        #[serde(skip)]
+        site: SiteId,
     },
     /// A component call: a new frame whose slots are `args`, in the
     /// component's parameter order; `None` is an omitted optional parameter.
@@ -163,6 +173,9 @@ pub enum Node {
         component: u32,
         /// Argument expressions, evaluated in the caller's frame.
         args: Seq<Option<Expr>>,
+        /// Where the call was written (not serialised).
+        #[serde(skip)]
+        site: SiteId,
     },
 }
 
@@ -198,6 +211,9 @@ pub struct Message {
     pub role: Role,
     /// The content nodes.
     pub content: Seq<Node>,
+    /// Where the message was written (not serialised).
+    #[serde(skip)]
+    pub site: SiteId,
 }
 
 /// Bounded runtime hints (seed: `runtime_policy`, a closed set).
@@ -264,6 +280,12 @@ pub struct Interaction {
     pub target_capabilities: Seq<Str>,
     /// Whether `context.locale` is declared (locale-driven filters read it).
     pub context_locale: bool,
+    /// Where the nodes and messages were written, indexed by [`SiteId`]:
+    /// render-time diagnostics point into the contract with these. Not
+    /// part of the interaction fingerprint (a contract's spelling changes
+    /// its sites, not its meaning).
+    #[serde(skip)]
+    pub sites: Seq<Site>,
     /// Fingerprint of the contract (canonical JSON of the composed contract).
     /// Not part of the interaction fingerprint.
     #[serde(skip)]
@@ -272,4 +294,42 @@ pub struct Interaction {
     /// includes the target profile, without the two fingerprint fields).
     #[serde(skip)]
     pub interaction_fingerprint: Str,
+}
+
+/// Where a node or message of an interaction was written in its contract
+/// sources: render-time diagnostics (`TQX_VALUE_MISSING`,
+/// `TQX_FILTER_INPUT`, `TQX_TYPE_MISMATCH`, `TQX_RENDER_BUDGET`) carry this
+/// file, JSON Pointer (RFC 6901) and span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Site {
+    /// The source file, as the compiler names it (`contracts/greeting.yaml`,
+    /// `partials/intro.yaml`).
+    pub file: Str,
+    /// The node's JSON Pointer in that file (`/messages/1/content/0`).
+    pub pointer: Str,
+    /// The node's 1-based line/column span in that file.
+    pub span: Span,
+}
+
+/// An index into [`Interaction::sites`]. [`SiteId::NONE`] (and any index
+/// past the table, as in hand-built IR) means the site is unknown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SiteId(pub u32);
+
+impl SiteId {
+    /// No known site.
+    pub const NONE: SiteId = SiteId(u32::MAX);
+}
+
+impl Default for SiteId {
+    fn default() -> Self {
+        SiteId::NONE
+    }
+}
+
+impl Interaction {
+    /// The site `id` names, when known.
+    pub fn site(&self, id: SiteId) -> Option<&Site> {
+        self.sites.get(id.0 as usize)
+    }
 }

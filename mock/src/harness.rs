@@ -125,6 +125,7 @@ pub fn transport_stub_interaction(contract_id: &str) -> Interaction {
         required_capabilities: Seq::EMPTY,
         target_capabilities: Seq::EMPTY,
         context_locale: false,
+        sites: Seq::EMPTY,
         contract_fingerprint: "".into(),
         interaction_fingerprint: "".into(),
     }

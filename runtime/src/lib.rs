@@ -27,7 +27,7 @@
 //!
 //! ```
 //! use std::borrow::Cow;
-//! use templiqx::contracts::ir::{Expr, Field, Message, Node, Path, Root, Segment};
+//! use templiqx::contracts::ir::{Expr, Field, Message, Node, Path, Root, Segment, SiteId};
 //! use templiqx::contracts::{Filter, Interaction, JsonType, Role, Schema, Seq, TypeSet};
 //!
 //! // What `include_contract!` embeds as static data, written by hand.
@@ -40,6 +40,8 @@
 //!             source: Cow::Borrowed("inputs.name"),
 //!         }),
 //!         filters: Seq::Static(&[Filter::Trim]),
+//!         // Where the node was written (an index into `sites`); none here.
+//!         site: SiteId::NONE,
 //!     },
 //! ];
 //! let interaction = Interaction {
@@ -52,7 +54,11 @@
 //!         required: true,
 //!     }]),
 //!     context: Seq::EMPTY,
-//!     messages: Seq::Owned(vec![Message { role: Role::User, content: Seq::Static(USER) }]),
+//!     messages: Seq::Owned(vec![Message {
+//!         role: Role::User,
+//!         content: Seq::Static(USER),
+//!         site: SiteId::NONE,
+//!     }]),
 //!     components: Seq::EMPTY,
 //!     output_schema: Schema::ANY,
 //!     runtime_policy: Default::default(),
@@ -60,6 +66,7 @@
 //!     required_capabilities: Seq::EMPTY,
 //!     target_capabilities: Seq::EMPTY,
 //!     context_locale: false,
+//!     sites: Seq::EMPTY,
 //!     contract_fingerprint: "".into(),
 //!     interaction_fingerprint: "".into(),
 //! };
@@ -145,7 +152,9 @@ pub mod __private {
     pub use templiqx_contracts::value::{
         ArrayView, AsValue, EmptyObject, IrValue, JsonType, Number, ObjectView, ValueRef,
     };
-    pub use templiqx_contracts::{Code, Diagnostic, RenderedInteraction, budget, canonical, ir};
+    pub use templiqx_contracts::{
+        Code, Diagnostic, Position, RenderedInteraction, Span, budget, canonical, ir,
+    };
 }
 
 /// The code blocks of `docs/guide.md`, compiled and run as doc tests so the

@@ -20,7 +20,7 @@ use std::fmt::{self, Write};
 use templiqx_contracts::budget::{MAX_FOR_EACH_DEPTH, MAX_FOR_EACH_ITERATIONS, MAX_OUTPUT_BYTES};
 use templiqx_contracts::canonical::write_number;
 use templiqx_contracts::diagnostic::escape_pointer_token;
-use templiqx_contracts::ir::{Expr, Node, Path, Root, Segment};
+use templiqx_contracts::ir::{Expr, Node, Path, Root, Segment, Site, SiteId};
 use templiqx_contracts::{
     AsValue, Code, Diagnostic, Filter, Interaction, Number, ObjectView, RenderedInteraction,
     RenderedMessage, ValueRef,
@@ -112,7 +112,10 @@ pub fn render<'i>(
         let mut content = String::with_capacity(estimate.min(renderer.remaining_bytes));
         renderer
             .nodes(&message.content, &mut content)
-            .map_err(|d| RenderError::one(d.note(format!("in message {index}"))))?;
+            .map_err(|d| {
+                let d = locate(d, interaction.site(message.site));
+                RenderError::one(d.note(format!("in message {index}")))
+            })?;
         messages.push(RenderedMessage {
             role: message.role,
             content,
@@ -187,32 +190,64 @@ impl<'a> Renderer<'a> {
     fn node(&mut self, node: &'a Node, out: &mut String) -> Result<(), Fail> {
         match node {
             Node::Text(text) => self.write(out, text),
-            Node::Interpolate { value, filters } => {
-                let v = self.eval(value)?;
-                if filters.is_empty() {
-                    self.write_scalar(v, value, out)
-                } else {
-                    self.filtered(v, value, filters, out)
-                }
-            }
+            Node::Interpolate {
+                value,
+                filters,
+                site,
+            } => self
+                .interpolate(value, filters, out)
+                .map_err(|d| self.located(d, *site)),
             Node::When {
                 condition,
                 then,
                 otherwise,
-            } => {
-                if self.boolean(condition, "the condition of `when`")? {
-                    self.nodes(then, out)
-                } else {
-                    self.nodes(otherwise, out)
-                }
+                site,
+            } => match self.boolean(condition, "the condition of `when`") {
+                Ok(true) => self.nodes(then, out),
+                Ok(false) => self.nodes(otherwise, out),
+                Err(d) => Err(d),
             }
+            .map_err(|d| self.located(d, *site)),
             Node::ForEach {
                 collection,
                 body,
                 separator,
-            } => self.for_each(collection, body, separator.as_deref(), out),
-            Node::Call { component, args } => self.call(*component, args, out),
+                site,
+            } => self
+                .for_each(collection, body, separator.as_deref(), out)
+                .map_err(|d| self.located(d, *site)),
+            Node::Call {
+                component,
+                args,
+                site,
+            } => self
+                .call(*component, args, out)
+                .map_err(|d| self.located(d, *site)),
         }
+    }
+
+    #[inline]
+    fn interpolate(
+        &mut self,
+        value: &'a Expr,
+        filters: &'a [Filter],
+        out: &mut String,
+    ) -> Result<(), Fail> {
+        let v = self.eval(value)?;
+        if filters.is_empty() {
+            self.write_scalar(v, value, out)
+        } else {
+            self.filtered(v, value, filters, out)
+        }
+    }
+
+    /// Points a diagnostic that has no file yet at the contract node
+    /// `site` (the innermost node that failed locates it): file, JSON
+    /// Pointer and span of the node. A request pointer the diagnostic
+    /// carried (the value's place in `inputs`/`context`) moves to a note.
+    #[cold]
+    fn located(&self, d: Fail, site: SiteId) -> Fail {
+        locate(d, self.interaction.site(site))
     }
 
     // Out of line, like `filtered`: keeps the frame of `node`, the hot
@@ -556,6 +591,7 @@ impl<'a> Renderer<'a> {
             if !filters::accepts(*filter, &input) {
                 return Err(filter_input(
                     *filter,
+                    expr,
                     format!(
                         "filter `{}` cannot take {} ({})",
                         filter.as_str(),
@@ -659,6 +695,7 @@ impl<'a> Renderer<'a> {
                     // Too long to be a date for the `format_date` downstream.
                     return Err(filter_input(
                         Filter::FormatDate,
+                        expr,
                         format!(
                             "filter `format_date` needs a `YYYY-MM-DD` date, but the output \
                              of `{}` on {} is longer than one",
@@ -759,6 +796,7 @@ fn filter_failure(error: FilterError, filter: Filter, input: ValueRef<'_>, expr:
             };
             filter_input(
                 filter,
+                expr,
                 format!(
                     "filter `{}` needs {what}, but {} is {}",
                     filter.as_str(),
@@ -869,28 +907,35 @@ const TYPE_HELP: &str = "supply a value of the type the contract declares for it
 /// request when it is a reference into `inputs`/`context`.
 fn type_mismatch(expr: &Expr, message: String) -> Fail {
     let mut d = Diagnostic::error(Code::TypeMismatch, message).help(TYPE_HELP);
-    if let Expr::Ref(path) = expr {
-        d.json_pointer = match path.segments.len() {
+    d.json_pointer = request_pointer(expr);
+    Box::new(d)
+}
+
+/// The request pointer of the value `expr` refers to, when it is a
+/// reference below `inputs`/`context`.
+fn request_pointer(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Ref(path) => match path.segments.len() {
             0 => None,
             n => pointer(path, n - 1),
-        };
+        },
+        _ => None,
     }
-    Box::new(d)
 }
 
 fn value_missing(message: String) -> Diagnostic {
     Diagnostic::error(Code::ValueMissing, message)
 }
 
-fn filter_input(filter: Filter, message: String) -> Fail {
-    Box::new(
-        Diagnostic::error(Code::FilterInput, message).help(match filter {
-            Filter::FormatDate => "supply a real calendar date such as `2026-07-12`",
-            Filter::FormatNumber => "supply a JSON number",
-            Filter::Json => "every value has canonical JSON",
-            Filter::Trim | Filter::Lower | Filter::Upper => "supply a string",
-        }),
-    )
+fn filter_input(filter: Filter, expr: &Expr, message: String) -> Fail {
+    let mut d = Diagnostic::error(Code::FilterInput, message);
+    d.json_pointer = request_pointer(expr);
+    Box::new(d.help(match filter {
+        Filter::FormatDate => "supply a real calendar date such as `2026-07-12`",
+        Filter::FormatNumber => "supply a JSON number",
+        Filter::Json => "every value has canonical JSON",
+        Filter::Trim | Filter::Lower | Filter::Upper => "supply a string",
+    }))
 }
 
 fn budget(message: String) -> Fail {
@@ -903,6 +948,22 @@ fn output_budget() -> Fail {
     budget(format!(
         "rendered output would exceed the budget of {MAX_OUTPUT_BYTES} bytes"
     ))
+}
+
+/// See [`Renderer::located`].
+fn locate(mut d: Fail, site: Option<&Site>) -> Fail {
+    let Some(site) = site else { return d };
+    if d.file.is_some() {
+        return d;
+    }
+    if let Some(request) = d.json_pointer.take() {
+        d.notes
+            .insert(0, format!("the value is at `{request}` in the request"));
+    }
+    d.file = Some(site.file.to_string());
+    d.json_pointer = Some(site.pointer.to_string());
+    d.span = Some(site.span);
+    d
 }
 
 /// `TQX_VALUE_MISSING` for `path`, failing at segment `index`.

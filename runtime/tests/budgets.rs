@@ -15,6 +15,15 @@ fn nulls(n: u64) -> Value {
     Value::Array(vec![Value::Null; usize::try_from(n).expect("fits")])
 }
 
+/// The edges below are written in terms of the constants; the constants
+/// themselves are the format's (seed 002, "Render budgets").
+#[test]
+fn the_budgets_are_the_seeds() {
+    assert_eq!(MAX_FOR_EACH_ITERATIONS, 100_000);
+    assert_eq!(MAX_FOR_EACH_DEPTH, 32);
+    assert_eq!(MAX_OUTPUT_BYTES, 4 * 1024 * 1024);
+}
+
 #[test]
 fn iterations_edge() {
     let i = interaction(

@@ -762,12 +762,14 @@ fn static_ir_renders() {
         Node::Interpolate {
             value: Expr::Literal(templiqx::contracts::IrValue::Bool(true)),
             filters: Seq::Static(&[Filter::Json]),
+            site: templiqx::contracts::ir::SiteId::NONE,
         },
     ];
     let mut i = interaction(vec![], vec![], vec![], vec![]);
     i.messages = Seq::Owned(vec![templiqx::contracts::ir::Message {
         role: templiqx::contracts::Role::Developer,
         content: Seq::Static(BODY),
+        site: templiqx::contracts::ir::SiteId::NONE,
     }]);
     assert_eq!(
         render_texts(&i, json!({}), json!({})),

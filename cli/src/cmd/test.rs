@@ -190,9 +190,16 @@ fn run_contract(c: &CompiledContract, sources: &Sources, target: &CapabilityProf
                     sources.locate(d, file)
                 };
                 match templiqx::render(interaction, &eval.inputs, &eval.context) {
-                    Err(e) => {
-                        diagnostics.extend(e.diagnostics.into_iter().map(|d| relocate(d, "")))
-                    }
+                    // A render-time failure already points at the contract
+                    // node that failed; say which fixture's request it was.
+                    // Request validation failures point into the fixture.
+                    Err(e) => diagnostics.extend(e.diagnostics.into_iter().map(|d| {
+                        if d.file.is_some() {
+                            d.note(format!("rendering eval fixture `{}` ({at})", eval.id))
+                        } else {
+                            relocate(d, "")
+                        }
+                    })),
                     Ok(_) => {
                         if let Some(out) = &eval.fake_output
                             && let Err(ds) = templiqx::validate_output(interaction, out.as_value())

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use serde_json::{Map, Value};
-use templiqx::contracts::ir::{Component, Expr, Field, Message, Node, Path, Root, Segment};
+use templiqx::contracts::ir::{Component, Expr, Field, Message, Node, Path, Root, Segment, SiteId};
 use templiqx::contracts::{
     Filter, Interaction, IrValue, JsonType, Role, RuntimePolicy, Schema, Seq, Str, TypeSet,
 };
@@ -56,6 +56,7 @@ pub fn interp(value: Expr, filters: &[Filter]) -> Node {
     Node::Interpolate {
         value,
         filters: Seq::Owned(filters.to_vec()),
+        site: SiteId::NONE,
     }
 }
 
@@ -64,6 +65,7 @@ pub fn when(condition: Expr, then: Vec<Node>, otherwise: Vec<Node>) -> Node {
         condition,
         then: Seq::Owned(then),
         otherwise: Seq::Owned(otherwise),
+        site: SiteId::NONE,
     }
 }
 
@@ -72,6 +74,7 @@ pub fn for_each(collection: Expr, body: Vec<Node>, separator: Option<&str>) -> N
         collection,
         body: Seq::Owned(body),
         separator: separator.map(|s| Str::Owned(s.to_owned())),
+        site: SiteId::NONE,
     }
 }
 
@@ -79,6 +82,7 @@ pub fn call(component: u32, args: Vec<Option<Expr>>) -> Node {
     Node::Call {
         component,
         args: Seq::Owned(args),
+        site: SiteId::NONE,
     }
 }
 
@@ -132,12 +136,14 @@ pub fn interaction(
                 .map(|(i, content)| Message {
                     role: if i == 0 { Role::System } else { Role::User },
                     content: Seq::Owned(content),
+                    site: SiteId::NONE,
                 })
                 .collect(),
         ),
         components: Seq::Owned(components),
         output_schema: Schema::ANY,
         runtime_policy: RuntimePolicy::default(),
+        sites: Seq::EMPTY,
         extensions: Seq::EMPTY,
         required_capabilities: Seq::EMPTY,
         target_capabilities: Seq::EMPTY,
