@@ -638,3 +638,52 @@ fn both_corpus_packages_load_and_compile() {
         assert_eq!(loader.files_read.len(), n + 1);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Line breaks: `\n`, `\r\n` and a lone `\r`, in positions and snippets.
+
+fn rendered(loader: &Loader, diagnostics: &[Diagnostic]) -> String {
+    templiqx_build::report::render_all(diagnostics, &|name| {
+        loader.sources.by_name(name).map(|f| f.text.clone())
+    })
+}
+
+#[test]
+fn lone_carriage_returns_end_lines() {
+    let text = contract("      - { kind: text, value: \"Hello\" }\n");
+    let plain = Pkg::new(MANIFEST, &text);
+    let cr = Pkg::new(&MANIFEST.replace('\n', "\r"), &text.replace('\n', "\r"));
+    let crlf = Pkg::new(MANIFEST, &text.replace('\n', "\r\n"));
+    let fp = |p: &Pkg| {
+        let (_, c) = p.compile();
+        let i = c
+            .interaction
+            .unwrap_or_else(|| panic!("{:#?}", c.diagnostics));
+        i.contract_fingerprint.to_string()
+    };
+    assert_eq!(fp(&plain), fp(&cr));
+    assert_eq!(fp(&plain), fp(&crlf));
+
+    // An unknown field on line 3, then line 11: located and shown as such.
+    let wrong = text
+        .replacen("version: 0.1.0", "versoin: 0.1.0", 1)
+        .replacen("value: \"Hello\"", "vaule: \"Hello\"", 1);
+    for (name, breaks) in [("lf", "\n"), ("cr", "\r"), ("crlf", "\r\n")] {
+        let p = Pkg::new(MANIFEST, &wrong.replace('\n', breaks));
+        let (loader, c) = p.compile();
+        let d = one(&c.diagnostics, Code::UnknownField);
+        at(d, "contracts/main.yaml", 3);
+        assert_eq!(d.span.unwrap().start.column, 1, "{name}");
+        let out = rendered(&loader, &c.diagnostics);
+        assert!(
+            out.contains(" --> contracts/main.yaml:3:1\n  |\n3 | versoin: 0.1.0\n  | ^^^^^^^\n"),
+            "{name}: {out}"
+        );
+        assert!(
+            out.contains(
+                "11 |       - { kind: text, vaule: \"Hello\" }\n   |                       ^^^^^\n"
+            ),
+            "{name}: {out}"
+        );
+    }
+}

@@ -248,3 +248,21 @@ fn yaml_that_is_not_yaml_fails_cleanly() {
     assert_eq!(codes(&envs[1]), ["TQX_IO"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn carriage_returns_alone_end_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cr.yaml"), BROKEN.replace('\n', "\r")).unwrap();
+    let output = templiqx_in(dir.path())
+        .args(["check", "cr.yaml", "-t", "structured_output"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(text.contains(" --> cr.yaml:11:40\n"), "{text}");
+    assert!(
+        text.contains("11 |         expression: { kind: ref, path: inputs.nmae }\n"),
+        "{text}"
+    );
+    assert!(!text.contains('\r'), "{text:?}");
+}
