@@ -1,10 +1,12 @@
 //! Reading the files a command is given: display names relative to the
 //! current directory, and JSON documents with located parse errors.
 
+use crate::ui::SourceTexts;
 use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use std::cell::OnceCell;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
+use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_build::yaml::Node;
 use templiqx_contracts::{Code, Diagnostic, Position, Span};
 
@@ -91,36 +93,56 @@ impl JsonFile {
     }
 }
 
-/// Reads `path` (`-`: standard input) as text.
+/// Reads `path` (`-`: standard input) as text of `syntax` (see
+/// [`templiqx_build::text`]: a leading byte order mark is skipped), and
+/// adds what it read to `sources` for snippets: the text, or the valid
+/// beginning of a file that is not UTF-8.
 ///
 /// # Errors
-/// `TQX_IO` when it cannot be read or is not UTF-8.
-pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
+/// `TQX_IO` when it cannot be read; `TQX_PARSE_JSON` or `TQX_PARSE_YAML`,
+/// at the first invalid byte, when it is not UTF-8.
+pub fn read_text(
+    path: &Path,
+    syntax: Syntax,
+    sources: &mut SourceTexts,
+) -> Result<String, Diagnostic> {
     let name = display(path);
     let result = if path == Path::new("-") {
-        templiqx_build::package::read_source(std::io::stdin())
+        text::read(std::io::stdin(), syntax)
     } else {
-        std::fs::File::open(path).and_then(templiqx_build::package::read_source)
+        text::read_file(path, syntax)
     };
-    result.map_err(|e| {
-        let what = if path.is_dir() {
-            "it is a directory".to_owned()
-        } else {
-            lower_first(&e.to_string())
-        };
-        Diagnostic::error(Code::Io, format!("cannot read `{name}`: {what}"))
-            .in_file(name)
-            .help("check the path and its permissions")
-    })
+    match result {
+        Ok(text) => {
+            sources.insert(name, text.clone());
+            Ok(text)
+        }
+        Err(ReadError::NotUtf8(e)) => {
+            sources.insert(name.clone(), e.valid);
+            Err(e.diagnostic.in_file(name))
+        }
+        Err(ReadError::Io(e)) => {
+            let what = if path.is_dir() {
+                "it is a directory".to_owned()
+            } else {
+                lower_first(&e.to_string())
+            };
+            Err(
+                Diagnostic::error(Code::Io, format!("cannot read `{name}`: {what}"))
+                    .in_file(name)
+                    .help("check the path and its permissions"),
+            )
+        }
+    }
 }
 
-/// Reads and parses a JSON file.
+/// Reads and parses a JSON file, adding its text to `sources`.
 ///
 /// # Errors
 /// `TQX_IO` when it cannot be read; `TQX_PARSE_JSON`, located at the
-/// offending line and column, when it is not JSON.
-pub fn read_json(path: &Path) -> Result<JsonFile, Diagnostic> {
-    let text = read_text(path)?;
+/// offending line and column, when it is not UTF-8 JSON.
+pub fn read_json(path: &Path, sources: &mut SourceTexts) -> Result<JsonFile, Diagnostic> {
+    let text = read_text(path, Syntax::Json, sources)?;
     parse_json(display(path), text)
 }
 

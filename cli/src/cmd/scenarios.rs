@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use templiqx_build::package::{Loader, MANIFEST};
+use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, Position, Receipt, Span,
@@ -433,7 +434,7 @@ fn contract_diagnostics(
 /// The JSON Pointer, in the manifest at `path`, of the field a check
 /// compares (when the manifest has it).
 fn manifest_pointer(path: &Path, field: CheckField) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = text::read_file(path, syntax_of(path)).ok()?;
     let value = templiqx_build::yaml::parse(&text).ok()?.to_json();
     let direct = |key: &str| value.get(key).map(|_| pointer_push("", key));
     match field {
@@ -562,7 +563,14 @@ impl Files {
             return d;
         };
         let tree = self.trees.entry(file.clone()).or_insert_with(|| {
-            let text = std::fs::read_to_string(absolute(Path::new(&file), &self.base)).ok()?;
+            let path = absolute(Path::new(&file), &self.base);
+            // As the mock read it; a file that is not UTF-8 shows its valid
+            // beginning, where the diagnostic points.
+            let text = match text::read_file(&path, syntax_of(&path)) {
+                Ok(text) => text,
+                Err(ReadError::NotUtf8(e)) => e.valid,
+                Err(ReadError::Io(_)) => return None,
+            };
             let tree = templiqx_build::yaml::parse(&text).ok();
             self.texts.insert(file.clone(), text);
             tree
@@ -576,6 +584,15 @@ impl Files {
             json_position(&mut d);
         }
         d
+    }
+}
+
+/// The syntax the mock reads `path` as.
+fn syntax_of(path: &Path) -> Syntax {
+    if templiqx_mock::document::is_yaml(path) {
+        Syntax::Yaml
+    } else {
+        Syntax::Json
     }
 }
 
