@@ -377,3 +377,39 @@ fn carriage_returns_alone_end_lines() {
     );
     assert!(!text.contains('\r'), "{text:?}");
 }
+
+#[test]
+fn a_package_without_contracts_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("templiqx.yaml"),
+        "api_version: templiqx/v1alpha1\npackage: p\nversion: 0.1.0\ncontracts: []\n",
+    )
+    .unwrap();
+    let output = templiqx_in(dir.path())
+        .args(["check", ".", "-t", "structured_output"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        stdout(&output),
+        "     Checked package `p` v0.1.0 (no contracts)\n"
+    );
+    let output = templiqx_in(dir.path())
+        .args(["check", ".", "-t", "structured_output", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let envs = envelopes(&output);
+    assert_eq!(envs.len(), 1);
+    assert_envelope(&envs[0], "check");
+    assert_eq!(envs[0]["ok"], true);
+    assert_eq!(
+        envs[0]["result"],
+        serde_json::json!({"path": ".", "package": {"name": "p", "version": "0.1.0"}, "contracts": []})
+    );
+    assert_eq!(
+        envs[0]["fingerprints"]["package"].as_str().unwrap().len(),
+        64
+    );
+}
