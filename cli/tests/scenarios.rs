@@ -343,7 +343,7 @@ fn unusable_inventories_exit_2_with_a_diagnostic_and_never_panic() {
     )
     .unwrap();
     std::fs::write(p.join("loose.json"), "{}").unwrap();
-    let cases: [(&str, &[u8], &str); 10] = [
+    let cases: [(&str, &[u8], &str); 11] = [
         ("pkg/scenarios/empty.json", b"", "TQX_PARSE_JSON"),
         ("pkg/scenarios/trailing.json", b"{\"a\": 1,}", "TQX_PARSE_JSON"),
         ("pkg/scenarios/array.json", b"[]", "TQX_INVALID_TYPE"),
@@ -361,6 +361,11 @@ fn unusable_inventories_exit_2_with_a_diagnostic_and_never_panic() {
         ),
         ("pkg/scenarios/yaml.yaml", b"api_version: [", "TQX_PARSE_YAML"),
         ("pkg/scenarios/latin1.yaml", b"package: caf\xe9\n", "TQX_PARSE_YAML"),
+        (
+            "pkg/scenarios/none.json",
+            b"{\"api_version\": \"templiqx.mock/v1alpha1\", \"package\": \"pkg\", \"scenarios\": []}",
+            "TQX_SCENARIO",
+        ),
         ("loose.json", b"{}", "TQX_SCENARIO"),
     ];
     for (file, bytes, code) in cases {
@@ -385,6 +390,41 @@ fn unusable_inventories_exit_2_with_a_diagnostic_and_never_panic() {
             String::from_utf8_lossy(&output.stderr)
         );
     }
+}
+
+#[test]
+fn an_inventory_without_scenarios_does_not_pass_vacuously() {
+    let dir = own_copy();
+    let inventory = dir.path().join("crm3/scenarios/inventory.json");
+    std::fs::write(
+        &inventory,
+        "{\n  \"api_version\": \"templiqx.mock/v1alpha1\",\n  \"package\": \"crm3-example\",\n  \"scenarios\": []\n}\n",
+    )
+    .unwrap();
+    let output = run_in(dir.path(), Path::new("crm3/scenarios/inventory.json"), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    insta::assert_snapshot!(stdout(&output), @r#"
+    error[TQX_SCENARIO]: the inventory lists no scenarios, so a conformance run would check nothing
+     --> crm3/scenarios/inventory.json:4:16
+      |
+    4 |   "scenarios": []
+      |                ^^
+      |
+      = help: list at least one scenario under `scenarios`; a package without scenarios needs no inventory
+      = note: at /scenarios
+
+    error: could not load the scenario inventory `crm3/scenarios/inventory.json` due to 1 previous error
+    "#);
+    let output = run_in(
+        dir.path(),
+        Path::new("crm3/scenarios/inventory.json"),
+        &["--format", "json"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let envs = envelopes(&output);
+    assert_eq!(envs.len(), 1);
+    assert_eq!(envs[0]["ok"], false);
+    assert_eq!(codes(&envs[0]), ["TQX_SCENARIO"]);
 }
 
 #[test]

@@ -250,6 +250,17 @@ fn the_inventory_must_name_its_package_and_be_strict() {
 }
 
 #[test]
+fn an_inventory_without_scenarios_fails_loading() {
+    // A conformance run over nothing would pass: loading fails closed.
+    let copy = Copy::external();
+    copy.edit_inventory(|inv| inv["scenarios"] = json!([]));
+    let error = fails_naming(copy.load(), Code::Scenario, &["no scenarios", "/scenarios"]);
+    assert_eq!(error.diagnostics.len(), 1, "{error}");
+    let d = &error.diagnostics[0];
+    assert_eq!(d.file.as_deref(), Some("crm3/scenarios/inventory.json"));
+}
+
+#[test]
 fn a_manifest_that_is_not_utf8_fails_loading_at_the_byte() {
     let copy = Copy::external();
     let rel = "crm3/scenarios/ambiguous-date/manifest.json";
