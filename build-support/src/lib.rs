@@ -44,6 +44,7 @@ pub mod parse;
 pub mod report;
 pub mod schema;
 pub mod source;
+pub mod text;
 pub mod yaml;
 
 pub use builder::{BuildError, Builder};

@@ -1,7 +1,8 @@
 //! Packages and composition (seed 002: `include`, "Tool-contract references";
 //! DESIGN section 4, "Include roots").
 //!
-//! This is the only part of the compiler that reads files. It loads a
+//! This is the only part of the compiler that reads files (through
+//! [`crate::text`], which the front ends share). It loads a
 //! package manifest (`templiqx.yaml`), reads contracts, expands `include`
 //! nodes (recursively, cycle-checked, path-confined to the package root or a
 //! dependency's root), inlines pinned tool-contract schemas, and then hands
@@ -17,6 +18,7 @@ use crate::check::{CompileOptions, compile_contract_with};
 use crate::dto::{ComponentDecl, ContentNode, Contract, FileId, Loc, NodeKind, OrderedMap};
 use crate::parse::{did_you_mean, parse_partial};
 use crate::source::Sources;
+use crate::text::{self, Syntax};
 use crate::yaml::{self, Node, NodeValue};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -139,6 +141,16 @@ pub struct Loader {
     options: CompileOptions,
 }
 
+/// Why [`Loader::read`] failed.
+enum ReadFailure {
+    /// The file could not be read: the caller reports it (`TQX_IO`, or
+    /// `TQX_INCLUDE_UNRESOLVED` for a partial).
+    Io(std::io::Error),
+    /// The file is not UTF-8: it is in the sources (its valid beginning),
+    /// and this `TQX_PARSE_YAML` names it.
+    NotUtf8(FileId, Diagnostic),
+}
+
 /// Where include paths resolve: a package root and its display prefix.
 #[derive(Clone, Debug)]
 struct IncludeRoot {
@@ -173,17 +185,29 @@ impl Loader {
         rel.to_string_lossy().replace('\\', "/")
     }
 
-    /// Reads a file, records it, and adds it to the sources.
-    fn read(&mut self, path: &Path) -> Result<FileId, std::io::Error> {
-        let text = read_source(std::fs::File::open(path)?)?;
+    /// Reads a file (see [`crate::text`]), records it, and adds it to the
+    /// sources. A file that is not UTF-8 is recorded too (fixing it must
+    /// rerun a build) and added with its valid beginning, for the snippet.
+    fn read(&mut self, path: &Path) -> Result<FileId, ReadFailure> {
+        let bytes = std::fs::File::open(path)
+            .and_then(text::read_bytes)
+            .map_err(ReadFailure::Io)?;
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if !self.files_read.contains(&canonical) {
             self.files_read.push(canonical.clone());
         }
-        self.digests
-            .insert(canonical.clone(), sha256_hex(text.as_bytes()));
+        self.digests.insert(canonical.clone(), sha256_hex(&bytes));
         let name = self.display(&canonical);
-        Ok(self.sources.add(name, text))
+        match text::decode(bytes, Syntax::Yaml) {
+            Ok(text) => Ok(self.sources.add(name, text)),
+            Err(e) => {
+                let diagnostic = e.diagnostic.in_file(name.clone());
+                Err(ReadFailure::NotUtf8(
+                    self.sources.add(name, e.valid),
+                    diagnostic,
+                ))
+            }
+        }
     }
 
     fn parse_yaml(&mut self, file: FileId) -> Result<Node, Diagnostic> {
@@ -205,7 +229,8 @@ impl Loader {
     ///
     /// # Errors
     /// `TQX_IO` when the manifest cannot be read; `TQX_PARSE_YAML` and the
-    /// strict-DTO codes for a malformed manifest; `TQX_PACKAGE` for paths
+    /// strict-DTO codes for a malformed manifest (one that is not UTF-8
+    /// included); `TQX_PACKAGE` for paths
     /// that leave the package, contract ids that are not ids, and
     /// tool-contract entries whose declared fingerprint is not the digest of
     /// their schema.
@@ -223,15 +248,19 @@ impl Loader {
             return Ok(i);
         }
         let manifest_path = root.join(MANIFEST);
-        let file = self.read(&manifest_path).map_err(|e| {
-            vec![
-                Diagnostic::error(
-                    Code::Io,
-                    format!("cannot read {}: {e}", self.display(&manifest_path)),
-                )
-                .help("a package directory holds a `templiqx.yaml` manifest"),
-            ]
-        })?;
+        let file = match self.read(&manifest_path) {
+            Ok(file) => file,
+            Err(ReadFailure::NotUtf8(_, d)) => return Err(vec![d]),
+            Err(ReadFailure::Io(e)) => {
+                return Err(vec![
+                    Diagnostic::error(
+                        Code::Io,
+                        format!("cannot read {}: {e}", self.display(&manifest_path)),
+                    )
+                    .help("a package directory holds a `templiqx.yaml` manifest"),
+                ]);
+            }
+        };
         let node = self.parse_yaml(file).map_err(|d| vec![d])?;
         let manifest = parse_manifest(&node, &self.sources, file)?;
         self.packages.push(Package {
@@ -339,7 +368,11 @@ impl Loader {
         };
         let file = match self.read(path) {
             Ok(f) => f,
-            Err(e) => {
+            Err(ReadFailure::NotUtf8(_, d)) => {
+                result.diagnostics.push(d);
+                return result;
+            }
+            Err(ReadFailure::Io(e)) => {
                 result.diagnostics.push(
                     Diagnostic::error(Code::Io, format!("cannot read contract {display}: {e}"))
                         .in_file(display)
@@ -538,7 +571,14 @@ impl Loader {
         }
         let file = match self.read(&target) {
             Ok(f) => f,
-            Err(e) => {
+            // Like any malformed partial: `TQX_INCLUDE_INVALID`, located
+            // in the partial, with the include chain.
+            Err(ReadFailure::NotUtf8(file, d)) => {
+                self.sources.set_included_from(file, loc.clone());
+                diags.push(self.invalid_partial(d, file));
+                return None;
+            }
+            Err(ReadFailure::Io(e)) => {
                 diags.push(self.include_error(
                     Code::IncludeUnresolved,
                     format!("cannot read partial `{path}`: {e}"),
@@ -723,31 +763,6 @@ impl Manifest {
 /// the additive fields only changes it when they are used).
 pub fn manifest_fingerprint(manifest: &Manifest) -> String {
     fingerprint(&serde_json::to_value(manifest).unwrap_or_default())
-}
-
-/// The largest source file the compiler reads (16 MiB): contracts,
-/// partials and manifests are small, and a bounded read keeps a stray
-/// `/dev/zero` or a huge file from exhausting memory.
-pub const MAX_SOURCE_BYTES: u64 = 16 * 1024 * 1024;
-
-/// Reads UTF-8 text of at most [`MAX_SOURCE_BYTES`] from `reader`.
-///
-/// # Errors
-/// The reader's I/O errors; `InvalidData` for text that is not UTF-8 or
-/// larger than the limit.
-pub fn read_source(reader: impl std::io::Read) -> std::io::Result<String> {
-    use std::io::Read;
-    let mut text = String::new();
-    reader
-        .take(MAX_SOURCE_BYTES + 1)
-        .read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_SOURCE_BYTES {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("larger than {} MiB", MAX_SOURCE_BYTES / (1024 * 1024)),
-        ));
-    }
-    Ok(text)
 }
 
 /// Resolves a package-relative path inside `root`, failing closed.

@@ -19,6 +19,7 @@
 //! );
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -173,7 +174,13 @@ pub fn render_json(diagnostics: &[Diagnostic]) -> String {
 /// The lines of `source` that `span` covers, the first one's number, and
 /// the span's byte range within them. `None` when the span starts beyond
 /// the source.
-fn excerpt(source: &str, span: Span) -> Option<(&str, usize, Range<usize>)> {
+///
+/// Lines end as YAML 1.2 ends them (`\n`, `\r\n`, a lone `\r`); a leading
+/// byte order mark is not a column (the compiler's spans do not count it).
+/// `annotate-snippets` breaks lines at `\n` only, so a lone `\r` in the
+/// excerpt becomes `\n` (one byte for one, so the range stays valid).
+fn excerpt(source: &str, span: Span) -> Option<(Cow<'_, str>, usize, Range<usize>)> {
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
     let first_line = to_usize(span.start.line).max(1);
     let begin = line_start(source, first_line)?;
     let start = begin + column_offset(&source[begin..], span.start.column);
@@ -186,22 +193,50 @@ fn excerpt(source: &str, span: Span) -> Option<(&str, usize, Range<usize>)> {
         }
     }
     .max(start);
-    let stop = source[end..].find('\n').map_or(source.len(), |i| end + i);
-    Some((&source[begin..stop], first_line, start - begin..end - begin))
+    let stop = end + line_len(&source[end..]);
+    let text = &source[begin..stop];
+    let bytes = text.as_bytes();
+    let lone_cr = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    let text = if (0..bytes.len()).any(lone_cr) {
+        let fixed: String = text
+            .char_indices()
+            .map(|(i, c)| if c == '\r' && lone_cr(i) { '\n' } else { c })
+            .collect();
+        Cow::Owned(fixed)
+    } else {
+        Cow::Borrowed(text)
+    };
+    Some((text, first_line, start - begin..end - begin))
 }
 
-/// The byte offset of the start of 1-based `line`.
+/// The byte offset of the start of 1-based `line` (see [`excerpt`] for
+/// what ends a line).
 fn line_start(source: &str, line: usize) -> Option<usize> {
-    if line == 1 {
-        return Some(0);
+    let mut at = 0;
+    for _ in 1..line {
+        let len = line_len(&source[at..]);
+        let rest = &source[at + len..];
+        at += len
+            + if rest.starts_with("\r\n") {
+                2
+            } else if rest.is_empty() {
+                return None;
+            } else {
+                1
+            };
     }
-    source.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)
+    Some(at)
+}
+
+/// The length in bytes of the line that starts `rest`, without its break.
+fn line_len(rest: &str) -> usize {
+    rest.find(['\n', '\r']).unwrap_or(rest.len())
 }
 
 /// The byte offset of 1-based character `column` in the line that starts
 /// `rest`, clamped to the end of that line.
 fn column_offset(rest: &str, column: u32) -> usize {
-    let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let line = &rest[..line_len(rest)];
     let skip = to_usize(column).saturating_sub(1);
     line.char_indices().nth(skip).map_or(line.len(), |(i, _)| i)
 }

@@ -638,3 +638,181 @@ fn both_corpus_packages_load_and_compile() {
         assert_eq!(loader.files_read.len(), n + 1);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encodings and line breaks: every source is read through `templiqx_build::text`.
+
+impl Pkg {
+    fn write_bytes(&self, rel: &str, bytes: &[u8]) {
+        let p = self.dir.path().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, bytes).unwrap();
+    }
+}
+
+/// `text` with `needle` replaced by `bytes` (which need not be UTF-8).
+fn spliced(text: &str, needle: &str, bytes: &[u8]) -> Vec<u8> {
+    let i = text.find(needle).unwrap();
+    [
+        &text.as_bytes()[..i],
+        bytes,
+        &text.as_bytes()[i + needle.len()..],
+    ]
+    .concat()
+}
+
+fn rendered(loader: &Loader, diagnostics: &[Diagnostic]) -> String {
+    templiqx_build::report::render_all(diagnostics, &|name| {
+        loader.sources.by_name(name).map(|f| f.text.clone())
+    })
+}
+
+#[test]
+fn a_contract_that_is_not_utf8_is_a_located_yaml_error_not_an_io_error() {
+    let text = contract("      - { kind: text, value: \"Hello\" }\n");
+    let p = Pkg::new(MANIFEST, "");
+    // Latin-1 `é` (0xE9) in the text value, on line 11.
+    p.write_bytes("contracts/main.yaml", &spliced(&text, "Hello", b"caf\xE9"));
+    let (loader, c) = p.compile();
+    assert_eq!(c.diagnostics.len(), 1, "{:#?}", c.diagnostics);
+    let d = &c.diagnostics[0];
+    assert_eq!(d.code, Code::ParseYaml);
+    assert_eq!(
+        d.message,
+        "invalid YAML: the text is not UTF-8: invalid byte 0xE9"
+    );
+    assert!(
+        d.help
+            .as_deref()
+            .unwrap()
+            .contains("save the file as UTF-8")
+    );
+    at(d, "contracts/main.yaml", 11);
+    assert_eq!(d.span.unwrap().start.column, 34);
+    // The snippet is the valid text before the byte, the caret after it.
+    let out = rendered(&loader, &c.diagnostics);
+    let snippet = format!(
+        " --> contracts/main.yaml:11:34\n   |\n11 |       - {{ kind: text, value: \"caf\n   |{}^\n",
+        " ".repeat(34)
+    );
+    assert!(out.contains(&snippet), "{out}");
+    // The file was read: a build reruns when it is fixed.
+    assert!(
+        loader
+            .files_read
+            .iter()
+            .any(|f| f.ends_with("contracts/main.yaml"))
+    );
+}
+
+#[test]
+fn a_manifest_or_partial_that_is_not_utf8_is_a_located_yaml_error() {
+    let p = Pkg::new(MANIFEST, &contract(INCLUDE_INTRO));
+    p.write_bytes(
+        "templiqx.yaml",
+        &spliced(MANIFEST, "scratch", b"scr\xFFtch"),
+    );
+    let mut loader = Loader::new(p.root());
+    let diagnostics = loader.load_package(p.root()).unwrap_err();
+    let d = one(&diagnostics, Code::ParseYaml);
+    assert_eq!(diagnostics.len(), 1);
+    at(d, "templiqx.yaml", 2);
+    assert_eq!(d.span.unwrap().start.column, 13);
+
+    // A partial is reported as every malformed partial is: in the partial,
+    // as `TQX_INCLUDE_INVALID` naming the parse code, with the chain.
+    let p = Pkg::new(MANIFEST, &contract(INCLUDE_INTRO));
+    p.write_bytes(
+        "partials/intro.yaml",
+        b"- { kind: text, value: ok }\n- \xC3",
+    );
+    let (_, c) = p.compile();
+    assert_eq!(c.diagnostics.len(), 1, "{:#?}", c.diagnostics);
+    let d = one(&c.diagnostics, Code::IncludeInvalid);
+    assert_eq!(
+        d.message,
+        "malformed partial: invalid YAML: the text is not UTF-8: it ends inside a multi-byte character (TQX_PARSE_YAML)"
+    );
+    at(d, "partials/intro.yaml", 2);
+    assert_eq!(d.span.unwrap().start.column, 3);
+    assert!(
+        d.notes.iter().any(|n| n.contains("contracts/main.yaml:11")),
+        "{:?}",
+        d.notes
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped_without_moving_columns_or_fingerprints() {
+    let text = contract("      - { kind: text, value: \"Hello\" }\n");
+    let plain = Pkg::new(MANIFEST, &text);
+    let bom = Pkg::new(MANIFEST, &format!("\u{feff}{text}"));
+    let fingerprints = |p: &Pkg| {
+        let (loader, c) = p.compile();
+        let i = c
+            .interaction
+            .unwrap_or_else(|| panic!("{:#?}", c.diagnostics));
+        (
+            i.contract_fingerprint.to_string(),
+            i.interaction_fingerprint.to_string(),
+            loader.fingerprint(),
+        )
+    };
+    let (a, b) = (fingerprints(&plain), fingerprints(&bom));
+    assert_eq!((&a.0, &a.1), (&b.0, &b.1));
+    // The package fingerprint is over the files' bytes, and a BOM is bytes.
+    assert_ne!(a.2, b.2);
+
+    // An error on line 1 has the column an editor shows.
+    let wrong = text.replacen("api_version: templiqx/v1alpha1", "api_version: [x]", 1);
+    let bom = Pkg::new(MANIFEST, &format!("\u{feff}{wrong}"));
+    let (loader, c) = bom.compile();
+    let d = &c.diagnostics[0];
+    at(d, "contracts/main.yaml", 1);
+    assert_eq!(d.span.unwrap().start.column, 14);
+    let out = rendered(&loader, &c.diagnostics);
+    assert!(
+        out.contains("1 | api_version: [x]\n  |              ^^^\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn lone_carriage_returns_end_lines() {
+    let text = contract("      - { kind: text, value: \"Hello\" }\n");
+    let plain = Pkg::new(MANIFEST, &text);
+    let cr = Pkg::new(&MANIFEST.replace('\n', "\r"), &text.replace('\n', "\r"));
+    let crlf = Pkg::new(MANIFEST, &text.replace('\n', "\r\n"));
+    let fp = |p: &Pkg| {
+        let (_, c) = p.compile();
+        let i = c
+            .interaction
+            .unwrap_or_else(|| panic!("{:#?}", c.diagnostics));
+        i.contract_fingerprint.to_string()
+    };
+    assert_eq!(fp(&plain), fp(&cr));
+    assert_eq!(fp(&plain), fp(&crlf));
+
+    // An unknown field on line 3, then line 11: located and shown as such.
+    let wrong = text
+        .replacen("version: 0.1.0", "versoin: 0.1.0", 1)
+        .replacen("value: \"Hello\"", "vaule: \"Hello\"", 1);
+    for (name, breaks) in [("lf", "\n"), ("cr", "\r"), ("crlf", "\r\n")] {
+        let p = Pkg::new(MANIFEST, &wrong.replace('\n', breaks));
+        let (loader, c) = p.compile();
+        let d = one(&c.diagnostics, Code::UnknownField);
+        at(d, "contracts/main.yaml", 3);
+        assert_eq!(d.span.unwrap().start.column, 1, "{name}");
+        let out = rendered(&loader, &c.diagnostics);
+        assert!(
+            out.contains(" --> contracts/main.yaml:3:1\n  |\n3 | versoin: 0.1.0\n  | ^^^^^^^\n"),
+            "{name}: {out}"
+        );
+        assert!(
+            out.contains(
+                "11 |       - { kind: text, vaule: \"Hello\" }\n   |                       ^^^^^\n"
+            ),
+            "{name}: {out}"
+        );
+    }
+}

@@ -201,3 +201,46 @@ fn a_long_multi_line_span_is_folded() {
     assert!(out.contains("  --> long.yaml:2:1\n"), "{out}");
     assert!(out.contains("\n...  |\n"), "{out}");
 }
+
+#[test]
+fn lone_carriage_returns_end_lines_in_snippets() {
+    // YAML 1.2 line breaks: `\r` alone, `\r\n` and `\n` (one file may mix them).
+    let source = "a: 1\rb: 2\r\nc: {x: 1,\r  x: 2}\n";
+    let mut d = yaml::parse(source).unwrap_err();
+    d.file = Some("cr.yaml".into());
+    assert_eq!(
+        render_human(&d, Some(source)),
+        "\
+error[TQX_PARSE_YAML]: duplicate mapping key `x`
+ --> cr.yaml:4:3
+  |
+4 |   x: 2}
+  |   ^
+  |
+  = help: the first `x` is on line 3; mapping keys must be unique, so remove or rename one of them"
+    );
+
+    // A span over two lines shows both, with no stray `\r`.
+    let mut d = Diagnostic::error(Code::InvalidType, "expected a string")
+        .in_file("cr.yaml")
+        .help("quote it");
+    d.span = Some(Span {
+        start: Position { line: 3, column: 4 },
+        end: Position { line: 4, column: 8 },
+        bytes: (0, 0),
+    });
+    let out = render_human(&d, Some(source));
+    assert!(!out.contains('\r'), "{out:?}");
+    assert!(out.contains("3 |   c: {x: 1,\n"), "{out}");
+    assert!(out.contains("4 | |   x: 2}\n"), "{out}");
+}
+
+#[test]
+fn a_leading_byte_order_mark_is_not_a_column() {
+    let source = "\u{feff}{a: 1, a: 2}\n";
+    let mut d = yaml::parse(source).unwrap_err();
+    assert_eq!(d.span.unwrap().start.column, 8);
+    d.file = Some("bom.yaml".into());
+    let out = render_human(&d, Some(source));
+    assert!(out.contains("1 | {a: 1, a: 2}\n  |        ^\n"), "{out}");
+}

@@ -1,10 +1,12 @@
 //! Reading the files a command is given: display names relative to the
 //! current directory, and JSON documents with located parse errors.
 
+use crate::ui::SourceTexts;
 use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use std::cell::OnceCell;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
+use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_build::yaml::Node;
 use templiqx_contracts::{Code, Diagnostic, Position, Span};
 
@@ -91,36 +93,56 @@ impl JsonFile {
     }
 }
 
-/// Reads `path` (`-`: standard input) as text.
+/// Reads `path` (`-`: standard input) as text of `syntax` (see
+/// [`templiqx_build::text`]: a leading byte order mark is skipped), and
+/// adds what it read to `sources` for snippets: the text, or the valid
+/// beginning of a file that is not UTF-8.
 ///
 /// # Errors
-/// `TQX_IO` when it cannot be read or is not UTF-8.
-pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
+/// `TQX_IO` when it cannot be read; `TQX_PARSE_JSON` or `TQX_PARSE_YAML`,
+/// at the first invalid byte, when it is not UTF-8.
+pub fn read_text(
+    path: &Path,
+    syntax: Syntax,
+    sources: &mut SourceTexts,
+) -> Result<String, Diagnostic> {
     let name = display(path);
     let result = if path == Path::new("-") {
-        templiqx_build::package::read_source(std::io::stdin())
+        text::read(std::io::stdin(), syntax)
     } else {
-        std::fs::File::open(path).and_then(templiqx_build::package::read_source)
+        text::read_file(path, syntax)
     };
-    result.map_err(|e| {
-        let what = if path.is_dir() {
-            "it is a directory".to_owned()
-        } else {
-            lower_first(&e.to_string())
-        };
-        Diagnostic::error(Code::Io, format!("cannot read `{name}`: {what}"))
-            .in_file(name)
-            .help("check the path and its permissions")
-    })
+    match result {
+        Ok(text) => {
+            sources.insert(name, text.clone());
+            Ok(text)
+        }
+        Err(ReadError::NotUtf8(e)) => {
+            sources.insert(name.clone(), e.valid);
+            Err(e.diagnostic.in_file(name))
+        }
+        Err(ReadError::Io(e)) => {
+            let what = if path.is_dir() {
+                "it is a directory".to_owned()
+            } else {
+                lower_first(&e.to_string())
+            };
+            Err(
+                Diagnostic::error(Code::Io, format!("cannot read `{name}`: {what}"))
+                    .in_file(name)
+                    .help("check the path and its permissions"),
+            )
+        }
+    }
 }
 
-/// Reads and parses a JSON file.
+/// Reads and parses a JSON file, adding its text to `sources`.
 ///
 /// # Errors
 /// `TQX_IO` when it cannot be read; `TQX_PARSE_JSON`, located at the
-/// offending line and column, when it is not JSON.
-pub fn read_json(path: &Path) -> Result<JsonFile, Diagnostic> {
-    let text = read_text(path)?;
+/// offending line and column, when it is not UTF-8 JSON.
+pub fn read_json(path: &Path, sources: &mut SourceTexts) -> Result<JsonFile, Diagnostic> {
+    let text = read_text(path, Syntax::Json, sources)?;
     parse_json(display(path), text)
 }
 
@@ -134,19 +156,8 @@ pub fn read_json(path: &Path) -> Result<JsonFile, Diagnostic> {
 /// `TQX_PARSE_JSON`, located at the offending line and column.
 pub fn parse_json(name: String, text: String) -> Result<JsonFile, Diagnostic> {
     if let Some((offset, literal)) = templiqx_contracts::canonical::inexact_integer(&text) {
-        let line = text[..offset].matches('\n').count() + 1;
-        let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-        let column = text[line_start..offset].chars().count() + 1;
-        let start = Position {
-            line: u32::try_from(line).unwrap_or(u32::MAX),
-            column: u32::try_from(column).unwrap_or(u32::MAX),
-        };
-        let end = Position {
-            line: start.line,
-            column: start
-                .column
-                .saturating_add(u32::try_from(literal.len()).unwrap_or(0)),
-        };
+        let start = text::position(&text, offset);
+        let end = text::position(&text, offset + literal.len());
         let mut d = Diagnostic::error(
             Code::ParseJson,
             format!(
@@ -171,7 +182,7 @@ pub fn parse_json(name: String, text: String) -> Result<JsonFile, Diagnostic> {
             value,
             tree: OnceCell::new(),
         }),
-        Err(e) => Err(json_error(&name, &e)),
+        Err(e) => Err(json_error(&name, &text, &e)),
     }
 }
 
@@ -244,7 +255,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
-fn json_error(name: &str, e: &serde_json::Error) -> Diagnostic {
+fn json_error(name: &str, text: &str, e: &serde_json::Error) -> Diagnostic {
     let message = e.to_string();
     // serde_json appends " at line L column C"; the span carries that.
     let message = match message.rfind(" at line ") {
@@ -260,16 +271,17 @@ fn json_error(name: &str, e: &serde_json::Error) -> Diagnostic {
         .in_file(name)
         .help(help);
     if e.line() > 0 {
-        let line = u32::try_from(e.line()).unwrap_or(u32::MAX);
-        let column = u32::try_from(e.column().max(1)).unwrap_or(u32::MAX);
-        let start = Position { line, column };
+        // serde_json counts bytes and `\n` lines; spans count characters
+        // and YAML line breaks, as the snippet does.
+        let offset = text::json_offset(text, e.line(), e.column());
+        let start = text::position(text, offset);
         d.span = Some(Span {
             start,
             end: Position {
-                line,
-                column: column.saturating_add(1),
+                line: start.line,
+                column: start.column.saturating_add(1),
             },
-            bytes: (0, 0),
+            bytes: (offset, offset),
         });
     }
     d
@@ -310,11 +322,29 @@ mod tests {
 
     #[test]
     fn bad_json_is_located() {
-        let e = serde_json::from_str::<serde_json::Value>("{\n  \"a\": 1,\n}").unwrap_err();
-        let d = json_error("f.json", &e);
+        let text = "{\n  \"a\": 1,\n}";
+        let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+        let d = json_error("f.json", text, &e);
         assert_eq!(d.code, Code::ParseJson);
         assert_eq!(d.span.unwrap().start.line, 3);
         assert!(!d.message.contains(" at line "), "{}", d.message);
+    }
+
+    #[test]
+    fn json_columns_count_characters_and_lines_end_at_any_break() {
+        // serde_json reports the trailing comma at the `}`, byte column 12;
+        // it is character 10.
+        let d = parse_json("f.json".into(), "{\"éé\": 1,}".into()).unwrap_err();
+        let start = d.span.unwrap().start;
+        assert_eq!((start.line, start.column), (1, 10));
+        // A lone `\r` ends a line, as in YAML and in the snippet.
+        let d = parse_json("f.json".into(), "{\r\"a\": 1 x\r}".into()).unwrap_err();
+        let start = d.span.unwrap().start;
+        assert_eq!((start.line, start.column), (2, 8));
+        let d = parse_json("f.json".into(), "[\r\r99999999999999999999]".into()).unwrap_err();
+        let span = d.span.unwrap();
+        assert_eq!((span.start.line, span.start.column), (3, 1));
+        assert_eq!(span.end.column, 21);
     }
 
     #[test]

@@ -69,7 +69,8 @@ impl SourceTexts {
         }
     }
 
-    fn get(&self, name: &str) -> Option<&str> {
+    /// The text of a file.
+    pub fn get(&self, name: &str) -> Option<&str> {
         self.0.get(name).map(String::as_str)
     }
 }

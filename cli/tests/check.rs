@@ -245,6 +245,171 @@ fn yaml_that_is_not_yaml_fails_cleanly() {
         .unwrap();
     let envs = envelopes(&output);
     assert_eq!(codes(&envs[0]), ["TQX_PARSE_YAML"]);
-    assert_eq!(codes(&envs[1]), ["TQX_IO"]);
-    assert_eq!(output.status.code(), Some(2));
+    // A file that is not UTF-8 was read: its content is wrong, not its path.
+    assert_eq!(codes(&envs[1]), ["TQX_PARSE_YAML"]);
+    assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
+fn a_contract_that_is_not_utf8_is_a_located_parse_error_not_an_io_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.yaml"), b"kind: \xff\xfe\n").unwrap();
+    let output = templiqx_in(dir.path())
+        .args(["check", "-t", "structured_output", "bad.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    insta::assert_snapshot!(stdout(&output), @r"
+    error[TQX_PARSE_YAML]: invalid YAML: the text is not UTF-8: invalid byte 0xFF
+     --> bad.yaml:1:7
+      |
+    1 | kind: 
+      |       ^
+      |
+      = help: save the file as UTF-8 (convert it, e.g. with `iconv -f <its encoding> -t UTF-8`): Templiqx reads YAML and JSON as UTF-8 only
+
+    error: could not check `bad.yaml` due to 1 previous error
+    ");
+
+    // In a package: the manifest, and a listed contract, in JSON.
+    let pkg = dir.path().join("pkg");
+    std::fs::create_dir_all(pkg.join("contracts")).unwrap();
+    std::fs::write(
+        pkg.join("templiqx.yaml"),
+        "api_version: templiqx/v1alpha1\npackage: p\nversion: 0.1.0\ncontracts: [c]\n",
+    )
+    .unwrap();
+    let mut latin1 = BROKEN.replace("greeting", "c").into_bytes();
+    let at = latin1.len() - 3;
+    latin1.insert(at, 0xE9);
+    std::fs::write(pkg.join("contracts/c.yaml"), &latin1).unwrap();
+    let output = templiqx_in(dir.path())
+        .args([
+            "check",
+            "pkg",
+            "-t",
+            "structured_output",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let env = &envelopes(&output)[0];
+    assert_eq!(codes(env), ["TQX_PARSE_YAML"]);
+    let d = &env["diagnostics"][0];
+    assert_eq!(d["file"], "pkg/contracts/c.yaml");
+    assert_eq!(
+        d["span"]["start"],
+        serde_json::json!({"line": 12, "column": 30})
+    );
+    std::fs::write(
+        pkg.join("templiqx.yaml"),
+        b"api_version: templiqx/v1alpha1\npackage: \xe9\n",
+    )
+    .unwrap();
+    let output = templiqx_in(dir.path())
+        .args([
+            "check",
+            "pkg",
+            "-t",
+            "structured_output",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let env = &envelopes(&output)[0];
+    assert_eq!(codes(env), ["TQX_PARSE_YAML"]);
+    assert_eq!(env["diagnostics"][0]["file"], "pkg/templiqx.yaml");
+    assert_eq!(
+        env["diagnostics"][0]["span"]["start"],
+        serde_json::json!({"line": 2, "column": 10})
+    );
+}
+
+#[test]
+fn a_byte_order_mark_changes_neither_fingerprints_nor_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixed = BROKEN.replace("inputs.nmae", "inputs.name");
+    std::fs::write(dir.path().join("plain.yaml"), &fixed).unwrap();
+    std::fs::write(dir.path().join("bom.yaml"), format!("\u{feff}{fixed}")).unwrap();
+    let output = templiqx_in(dir.path())
+        .args([
+            "check",
+            "plain.yaml",
+            "bom.yaml",
+            "-t",
+            "structured_output",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let envs = envelopes(&output);
+    assert_eq!(envs[0]["fingerprints"], envs[1]["fingerprints"]);
+    assert_eq!(envs[0]["fingerprints"].as_object().unwrap().len(), 2);
+
+    std::fs::write(dir.path().join("bom.yaml"), format!("\u{feff}{BROKEN}")).unwrap();
+    templiqx_in(dir.path())
+        .args(["check", "bom.yaml", "-t", "structured_output"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(" --> bom.yaml:11:40\n"));
+}
+
+#[test]
+fn carriage_returns_alone_end_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("cr.yaml"), BROKEN.replace('\n', "\r")).unwrap();
+    let output = templiqx_in(dir.path())
+        .args(["check", "cr.yaml", "-t", "structured_output"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(text.contains(" --> cr.yaml:11:40\n"), "{text}");
+    assert!(
+        text.contains("11 |         expression: { kind: ref, path: inputs.nmae }\n"),
+        "{text}"
+    );
+    assert!(!text.contains('\r'), "{text:?}");
+}
+
+#[test]
+fn a_package_without_contracts_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("templiqx.yaml"),
+        "api_version: templiqx/v1alpha1\npackage: p\nversion: 0.1.0\ncontracts: []\n",
+    )
+    .unwrap();
+    let output = templiqx_in(dir.path())
+        .args(["check", ".", "-t", "structured_output"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        stdout(&output),
+        "     Checked package `p` v0.1.0 (no contracts)\n"
+    );
+    let output = templiqx_in(dir.path())
+        .args(["check", ".", "-t", "structured_output", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let envs = envelopes(&output);
+    assert_eq!(envs.len(), 1);
+    assert_envelope(&envs[0], "check");
+    assert_eq!(envs[0]["ok"], true);
+    assert_eq!(
+        envs[0]["result"],
+        serde_json::json!({"path": ".", "package": {"name": "p", "version": "0.1.0"}, "contracts": []})
+    );
+    assert_eq!(
+        envs[0]["fingerprints"]["package"].as_str().unwrap().len(),
+        64
+    );
 }

@@ -96,6 +96,81 @@ fn duplicate_keys_are_errors_not_silently_dropped() {
 }
 
 #[test]
+fn text_that_is_not_utf8_is_a_located_parse_error_with_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("latin1.json"),
+        b"{\n  \"a\": \"caf\xe9\"\n}\n",
+    )
+    .unwrap();
+    let output = templiqx_in(dir.path())
+        .args(["fingerprint", "latin1.json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    insta::assert_snapshot!(stdout(&output), @r#"
+    error[TQX_PARSE_JSON]: invalid JSON: the text is not UTF-8: invalid byte 0xE9
+     --> latin1.json:2:12
+      |
+    2 |   "a": "caf
+      |            ^
+      |
+      = help: save the file as UTF-8 (convert it, e.g. with `iconv -f <its encoding> -t UTF-8`): Templiqx reads YAML and JSON as UTF-8 only
+
+    error: could not fingerprint `latin1.json`
+    "#);
+    // Standard input too, and in JSON.
+    let output = templiqx()
+        .args(["fingerprint", "-", "--format", "json"])
+        .write_stdin(&b"[1,\r\xff]"[..])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let env = &envelopes(&output)[0];
+    assert_eq!(codes(env), ["TQX_PARSE_JSON"]);
+    assert_eq!(env["diagnostics"][0]["file"], "<stdin>");
+    assert_eq!(
+        env["diagnostics"][0]["span"]["start"],
+        serde_json::json!({"line": 2, "column": 1})
+    );
+}
+
+#[test]
+fn a_byte_order_mark_does_not_change_the_fingerprint() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("plain.json"), "{\"b\": 1, \"a\": \"é\"}").unwrap();
+    std::fs::write(
+        dir.path().join("bom.json"),
+        "\u{feff}{\"b\": 1, \"a\": \"é\"}",
+    )
+    .unwrap();
+    let fingerprint = |args: &[&str], stdin: Option<&str>| {
+        let mut cmd = templiqx_in(dir.path());
+        cmd.arg("fingerprint").args(args);
+        if let Some(text) = stdin {
+            cmd.write_stdin(text);
+        }
+        let output = cmd.output().unwrap();
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        stdout(&output)
+    };
+    let plain = fingerprint(&["plain.json"], None);
+    assert_eq!(fingerprint(&["bom.json"], None), plain);
+    assert_eq!(
+        fingerprint(&["-"], Some("\u{feff}{\"a\": \"é\", \"b\": 1}")),
+        plain
+    );
+    // A byte order mark is not a column: errors keep their position.
+    std::fs::write(dir.path().join("bad.json"), "\u{feff}{\"a\": 1,}").unwrap();
+    templiqx_in(dir.path())
+        .args(["fingerprint", "bad.json"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(" --> bad.json:1:9\n"))
+        .stdout(predicate::str::contains("1 | {\"a\": 1,}\n  |         ^\n"));
+}
+
+#[test]
 fn missing_files_and_directories_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     for path in ["absent.json", "."] {

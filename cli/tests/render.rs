@@ -163,6 +163,38 @@ fn malformed_requests_are_diagnostics_not_panics() {
             codes(env)
         );
     }
+    // A request that is not UTF-8 is a located parse error.
+    std::fs::write(
+        dir.path().join("r.json"),
+        b"{\"inputs\": {\"x\": \"\xe9\"}}",
+    )
+    .unwrap();
+    let output = templiqx_in(dir.path())
+        .arg("render")
+        .arg(&contract)
+        .args(["--request", "r.json", "--target", "structured_output"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    for line in [
+        "error[TQX_PARSE_JSON]: invalid JSON: the text is not UTF-8: invalid byte 0xE9",
+        " --> r.json:1:19",
+        "1 | {\"inputs\": {\"x\": \"",
+    ] {
+        assert!(text.contains(line), "{line}\n---\n{text}");
+    }
+    // A request that is not JSON shows where, with its line.
+    std::fs::write(dir.path().join("r.json"), "{\"inputs\": {,}}").unwrap();
+    templiqx_in(dir.path())
+        .arg("render")
+        .arg(&contract)
+        .args(["--request", "r.json", "--target", "structured_output"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            " --> r.json:1:13\n  |\n1 | {\"inputs\": {,}}\n",
+        ));
     // A missing request file is an I/O error.
     templiqx_in(dir.path())
         .arg("render")

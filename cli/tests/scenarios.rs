@@ -343,12 +343,12 @@ fn unusable_inventories_exit_2_with_a_diagnostic_and_never_panic() {
     )
     .unwrap();
     std::fs::write(p.join("loose.json"), "{}").unwrap();
-    let cases: [(&str, &[u8], &str); 9] = [
+    let cases: [(&str, &[u8], &str); 11] = [
         ("pkg/scenarios/empty.json", b"", "TQX_PARSE_JSON"),
         ("pkg/scenarios/trailing.json", b"{\"a\": 1,}", "TQX_PARSE_JSON"),
         ("pkg/scenarios/array.json", b"[]", "TQX_INVALID_TYPE"),
         ("pkg/scenarios/object.json", b"{}", "TQX_MISSING_FIELD"),
-        ("pkg/scenarios/binary.json", b"\xff\xfe\x00garbage", "TQX_IO"),
+        ("pkg/scenarios/binary.json", b"\xff\xfe\x00garbage", "TQX_PARSE_JSON"),
         (
             "pkg/scenarios/other.json",
             b"{\"api_version\": \"templiqx.mock/v1alpha1\", \"package\": \"other\", \"scenarios\": []}",
@@ -360,6 +360,12 @@ fn unusable_inventories_exit_2_with_a_diagnostic_and_never_panic() {
             "TQX_SCENARIO",
         ),
         ("pkg/scenarios/yaml.yaml", b"api_version: [", "TQX_PARSE_YAML"),
+        ("pkg/scenarios/latin1.yaml", b"package: caf\xe9\n", "TQX_PARSE_YAML"),
+        (
+            "pkg/scenarios/none.json",
+            b"{\"api_version\": \"templiqx.mock/v1alpha1\", \"package\": \"pkg\", \"scenarios\": []}",
+            "TQX_SCENARIO",
+        ),
         ("loose.json", b"{}", "TQX_SCENARIO"),
     ];
     for (file, bytes, code) in cases {
@@ -383,6 +389,86 @@ fn unusable_inventories_exit_2_with_a_diagnostic_and_never_panic() {
             "{file}: {}",
             String::from_utf8_lossy(&output.stderr)
         );
+    }
+}
+
+#[test]
+fn an_inventory_without_scenarios_does_not_pass_vacuously() {
+    let dir = own_copy();
+    let inventory = dir.path().join("crm3/scenarios/inventory.json");
+    std::fs::write(
+        &inventory,
+        "{\n  \"api_version\": \"templiqx.mock/v1alpha1\",\n  \"package\": \"crm3-example\",\n  \"scenarios\": []\n}\n",
+    )
+    .unwrap();
+    let output = run_in(dir.path(), Path::new("crm3/scenarios/inventory.json"), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    insta::assert_snapshot!(stdout(&output), @r#"
+    error[TQX_SCENARIO]: the inventory lists no scenarios, so a conformance run would check nothing
+     --> crm3/scenarios/inventory.json:4:16
+      |
+    4 |   "scenarios": []
+      |                ^^
+      |
+      = help: list at least one scenario under `scenarios`; a package without scenarios needs no inventory
+      = note: at /scenarios
+
+    error: could not load the scenario inventory `crm3/scenarios/inventory.json` due to 1 previous error
+    "#);
+    let output = run_in(
+        dir.path(),
+        Path::new("crm3/scenarios/inventory.json"),
+        &["--format", "json"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let envs = envelopes(&output);
+    assert_eq!(envs.len(), 1);
+    assert_eq!(envs[0]["ok"], false);
+    assert_eq!(codes(&envs[0]), ["TQX_SCENARIO"]);
+}
+
+#[test]
+fn documents_that_are_not_utf8_are_located_with_the_text_before_the_byte() {
+    let dir = own_copy();
+    // A Latin-1 `é` before the value of `kind` (line 5).
+    for (rel, before, code, at) in [
+        (
+            "crm3/scenarios/lease-rate-limited/manifest.json",
+            "\"kind\": \"",
+            "TQX_PARSE_JSON",
+            "5:12",
+        ),
+        (
+            "crm3/scenarios/lease-ambiguous-rent/manifest.yaml",
+            "kind: ",
+            "TQX_PARSE_YAML",
+            "5:7",
+        ),
+    ] {
+        let path = dir.path().join(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let i = text.find(before).unwrap() + before.len();
+        let bytes = [&text.as_bytes()[..i], b"\xE9", &text.as_bytes()[i..]].concat();
+        std::fs::write(&path, bytes).unwrap();
+        let output = run_in(dir.path(), Path::new("crm3/scenarios/inventory.json"), &[]);
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(output.status.code(), Some(2), "{rel}");
+        let out = stdout(&output);
+        let kind = if code == "TQX_PARSE_JSON" {
+            "JSON"
+        } else {
+            "YAML"
+        };
+        let line = &text[text[..i].rfind('\n').unwrap() + 1..i];
+        for expected in [
+            format!("error[{code}]: invalid {kind}: the text is not UTF-8: invalid byte 0xE9"),
+            format!(" --> {rel}:{at}"),
+            format!("5 | {line}"),
+            "  = help: save the file as UTF-8".to_owned(),
+        ] {
+            assert!(out.contains(&expected), "{rel}: {expected}\n---\n{out}");
+        }
+        assert!(!out.contains("TQX_IO"), "{out}");
     }
 }
 

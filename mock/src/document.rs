@@ -16,15 +16,16 @@
 
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
-use std::io::Read;
 use std::path::Path;
+use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_build::yaml::{self, Node};
 use templiqx_contracts::diagnostic::escape_pointer_token;
 use templiqx_contracts::{Code, Diagnostic};
 
-/// The largest document this crate reads: 16 MiB. A larger file fails with
-/// `TQX_IO` before its contents are parsed.
-pub const MAX_DOCUMENT_BYTES: u64 = 16 * 1024 * 1024;
+/// The largest document this crate reads: 16 MiB (the compiler's
+/// [`text::MAX_SOURCE_BYTES`]). A larger file fails with `TQX_IO` before
+/// its contents are parsed.
+pub const MAX_DOCUMENT_BYTES: u64 = text::MAX_SOURCE_BYTES;
 
 /// A parsed document: its JSON value and, for YAML, the node tree that
 /// maps JSON Pointers back to source spans.
@@ -100,31 +101,33 @@ pub fn is_yaml(path: &Path) -> bool {
     )
 }
 
-/// Reads a UTF-8 text file of at most [`MAX_DOCUMENT_BYTES`].
+/// Reads a text file of at most [`MAX_DOCUMENT_BYTES`], as YAML when
+/// [`is_yaml`] says so and as JSON otherwise (see
+/// [`templiqx_build::text`]: a leading UTF-8 byte order mark is skipped).
 ///
 /// # Errors
 ///
-/// `TQX_IO`, naming `display`.
+/// `TQX_IO` when it cannot be read or is too large; `TQX_PARSE_JSON` or
+/// `TQX_PARSE_YAML`, at the first invalid byte, when it is not UTF-8. Each
+/// names `display`.
 pub fn read_text(path: &Path, display: &str) -> Result<String, Diagnostic> {
-    let io = |e: std::io::Error| {
-        Diagnostic::error(Code::Io, format!("cannot read {display}: {e}"))
-            .in_file(display)
-            .help("check that the file exists, is readable and is UTF-8 text")
+    let syntax = if is_yaml(path) {
+        Syntax::Yaml
+    } else {
+        Syntax::Json
     };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut text = String::new();
-    file.take(MAX_DOCUMENT_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(io)?;
-    if text.len() as u64 > MAX_DOCUMENT_BYTES {
-        return Err(Diagnostic::error(
+    text::read_file(path, syntax).map_err(|e| match e {
+        ReadError::NotUtf8(e) => e.diagnostic.in_file(display),
+        ReadError::Io(e) if e.kind() == std::io::ErrorKind::InvalidData => Diagnostic::error(
             Code::Io,
             format!("{display} is larger than {MAX_DOCUMENT_BYTES} bytes"),
         )
         .in_file(display)
-        .help("scenario documents are small fixtures; split or shrink the file"));
-    }
-    Ok(text)
+        .help("scenario documents are small fixtures; split or shrink the file"),
+        ReadError::Io(e) => Diagnostic::error(Code::Io, format!("cannot read {display}: {e}"))
+            .in_file(display)
+            .help("check that the file exists and is readable"),
+    })
 }
 
 /// Parses JSON text, rejecting repeated object keys.
@@ -344,6 +347,38 @@ mod tests {
             d.message
         );
         assert!(d.message.contains("line 1"), "{}", d.message);
+    }
+
+    #[test]
+    fn documents_are_read_through_the_compilers_text_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        // Not UTF-8: the syntax's parse code at the first invalid byte.
+        for (name, code) in [("m.json", Code::ParseJson), ("m.yaml", Code::ParseYaml)] {
+            let path = write(name, b"{\"id\": \"a\",\n \"kind\": \"caf\xE9\"}");
+            let d = Document::read(&path, name).unwrap_err();
+            assert_eq!((d.code, d.file.as_deref()), (code, Some(name)));
+            let start = d.span.unwrap().start;
+            assert_eq!((start.line, start.column), (2, 14));
+            assert!(d.help.unwrap().contains("UTF-8"));
+        }
+        // A leading byte order mark is skipped, in JSON as in YAML.
+        for name in ["b.json", "b.yaml"] {
+            let path = write(name, b"\xEF\xBB\xBF{\"id\": \"a\"}");
+            assert_eq!(
+                Document::read(&path, name).unwrap().value,
+                json!({"id": "a"})
+            );
+        }
+        // A file that is not there is an I/O error.
+        let d = Document::read(&dir.path().join("gone.json"), "gone.json").unwrap_err();
+        assert_eq!(d.code, Code::Io);
+        let d = Document::read(dir.path(), "dir.json").unwrap_err();
+        assert_eq!(d.code, Code::Io);
     }
 
     #[test]

@@ -13,10 +13,10 @@ use templiqx_contracts::{Code, Diagnostic};
 /// | code | when |
 /// |---|---|
 /// | `TQX_IO` | a file cannot be read, or exceeds [`MAX_DOCUMENT_BYTES`](crate::document::MAX_DOCUMENT_BYTES) |
-/// | `TQX_PARSE_JSON`, `TQX_PARSE_YAML` | a document does not parse (or repeats a key) |
+/// | `TQX_PARSE_JSON`, `TQX_PARSE_YAML` | a document is not UTF-8, does not parse, or repeats a key |
 /// | `TQX_UNKNOWN_FIELD`, `TQX_MISSING_FIELD`, `TQX_INVALID_TYPE`, `TQX_UNKNOWN_VARIANT`, `TQX_INVALID_VALUE` | a document has the wrong shape (strict DTOs) |
 /// | `TQX_API_VERSION` | `api_version` is not `templiqx.mock/v1alpha1` |
-/// | `TQX_SCENARIO` | a rule of the format is broken: lifecycle, ids, drift, paths |
+/// | `TQX_SCENARIO` | a rule of the format is broken: lifecycle, ids, drift, paths, an inventory without scenarios |
 /// | `TQX_PACKAGE` (and the compiler's manifest codes) | the scenarios' package manifest is unusable |
 #[derive(Clone, Debug, PartialEq)]
 pub struct MockError {

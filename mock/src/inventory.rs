@@ -102,7 +102,8 @@ impl Inventory {
     ///
     /// Checked, with every problem collected: the document's shape and
     /// `api_version`; the package (nearest ancestor of the inventory holding
-    /// `templiqx.yaml`, whose `package` must equal the inventory's);
+    /// `templiqx.yaml`, whose `package` must equal the inventory's); that
+    /// it lists at least one scenario;
     /// each entry's `id` (a scenario id, unique) and `receipt_fingerprint`
     /// (64 lowercase hex); its `manifest` path (inside the corpus root); the
     /// manifest itself ([`Scenario::load`]); that the manifest's `id`
@@ -165,6 +166,17 @@ impl Inventory {
                 )
                 .at("/package")
                 .help("set `package` to the `package` of the enclosing `templiqx.yaml`"),
+            ));
+        }
+        if file.scenarios.is_empty() {
+            // Fail closed: a run over nothing would pass, checking nothing.
+            problems.push(here(
+                Diagnostic::error(
+                    Code::Scenario,
+                    "the inventory lists no scenarios, so a conformance run would check nothing",
+                )
+                .at("/scenarios")
+                .help("list at least one scenario under `scenarios`; a package without scenarios needs no inventory"),
             ));
         }
         let contracts = manifest.contracts.clone();

@@ -250,6 +250,67 @@ fn the_inventory_must_name_its_package_and_be_strict() {
 }
 
 #[test]
+fn an_inventory_without_scenarios_fails_loading() {
+    // A conformance run over nothing would pass: loading fails closed.
+    let copy = Copy::external();
+    copy.edit_inventory(|inv| inv["scenarios"] = json!([]));
+    let error = fails_naming(copy.load(), Code::Scenario, &["no scenarios", "/scenarios"]);
+    assert_eq!(error.diagnostics.len(), 1, "{error}");
+    let d = &error.diagnostics[0];
+    assert_eq!(d.file.as_deref(), Some("crm3/scenarios/inventory.json"));
+}
+
+#[test]
+fn a_manifest_that_is_not_utf8_fails_loading_at_the_byte() {
+    let copy = Copy::external();
+    let rel = "crm3/scenarios/ambiguous-date/manifest.json";
+    let path = copy.root.join(rel);
+    let text = std::fs::read_to_string(&path).unwrap();
+    // Latin-1 `é` right after the id's opening quote.
+    let at = text.find("\"ambiguous-date\"").unwrap() + 1;
+    let bytes = [&text.as_bytes()[..at], b"\xE9", &text.as_bytes()[at..]].concat();
+    std::fs::write(&path, bytes).unwrap();
+    let error = copy.load().unwrap_err();
+    let d = error
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Code::ParseJson)
+        .unwrap_or_else(|| panic!("{error}"));
+    assert_eq!(d.file.as_deref(), Some(rel));
+    let line = text[..at].lines().count();
+    let column = text[..at].lines().last().unwrap().chars().count() + 1;
+    let start = d.span.unwrap().start;
+    assert_eq!((start.line as usize, start.column as usize), (line, column));
+    assert!(d.help.as_deref().unwrap().contains("UTF-8"), "{d}");
+    assert!(
+        error.diagnostics.iter().all(|d| d.code != Code::Io),
+        "{error}"
+    );
+}
+
+#[test]
+fn byte_order_marks_in_json_documents_are_skipped() {
+    let plain = Copy::external();
+    let bom = Copy::external();
+    for rel in [
+        "crm3/scenarios/inventory.json",
+        "crm3/scenarios/ambiguous-date/manifest.json",
+    ] {
+        let path = bom.root.join(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+    }
+    let (a, b) = (plain.load().unwrap(), bom.load().unwrap());
+    let fingerprints = |i: &Inventory| -> Vec<String> {
+        i.scenarios
+            .iter()
+            .map(|s| s.scenario.fingerprint())
+            .collect()
+    };
+    assert_eq!(fingerprints(&a), fingerprints(&b));
+}
+
+#[test]
 fn every_problem_is_reported_at_once() {
     let copy = Copy::external();
     copy.edit_inventory(|inv| {

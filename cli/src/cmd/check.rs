@@ -98,6 +98,17 @@ fn fingerprints(c: &CompiledContract) -> BTreeMap<&'static str, &str> {
 fn human(ui: &mut Ui, input: &Compiled) -> io::Result<()> {
     let sources = input.sources();
     ui.diagnostics(&input.diagnostics, &sources)?;
+    // A package of partials only (a dependency) is fine, but say so: a
+    // check that prints nothing looks like a check that did nothing.
+    if let Some((name, version)) = &input.package
+        && input.contracts.is_empty()
+        && input.diagnostics.is_empty()
+    {
+        ui.status(
+            "Checked",
+            &format!("package `{name}` v{version} (no contracts)"),
+        )?;
+    }
     for c in &input.contracts {
         ui.diagnostics(&c.diagnostics, &sources)?;
         let errors = c.diagnostics.iter().filter(|d| d.is_error()).count();

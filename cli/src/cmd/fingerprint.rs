@@ -1,6 +1,6 @@
 //! `templiqx fingerprint FILE.json [--canonical]`
 
-use crate::input::{display, parse_json, read_text};
+use crate::input::{display, read_json};
 use crate::ui::{SourceTexts, Status, Ui};
 use std::io;
 use std::path::Path;
@@ -13,10 +13,7 @@ use templiqx_contracts::{Operation, OperationEnvelope};
 /// `templiqx fingerprint F`.
 pub fn run(ui: &mut Ui, file: &Path, canonical: bool) -> io::Result<Status> {
     let mut sources = SourceTexts::default();
-    let parsed = read_text(file).and_then(|text| {
-        sources.insert(display(file), text.clone());
-        parse_json(display(file), text)
-    });
+    let parsed = read_json(file, &mut sources);
     let (result, diagnostics, fingerprint) = match parsed {
         Ok(json) => {
             let text = to_canonical_string(&json.value);

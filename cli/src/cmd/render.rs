@@ -26,17 +26,14 @@ pub fn run(
     let mut sources = SourceTexts::default();
     sources.extend_from(&loader.sources);
 
-    let request = match read_json(request) {
-        Ok(file) => {
-            sources.insert(file.name.clone(), file.text.clone());
-            match scopes(&file) {
-                Ok(scopes) => Some((file, scopes)),
-                Err(d) => {
-                    diagnostics.extend(d);
-                    None
-                }
+    let request = match read_json(request, &mut sources) {
+        Ok(file) => match scopes(&file) {
+            Ok(scopes) => Some((file, scopes)),
+            Err(d) => {
+                diagnostics.extend(d);
+                None
             }
-        }
+        },
         Err(d) => {
             diagnostics.push(d);
             None

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use templiqx_build::package::{Loader, MANIFEST};
+use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, Position, Receipt, Span,
@@ -433,7 +434,7 @@ fn contract_diagnostics(
 /// The JSON Pointer, in the manifest at `path`, of the field a check
 /// compares (when the manifest has it).
 fn manifest_pointer(path: &Path, field: CheckField) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = text::read_file(path, syntax_of(path)).ok()?;
     let value = templiqx_build::yaml::parse(&text).ok()?.to_json();
     let direct = |key: &str| value.get(key).map(|_| pointer_push("", key));
     match field {
@@ -562,7 +563,14 @@ impl Files {
             return d;
         };
         let tree = self.trees.entry(file.clone()).or_insert_with(|| {
-            let text = std::fs::read_to_string(absolute(Path::new(&file), &self.base)).ok()?;
+            let path = absolute(Path::new(&file), &self.base);
+            // As the mock read it; a file that is not UTF-8 shows its valid
+            // beginning, where the diagnostic points.
+            let text = match text::read_file(&path, syntax_of(&path)) {
+                Ok(text) => text,
+                Err(ReadError::NotUtf8(e)) => e.valid,
+                Err(ReadError::Io(_)) => return None,
+            };
             let tree = templiqx_build::yaml::parse(&text).ok();
             self.texts.insert(file.clone(), text);
             tree
@@ -573,15 +581,26 @@ impl Files {
             d.span = tree.span_of(pointer);
         }
         if d.span.is_none() && d.code == Code::ParseJson {
-            json_position(&mut d);
+            json_position(&mut d, self.texts.get(&file));
         }
         d
     }
 }
 
+/// The syntax the mock reads `path` as.
+fn syntax_of(path: &Path) -> Syntax {
+    if templiqx_mock::document::is_yaml(path) {
+        Syntax::Yaml
+    } else {
+        Syntax::Json
+    }
+}
+
 /// Moves serde_json's trailing ` at line L column C` from the message of a
-/// `TQX_PARSE_JSON` diagnostic into its span, so the snippet shows it.
-fn json_position(d: &mut Diagnostic) {
+/// `TQX_PARSE_JSON` diagnostic into its span, so the snippet shows it. With
+/// the file's `text`, the column counts characters (serde_json's counts
+/// bytes) and lines end as in the snippet.
+fn json_position(d: &mut Diagnostic, text: Option<&str>) {
     let Some(i) = d.message.rfind(" at line ") else {
         return;
     };
@@ -594,9 +613,15 @@ fn json_position(d: &mut Diagnostic) {
     if line == 0 {
         return;
     }
-    let start = Position {
-        line,
-        column: column.max(1),
+    let start = match text {
+        Some(text) => text::position(
+            text,
+            text::json_offset(text, line as usize, column as usize),
+        ),
+        None => Position {
+            line,
+            column: column.max(1),
+        },
     };
     d.span = Some(Span {
         start,
@@ -627,15 +652,23 @@ mod tests {
             Code::ParseJson,
             "duplicate object key `id` at line 7 column 12",
         );
-        json_position(&mut d);
+        json_position(&mut d, None);
         assert_eq!(d.message, "duplicate object key `id`");
         let span = d.span.unwrap();
         assert_eq!((span.start.line, span.start.column), (7, 12));
         for message in ["no position", "at line x column 2", " at line 0 column 0"] {
             let mut d = Diagnostic::error(Code::ParseJson, message);
-            json_position(&mut d);
+            json_position(&mut d, None);
             assert_eq!((d.message.as_str(), d.span), (message, None));
         }
+    }
+
+    #[test]
+    fn json_positions_count_characters_when_the_text_is_known() {
+        let mut d = Diagnostic::error(Code::ParseJson, "trailing comma at line 2 column 10");
+        json_position(&mut d, Some("{\"a\": {\n\"éé\": 1,}}"));
+        let start = d.span.unwrap().start;
+        assert_eq!((start.line, start.column), (2, 8));
     }
 
     #[test]

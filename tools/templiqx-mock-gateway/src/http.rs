@@ -15,6 +15,7 @@ use serde::Serialize;
 use std::any::Any;
 use std::sync::Arc;
 use std::time::Duration;
+use templiqx_build::text::{self, Syntax};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
@@ -197,10 +198,18 @@ fn parse_body(body: &[u8]) -> Result<Option<serde_json::Value>, (ErrorCode, Stri
     if is_blank(body) {
         return Ok(None);
     }
-    let text = std::str::from_utf8(body).map_err(|e| {
+    // As every JSON document Templiqx reads: a leading UTF-8 byte order
+    // mark is skipped (RFC 8259 allows it), and text that is not UTF-8 is
+    // located at its first invalid byte.
+    let text = text::decode_slice(body, Syntax::Json).map_err(|e| {
+        let d = e.diagnostic;
+        let at = d
+            .span
+            .map(|s| format!(" (line {}, column {})", s.start.line, s.start.column))
+            .unwrap_or_default();
         (
             ErrorCode::MalformedJson,
-            format!("the body is not UTF-8: {e}"),
+            format!("the body is {}{at}", d.message),
         )
     })?;
     let value = templiqx_mock::document::parse_json(text).map_err(|d| {

@@ -185,6 +185,29 @@ fn bad_bodies_are_400_with_a_json_body() {
 }
 
 #[test]
+fn bodies_are_read_as_every_json_document_is() {
+    let gateway = Gateway::start(&external_root(), &[]);
+    let id = "intake-document-01";
+    // A leading byte order mark is skipped.
+    let expected = execute(&gateway.addr, id, b"{}").json();
+    assert_eq!(
+        execute(&gateway.addr, id, b"\xEF\xBB\xBF{}").json(),
+        expected
+    );
+    // Text that is not UTF-8 is located at its first invalid byte.
+    let answer = execute(&gateway.addr, id, b"{\n\"fixture_output\": \"\xE9\"}");
+    answer.assert_error(400, "malformed_json");
+    let message = answer.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        message,
+        "the body is invalid JSON: the text is not UTF-8: invalid byte 0xE9 (line 2, column 20)"
+    );
+}
+
+#[test]
 fn empty_and_null_bodies_execute_the_manifest() {
     let gateway = Gateway::start(&external_root(), &[]);
     let id = "intake-document-01";
