@@ -27,8 +27,13 @@ fn contract(content: &str) -> String {
 
 impl Pkg {
     fn new(manifest: &str, main: &str) -> Pkg {
+        Pkg::new_in(&std::env::temp_dir(), manifest, main)
+    }
+
+    /// A package in a new directory inside `parent`.
+    fn new_in(parent: &Path, manifest: &str, main: &str) -> Pkg {
         let pkg = Pkg {
-            dir: tempfile::tempdir().unwrap(),
+            dir: tempfile::tempdir_in(parent).unwrap(),
         };
         pkg.write("templiqx.yaml", manifest);
         pkg.write("contracts/main.yaml", main);
@@ -216,7 +221,10 @@ fn traversal_is_rejected_and_nothing_outside_is_read() {
         ("partials/intro\\0.yaml".to_owned(), "NUL"),
     ];
     for (path, reason) in cases {
-        let p = Pkg::new(
+        // The package sits inside `outside`, so `../secret.yaml` (from the
+        // package root) and `partials/../../secret.yaml` name the secret.
+        let p = Pkg::new_in(
+            outside.path(),
             MANIFEST,
             &contract(&format!(
                 "      - kind: include\n        path: \"{}\"\n",
@@ -243,8 +251,14 @@ fn traversal_is_rejected_and_nothing_outside_is_read() {
             loader
                 .files_read
                 .iter()
-                .all(|f| !f.starts_with(outside.path())),
-            "{path} read an outside file"
+                .all(|f| !f.ends_with("secret.yaml")),
+            "{path} read the outside file: {:?}",
+            loader.files_read
+        );
+        assert!(
+            loader.files_read.iter().all(|f| f.starts_with(p.root())),
+            "{path} read outside the package: {:?}",
+            loader.files_read
         );
         assert!(!format!("{:?}", c.diagnostics).contains(SECRET));
     }
@@ -561,6 +575,16 @@ fn tool_contracts_are_additive_for_manifest_fingerprints() {
     assert_eq!(
         fp,
         "c09609dc1277432b172955a2b42e310913a8c4548f58eeb11c9dc7b3923897e5"
+    );
+    // Golden of the package fingerprint users see (`Loader::fingerprint`,
+    // `fingerprints.package` of `templiqx check`): SHA-256 of the canonical
+    // JSON {"contracts/main.yaml": sha256(contract), "templiqx.yaml":
+    // sha256(manifest)}, computed independently (Python hashlib + json).
+    let (loader, c) = p.compile();
+    assert!(c.interaction.is_some(), "{:?}", c.diagnostics);
+    assert_eq!(
+        loader.fingerprint(),
+        "85216c500c5db79cbc0d035e942e54df0d9d4788dd4750e61910572906630ede"
     );
     // An explicitly empty table fingerprints the same.
     let p2 = Pkg::new(
