@@ -346,6 +346,40 @@ fn only_listed_scenarios_are_addressable() {
 }
 
 #[test]
+fn a_declared_schema_validity_the_schema_disagrees_with_fails_the_scenario() {
+    // Manifest and inventory agree (so loading passes), but the output
+    // schema judges the step's output invalid: the harness checks the
+    // declaration against the schema instead of echoing it.
+    let copy = Copy::own();
+    copy.edit("crm3/scenarios/lease-invalid-output/manifest.json", |m| {
+        m["steps"][1]["output_schema_valid"] = json!(true);
+    });
+    copy.edit_inventory(|inv| {
+        for entry in inv["scenarios"].as_array_mut().unwrap() {
+            if entry["id"] == "lease-invalid-output" {
+                entry["expectation"]["output_schema_valid"] = json!(true);
+            }
+        }
+    });
+    let inventory = copy.load().unwrap();
+    let report = run_conformance(&inventory, &common::options(ReceiptMode::InProcess));
+    let s = report.scenario("lease-invalid-output").unwrap();
+    assert!(!s.passed());
+    let check = s.check(CheckField::OutputSchemaValid).unwrap();
+    assert_eq!(
+        (&check.expected, &check.actual),
+        (&json!(true), &json!(false))
+    );
+    assert_eq!(report.failed().count(), 1);
+    assert!(
+        report
+            .to_string()
+            .contains("output_schema_valid differs: expected true, actual false"),
+        "{report}"
+    );
+}
+
+#[test]
 fn a_changed_failure_code_fails_the_scenario() {
     let copy = Copy::external();
     copy.edit("crm3/scenarios/ambiguous-date/manifest.json", |m| {
