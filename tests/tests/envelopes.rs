@@ -70,3 +70,46 @@ fn every_operation_returns_an_envelope() {
     assert_eq!(missing.diagnostics[0].code, Code::ValueInvalid);
     assert!(!missing.fingerprints.contains_key("request"));
 }
+
+/// The rendered interaction serialises the request a provider adapter
+/// builds from: extension values unchanged, the extension's capability among
+/// the required ones; the render envelope adds the fingerprints.
+#[test]
+fn the_rendered_interaction_carries_extension_values_and_fingerprints() {
+    let text = "api_version: templiqx/v1alpha1\nid: ext\nversion: 1.2.3\ncapabilities: [structured_output]\nmessages:\n  - role: user\n    content:\n      - { kind: text, value: hi }\noutput_schema: { type: object }\nruntime_policy: { temperature: 0.5 }\nextensions:\n  openai.reasoning_effort:\n    capability: openai.reasoning\n    schema: { type: string, enum: [low, medium, high] }\n    value: medium\n";
+    let target =
+        templiqx_contracts::CapabilityProfile::parse_list("structured_output,openai.reasoning");
+    let i = templiqx_build::compile_str(text, "ext.yaml", &target)
+        .interaction
+        .expect("compiles");
+    let none = serde_json::Map::new();
+    let env = templiqx::render_envelope(&i, &none, &none);
+    assert!(env.ok);
+    let rendered = env.result.as_ref().unwrap();
+    assert_eq!(
+        serde_json::to_value(rendered).unwrap(),
+        serde_json::json!({
+            "compiler": "templiqx",
+            "contract_id": "ext",
+            "contract_version": "1.2.3",
+            "messages": [{ "role": "user", "content": "hi" }],
+            "output_schema": { "type": "object" },
+            "required_capabilities": ["openai.reasoning", "structured_output"],
+            "target_capabilities": ["openai.reasoning", "structured_output"],
+            "runtime_policy": { "temperature": 0.5 },
+            "extensions": { "openai.reasoning_effort": "medium" }
+        })
+    );
+    assert_eq!(
+        env.fingerprints.get("request").map(String::as_str),
+        Some(rendered.request_fingerprint().as_str())
+    );
+    assert_eq!(
+        env.fingerprints.get("contract").map(String::as_str),
+        Some(&*i.contract_fingerprint)
+    );
+    assert_eq!(
+        env.fingerprints.get("interaction").map(String::as_str),
+        Some(&*i.interaction_fingerprint)
+    );
+}
