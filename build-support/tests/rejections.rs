@@ -216,6 +216,45 @@ fn wrong_shape() {
 }
 
 #[test]
+fn provenance_values_are_strings() {
+    let with = |provenance: &'static str| -> String {
+        Doc {
+            extra: Box::leak(format!("provenance:\n{provenance}").into_boxed_str()),
+            ..Doc::default()
+        }
+        .text()
+    };
+    let ok = with("  owner: templiqx\n  reviewed: '2026'\n");
+    assert!(diagnostics(&ok, &target()).is_empty());
+    let cases = [
+        ("  reviewed: 2026\n", "/provenance/reviewed", "quote"),
+        ("  audited: true\n", "/provenance/audited", "quote"),
+        ("  approver: ~\n", "/provenance/approver", "quote"),
+        ("  tags: [a, b]\n", "/provenance/tags", "a string"),
+        ("  team: { name: x }\n", "/provenance/team", "a string"),
+        ("  a/b: 1\n", "/provenance/a~1b", "quote"),
+    ];
+    for (body, pointer, help) in cases {
+        let t = with(Box::leak(
+            format!("  owner: templiqx\n{body}").into_boxed_str(),
+        ));
+        let d = expect(&t, Code::InvalidType, pointer, body.trim_end());
+        assert!(d.help.unwrap().contains(help), "{pointer}");
+    }
+    // Every bad value is reported, not just the first.
+    let t = with("  a: 1\n  b: 2\n");
+    expect(&t, Code::InvalidType, "/provenance/a", "a: 1");
+    expect(&t, Code::InvalidType, "/provenance/b", "b: 2");
+    // The provenance itself must be a mapping.
+    let t = Doc {
+        extra: "provenance: [owner]\n",
+        ..Doc::default()
+    }
+    .text();
+    expect(&t, Code::InvalidType, "/provenance", "provenance:");
+}
+
+#[test]
 fn duplicate_keys_tags_and_alias_bombs_are_yaml_errors() {
     let dup = Doc::default()
         .text()
@@ -368,6 +407,40 @@ fn unknown_root_and_unknown_field() {
         Code::RefUnknown,
         "/messages/0/content/0/expression/path",
         "context.name",
+    );
+}
+
+#[test]
+fn bare_scopes_and_empty_segments_are_unknown_references() {
+    let cases = [
+        ("inputs", "names a scope, not a value"),
+        ("context", "names a scope, not a value"),
+        ("inputs..name", "has an empty segment"),
+        ("inputs.name.", "has an empty segment"),
+        (".name", "has an empty segment"),
+        ("inputs.person..first", "has an empty segment"),
+    ];
+    for (path, message) in cases {
+        let t = person(interp(path, "json"));
+        let d = expect(
+            &t,
+            Code::RefUnknown,
+            "/messages/0/content/0/expression/path",
+            "expression:",
+        );
+        assert!(d.message.contains(message), "{path}: {d}");
+        let diags = diagnostics(&t, &target());
+        assert_eq!(diags.len(), 1, "{path}: {}", render(&diags));
+    }
+    // The same inside a `for_each` body, below the item.
+    let t = person(
+        "      - kind: for_each\n        collection: { kind: ref, path: inputs.items }\n        item: it\n        body:\n          - { kind: interpolate, expression: { kind: ref, path: it..label } }\n",
+    );
+    expect(
+        &t,
+        Code::RefUnknown,
+        "/messages/0/content/0/body/0/expression/path",
+        "it..label",
     );
 }
 
@@ -667,6 +740,100 @@ fn unsupported_schema_keyword_and_impossible_bounds() {
     );
 }
 
+#[test]
+fn component_parameter_schemas_are_in_the_subset_and_bounded() {
+    let param = |schema: &'static str| -> String {
+        Doc {
+            extra: Box::leak(
+                format!("components:\n  badge:\n    parameters:\n      label:\n        schema: {schema}\n        required: true\n    content: []\n")
+                    .into_boxed_str(),
+            ),
+            ..Doc::default()
+        }
+        .text()
+    };
+    let at = "/components/badge/parameters/label/schema";
+    assert!(
+        diagnostics(
+            &param("{ type: string, minLength: 2, maxLength: 5 }"),
+            &target()
+        )
+        .is_empty()
+    );
+    let cases = [
+        (
+            "{ type: string, pattern: '^a' }",
+            Code::SchemaUnsupported,
+            "/pattern",
+        ),
+        (
+            "{ oneOf: [{ type: string }, { type: integer }] }",
+            Code::SchemaUnsupported,
+            "/oneOf",
+        ),
+        (
+            "{ type: string, minLength: 5, maxLength: 2 }",
+            Code::SchemaBounds,
+            "/minLength",
+        ),
+        (
+            "{ type: object, properties: { n: { type: integer, minimum: 3, maximum: 1 } } }",
+            Code::SchemaBounds,
+            "/properties/n/minimum",
+        ),
+    ];
+    for (schema, code, pointer) in cases {
+        let t = param(schema);
+        expect(&t, code, &format!("{at}{pointer}"), schema);
+    }
+}
+
+#[test]
+fn context_field_schemas_are_in_the_subset_and_bounded() {
+    let field = |schema: &'static str| -> String {
+        Doc {
+            context: Box::leak(
+                format!("  org:\n    schema: {schema}\n    required: true\n").into_boxed_str(),
+            ),
+            ..Doc::default()
+        }
+        .text()
+    };
+    assert!(
+        diagnostics(
+            &field("{ type: string, minLength: 2, maxLength: 5 }"),
+            &target()
+        )
+        .is_empty()
+    );
+    let cases = [
+        (
+            "{ type: string, pattern: '^a' }",
+            Code::SchemaUnsupported,
+            "/pattern",
+        ),
+        (
+            "{ oneOf: [{ type: string }, { type: integer }] }",
+            Code::SchemaUnsupported,
+            "/oneOf",
+        ),
+        (
+            "{ type: string, minLength: 5, maxLength: 2 }",
+            Code::SchemaBounds,
+            "/minLength",
+        ),
+        (
+            "{ type: array, items: { type: string }, minItems: 3, maxItems: 1 }",
+            Code::SchemaBounds,
+            "/minItems",
+        ),
+    ];
+    for (schema, code, pointer) in cases {
+        let t = field(schema);
+        expect(&t, code, &format!("/context/org/schema{pointer}"), schema);
+    }
+}
+
 // ---- Components -----------------------------------------------------------
 
 const COMPONENTS: &str = "components:\n  badge:\n    parameters:\n      label: { schema: { type: string }, required: true }\n      size: { schema: { type: integer }, required: false }\n      who:\n        schema: { type: object, properties: { first: { type: string } } }\n        required: false\n    content:\n      - { kind: interpolate, expression: { kind: ref, path: label } }\n  legacy:\n    - { kind: text, value: 'Hello ' }\n    - { kind: interpolate, expression: { kind: ref, path: recipient }, filters: [trim] }\n";
@@ -833,6 +1000,48 @@ fn legacy_components_infer_required_strings() {
         .text();
         expect(&t, Code::ComponentArgument, pointer, needle);
     }
+}
+
+#[test]
+fn legacy_components_reject_unknown_arguments() {
+    // `legacy` infers exactly one parameter, `recipient`: any other argument
+    // is one the body does not use, so it is not a parameter.
+    let t = comp(
+        "      - kind: component\n        name: legacy\n        with:\n          recipient: { kind: ref, path: inputs.name }\n          colour: { kind: literal, value: red }\n",
+    );
+    let d = expect(
+        &t,
+        Code::ComponentArgument,
+        "/messages/0/content/0/with/colour",
+        "colour:",
+    );
+    assert!(d.message.contains("no parameter `colour`"), "{d}");
+    assert!(d.help.as_deref().unwrap().contains("`recipient`"), "{d}");
+    let diags = diagnostics(&t, &target());
+    assert_eq!(diags.len(), 1, "{}", render(&diags));
+    // A name the body binds itself (a `for_each` item) is not inferred, so
+    // passing it is an unknown argument too; so is any argument to a legacy
+    // body that references nothing outside itself.
+    let extra = "components:\n  rows:\n    - kind: for_each\n      collection: { kind: ref, path: inputs.items }\n      item: it\n      body:\n        - { kind: interpolate, expression: { kind: ref, path: it.label } }\n  plain:\n    - { kind: text, value: x }\n";
+    let t = Doc {
+        inputs: PERSON,
+        content: "      - { kind: component, name: rows, with: { it: { kind: ref, path: inputs.name } } }\n      - { kind: component, name: plain, with: { label: { kind: ref, path: inputs.name } } }\n",
+        extra,
+        ..Doc::default()
+    }
+    .text();
+    expect(
+        &t,
+        Code::ComponentArgument,
+        "/messages/0/content/0/with/it",
+        "name: rows",
+    );
+    expect(
+        &t,
+        Code::ComponentArgument,
+        "/messages/0/content/1/with/label",
+        "name: plain",
+    );
 }
 
 #[test]
