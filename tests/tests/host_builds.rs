@@ -63,6 +63,14 @@ inputs:
   naïve: { schema: { type: boolean }, required: true }
   2fa: { schema: { type: [string, "null"] }, required: true }
   名前: { schema: { type: string }, required: false }
+  address:
+    schema:
+      type: object
+      additionalProperties: false
+      properties:
+        city: { type: string, description: The city of the sender. }
+    required: false
+    description: Where the sender lives.
 capabilities: [structured_output]
 messages:
   - role: user
@@ -82,6 +90,11 @@ output_schema:
       properties:
         items: { type: array, items: { type: object, properties: { crate: { type: integer } } } }
     super: { type: [boolean, "null"] }
+    address:
+      type: object
+      description: Where to send the reply.
+      properties:
+        street: { type: string }
 evals:
   - id: fn
     inputs: { type: t, first-name: Ada, naïve: true, 2fa: null }
@@ -125,26 +138,45 @@ fn main() {
         naive: true,
         _2fa: None,
         ming_qian: Some("Ada".to_owned()),
+        address: Some(built::awkward::Address { city: Some("Utrecht".to_owned()) }),
     };
     let json = templiqx::__private::serde_json::to_value(&inputs).unwrap();
     assert_eq!(json["first-name"], "Ada");
     assert_eq!(json["naïve"], true);
     assert!(json["2fa"].is_null());
     assert_eq!(json["名前"], "Ada");
+    assert_eq!(json["address"]["city"], "Utrecht");
     // `len` is computed without walking `entries`, and agrees with it.
     use templiqx::__private::ObjectView as _;
-    assert_eq!((inputs.len(), inputs.entries().count()), (6, 6));
-    let unset = built::awkward::Inputs { self_: None, ming_qian: None, ..inputs.clone() };
+    assert_eq!((inputs.len(), inputs.entries().count()), (7, 7));
+    let unset = built::awkward::Inputs { self_: None, ming_qian: None, address: None, ..inputs.clone() };
     assert_eq!((unset.len(), unset.entries().count()), (4, 4));
+    let mut unknown = json.clone();
+    unknown["address"]["zip"] = "3511".into();
     let back: built::awkward::Inputs = templiqx::__private::serde_json::from_value(json).unwrap();
     assert_eq!(back, inputs);
+    // `additionalProperties: false`: the input `Address` denies unknown members.
+    let denied = templiqx::__private::serde_json::from_value::<built::awkward::Inputs>(unknown).unwrap_err();
+    assert!(denied.to_string().contains("zip"), "{denied}");
     built::awkward::render(&inputs, &built::awkward::Context {}).unwrap();
 
     let output = templiqx::__private::serde_json::json!({
-        "type": "a-b", "match": 1.5, "kind": { "items": [{ "crate": 3, "extra": "kept" }], "more": [1] }, "super": null
+        "type": "a-b", "match": 1.5, "kind": { "items": [{ "crate": 3, "extra": "kept" }], "more": [1] }, "super": null,
+        "address": { "street": "Oudegracht", "extra": 1 }
     });
     let decoded = built::awkward::decode_output(&output).unwrap();
     assert_eq!(decoded.r#type, built::awkward::Type::AB);
+    // Two objects preferring the name `Address`: the input's gets it, the
+    // output's is prefixed with its parent type's name; it keeps extras.
+    let address: &built::awkward::OutputAddress = decoded.address.as_ref().unwrap();
+    assert_eq!(address.street.as_deref(), Some("Oudegracht"));
+    assert_eq!(address.additional_properties["extra"], 1);
+    // `a-b` and `A_B` both become `AB`: the second gets a number.
+    let a_b = templiqx::__private::serde_json::json!({"type": "A_B", "match": 1, "kind": {"items": []}});
+    let a_b = built::awkward::decode_output(&a_b).unwrap().r#type;
+    assert_eq!(a_b, built::awkward::Type::AB2);
+    assert_ne!(a_b, built::awkward::Type::AB);
+    assert_eq!((a_b.as_str(), built::awkward::Type::AB.as_str()), ("A_B", "a-b"));
     let japan = templiqx::__private::serde_json::json!({"type": "日本", "match": 1, "kind": {"items": []}});
     assert_eq!(built::awkward::decode_output(&japan).unwrap().r#type, built::awkward::Type::RiBen);
     let again = templiqx::__private::serde_json::to_value(&decoded).unwrap();
@@ -267,6 +299,114 @@ fn generated(target: &Path, host: &Host) -> String {
     fs::read_to_string(newest.expect("a generated file").1).unwrap()
 }
 
+/// The doc comments and attributes right above the first line of `source`
+/// that starts (after indentation) with `item`, one per entry, trimmed (an
+/// attribute that prettyplease wrapped over several lines is joined).
+fn header(source: &str, item: &str) -> Vec<String> {
+    let lines: Vec<&str> = source.lines().map(str::trim).collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with(item))
+        .unwrap_or_else(|| panic!("no `{item}` in the generated code:\n{source}"));
+    let mut header = Vec::new();
+    let mut i = at;
+    while i > 0 {
+        let line = lines[i - 1];
+        if line.starts_with("///") || line.starts_with("#[") {
+            header.push(line.to_owned());
+            i -= 1;
+        } else if line == ")]" {
+            // The end of a wrapped attribute: join it from its `#[`.
+            let open = lines[..i - 1]
+                .iter()
+                .rposition(|l| l.starts_with("#["))
+                .expect("the start of the attribute");
+            header.push(lines[open..i].concat());
+            i = open;
+        } else {
+            break;
+        }
+    }
+    header.reverse();
+    header
+}
+
+/// What the generated code of the awkward contract says about its types:
+/// descriptions become doc comments, closed objects deny unknown fields.
+fn check_awkward_generated(generated: &str) {
+    let start = generated
+        .find("pub mod awkward {")
+        .expect("the awkward module");
+    let source = &generated[start..];
+    let source = match source.find("\npub mod ") {
+        Some(end) => &source[..end],
+        None => source,
+    };
+    // `Inputs` is always closed; the input `Address` is closed by its schema.
+    for closed in [
+        "pub struct Inputs {",
+        "pub struct Address {",
+        "pub struct Output {",
+    ] {
+        let h = header(source, closed);
+        assert!(
+            h.iter().any(|a| a == "#[serde(deny_unknown_fields)]"),
+            "{closed} {h:#?}"
+        );
+    }
+    // Open objects keep extras instead.
+    for open in ["pub struct OutputAddress {", "pub struct Kind {"] {
+        let h = header(source, open);
+        assert!(
+            !h.iter().any(|a| a == "#[serde(deny_unknown_fields)]"),
+            "{open} {h:#?}"
+        );
+    }
+    // A field declaration's `description`: the first `pub address:` is the
+    // field of `Inputs` (the output's comes after `OutputAddress`).
+    let h = header(source, "pub address:");
+    assert_eq!(
+        h.first().map(String::as_str),
+        Some("/// Where the sender lives."),
+        "{h:#?}"
+    );
+    assert!(
+        h.iter().any(|a| a == "/// Optional: `None` means absent."),
+        "{h:#?}"
+    );
+    // A property schema's `description`, on a field and on its struct.
+    let h = header(source, "pub city:");
+    assert_eq!(
+        h.first().map(String::as_str),
+        Some("/// The city of the sender."),
+        "{h:#?}"
+    );
+    let h = header(source, "pub struct OutputAddress {");
+    assert_eq!(
+        h.first().map(String::as_str),
+        Some("/// Where to send the reply."),
+        "{h:#?}"
+    );
+    let output = &source[source.find("pub struct Output {").unwrap()..];
+    let h = header(output, "pub address:");
+    assert_eq!(
+        h.first().map(String::as_str),
+        Some("/// Where to send the reply."),
+        "{h:#?}"
+    );
+    // The enum variants of `a-b` and `A_B`.
+    let h = header(source, "AB2,");
+    assert!(
+        h.iter().any(|a| a == "#[serde(rename = \"A_B\")]"),
+        "{h:#?}"
+    );
+    let h = header(source, "AB,");
+    assert!(
+        h.iter().any(|a| a == "#[serde(rename = \"a-b\")]"),
+        "{h:#?}"
+    );
+}
+
 #[test]
 fn hosts_build_rebuild_on_partial_edits_and_generate_identical_code() {
     let host = Host::new();
@@ -277,6 +417,7 @@ fn hosts_build_rebuild_on_partial_edits_and_generate_identical_code() {
         "{out}"
     );
     let first = generated(&target, &host);
+    check_awkward_generated(&first);
 
     // Editing only the partial rebuilds the host: no .rs file is touched.
     std::thread::sleep(std::time::Duration::from_millis(1100));
