@@ -9,10 +9,11 @@ use crate::stream::{StreamAggregate, aggregate};
 use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
+use templiqx::adapter::OUTPUT_SCHEMA_ID;
 use templiqx::{
-    AdapterDescriptor, AdapterOutput, AsValue, AsyncRuntimeAdapter, Execution, ExecutionError,
-    Receipt, RenderedInteraction, RuntimeAdapter, RuntimeFailure, StreamEvent, Usage,
-    validate_output,
+    AdapterDescriptor, AdapterOutput, AsValue, AsyncRuntimeAdapter, Code, Execution,
+    ExecutionError, Receipt, RenderedInteraction, RuntimeAdapter, RuntimeFailure, StreamEvent,
+    Usage, validate_output,
 };
 use templiqx_contracts::CapabilityProfile;
 use templiqx_contracts::canonical::{fingerprint, to_canonical_string};
@@ -239,7 +240,7 @@ impl ScriptedRuntime {
 
     /// [`RuntimeAdapter::execute`], except that a success receipt covers
     /// `request_fingerprint` instead of the fingerprint of `request`,
-    /// which is then never computed.
+    /// which is never computed.
     ///
     /// This builds the receipt a transport reports directly: with the
     /// contract's [`transport_request_fingerprint`], the result is exactly
@@ -251,18 +252,22 @@ impl ScriptedRuntime {
     /// has a large output schema. The in-process path
     /// ([`RuntimeAdapter::execute`]) is unchanged.
     ///
-    /// A lifecycle ending in a success whose output passes the capability
-    /// gate and validates against `request.interaction`'s output schema is
-    /// replayed here, as the port does it: the gate (every required
-    /// capability in the descriptor), one invocation (a success is never
-    /// retried), output validation, and the success receipt of DESIGN
-    /// section 5 (request fingerprint, output fingerprint, valid). The
-    /// output's fingerprint is computed once per script, as the output is
-    /// fixed when the runtime is built. Every other case — a capability
-    /// the runtime lacks, a runtime failure and its retries, a
-    /// schema-invalid output — is [`RuntimeAdapter::execute`] itself: its
-    /// receipt covers no request fingerprint (for a schema-invalid output
-    /// the port still computes the in-process one, and discards it).
+    /// A lifecycle ending in a success that passes the capability gate is
+    /// concluded here as the port concludes it: the gate (every required
+    /// capability in the descriptor), one invocation (an output is never
+    /// retried), output validation against `request.interaction`'s output
+    /// schema, and the receipt of DESIGN section 5 — a success receipt over
+    /// `request_fingerprint`, or for a schema-invalid output the port's
+    /// `TQX_OUTPUT_SCHEMA` failure (id
+    /// [`OUTPUT_SCHEMA_ID`](templiqx::adapter::OUTPUT_SCHEMA_ID), the port's
+    /// detail, one diagnostic per violation) with the normalised receipt
+    /// whose `failure_fingerprint` is the output fingerprint. The output's
+    /// fingerprint is computed once per script, as the output is fixed
+    /// when the runtime is built. A capability the runtime lacks and a
+    /// runtime failure (with its retries) are [`RuntimeAdapter::execute`]
+    /// itself: no output, no request fingerprint, nothing to save.
+    /// `mock/tests/transport_fast_path.rs` holds the two paths equal on
+    /// every scenario of both corpora.
     ///
     /// ```
     /// use templiqx::{RuntimeAdapter, render};
@@ -324,9 +329,7 @@ impl ScriptedRuntime {
             .required_capabilities
             .iter()
             .all(|c| self.script.descriptor.supports(c));
-        // Validation is pure: checking before the replay is the port's
-        // order as far as anyone can observe.
-        if !gate_passes || validate_output(interaction, output.as_value()).is_err() {
+        if !gate_passes {
             return RuntimeAdapter::execute(self, request);
         }
         self.advance();
@@ -334,12 +337,29 @@ impl ScriptedRuntime {
             .script
             .output_fingerprint
             .get_or_init(|| fingerprint(output));
-        Ok(Execution {
-            output: output.clone(),
-            receipt: Receipt::for_output(request_fingerprint, output_fingerprint, true),
-            usage: *usage,
-            attempts: 1,
-        })
+        match validate_output(interaction, output.as_value()) {
+            Ok(()) => Ok(Execution {
+                output: output.clone(),
+                receipt: Receipt::for_output(request_fingerprint, output_fingerprint, true),
+                usage: *usage,
+                attempts: 1,
+            }),
+            // The port's failure for a schema-invalid output, word for word.
+            Err(diagnostics) => Err(ExecutionError {
+                failure: RuntimeFailure::new(
+                    Code::OutputSchema,
+                    OUTPUT_SCHEMA_ID,
+                    format!(
+                        "the output violates the output schema ({} violation{})",
+                        diagnostics.len(),
+                        if diagnostics.len() == 1 { "" } else { "s" }
+                    ),
+                ),
+                receipt: Receipt::for_output(request_fingerprint, output_fingerprint, false),
+                diagnostics,
+                attempts: 1,
+            }),
+        }
     }
 
     /// One invocation's bookkeeping: counts it and advances the clock by

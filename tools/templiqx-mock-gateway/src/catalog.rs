@@ -11,9 +11,9 @@
 //! [`RuntimeAdapter`](templiqx::RuntimeAdapter) port, and fingerprints
 //! the result. The receipt is built directly with the transport request
 //! fingerprint computed at start-up
-//! ([`ScriptedRuntime::execute_with_request_fingerprint`]): for a success,
-//! the in-process fingerprint of the rendered interaction, which the
-//! transport receipt would replace, is never computed.
+//! ([`ScriptedRuntime::execute_with_request_fingerprint`]): the in-process
+//! fingerprint of the rendered interaction, which the transport receipt
+//! would replace, is never computed.
 
 use crate::api::{
     ErrorCode, ExecuteResponse, FailureData, Fingerprints, OutputSource, SuccessData,
