@@ -7,14 +7,16 @@ use crate::load::Scenario;
 use crate::scenario::{Lifecycle, Problems, ScenarioStep, ScenarioStreamEvent};
 use crate::stream::{StreamAggregate, aggregate};
 use std::future::Future;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+use templiqx::adapter::OUTPUT_SCHEMA_ID;
 use templiqx::{
-    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, RenderedInteraction, RuntimeAdapter,
-    RuntimeFailure, StreamEvent, Usage,
+    AdapterDescriptor, AdapterOutput, AsValue, AsyncRuntimeAdapter, Code, Execution,
+    ExecutionError, Receipt, RenderedInteraction, RuntimeAdapter, RuntimeFailure, StreamEvent,
+    Usage, validate_output,
 };
 use templiqx_contracts::CapabilityProfile;
-use templiqx_contracts::canonical::to_canonical_string;
+use templiqx_contracts::canonical::{fingerprint, to_canonical_string};
 
 /// The adapter name in a [`ScriptedRuntime`]'s descriptor.
 pub const SCRIPTED_ADAPTER_NAME: &str = "templiqx-mock.scripted";
@@ -46,6 +48,11 @@ pub const SCRIPTED_ADAPTER_NAME: &str = "templiqx-mock.scripted";
 /// JSON as one delta) and the port then emits `Complete` with exactly the
 /// receipt `execute` returns, or `Failed` before the error is returned.
 ///
+/// A server that reports transport receipts (the HTTP gateway) calls
+/// [`ScriptedRuntime::execute_with_request_fingerprint`] instead: the same
+/// execution, with the success receipt built directly over a request
+/// fingerprint it supplies.
+///
 /// `ScriptedRuntime` implements both [`RuntimeAdapter`] and
 /// [`AsyncRuntimeAdapter`] (the async future is ready at once), so name the
 /// trait in calls: `RuntimeAdapter::execute(&runtime, &request)`.
@@ -64,6 +71,10 @@ struct Script {
     delays: Vec<u64>,
     terminal: Terminal,
     aggregate: Option<StreamAggregate>,
+    /// The fingerprint of a success's output, computed on the first
+    /// [`ScriptedRuntime::execute_with_request_fingerprint`] that needs it
+    /// (the output never changes once the script is built).
+    output_fingerprint: OnceLock<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -164,6 +175,7 @@ impl ScriptedRuntime {
                 delays,
                 terminal,
                 aggregate: aggregated,
+                output_fingerprint: OnceLock::new(),
             }),
             clock: VirtualClock::new(),
             invocations: AtomicU32::new(0),
@@ -226,15 +238,145 @@ impl ScriptedRuntime {
         self.script.aggregate.as_ref()
     }
 
+    /// [`RuntimeAdapter::execute`], except that a success receipt covers
+    /// `request_fingerprint` instead of the fingerprint of `request`,
+    /// which is never computed.
+    ///
+    /// This builds the receipt a transport reports directly: with the
+    /// contract's [`transport_request_fingerprint`], the result is exactly
+    /// `RuntimeAdapter::execute(self, request)` with its receipt passed
+    /// through [`transport_receipt_with`] — the same output, usage,
+    /// attempts, failure and diagnostics, and the same virtual time and
+    /// invocation count — without serialising and hashing the rendered
+    /// interaction, which is most of an execution's cost when the contract
+    /// has a large output schema. The in-process path
+    /// ([`RuntimeAdapter::execute`]) is unchanged.
+    ///
+    /// A lifecycle ending in a success that passes the capability gate is
+    /// concluded here as the port concludes it: the gate (every required
+    /// capability in the descriptor), one invocation (an output is never
+    /// retried), output validation against `request.interaction`'s output
+    /// schema, and the receipt of DESIGN section 5 — a success receipt over
+    /// `request_fingerprint`, or for a schema-invalid output the port's
+    /// `TQX_OUTPUT_SCHEMA` failure (id
+    /// [`OUTPUT_SCHEMA_ID`](templiqx::adapter::OUTPUT_SCHEMA_ID), the port's
+    /// detail, one diagnostic per violation) with the normalised receipt
+    /// whose `failure_fingerprint` is the output fingerprint. The output's
+    /// fingerprint is computed once per script, as the output is fixed
+    /// when the runtime is built. A capability the runtime lacks and a
+    /// runtime failure (with its retries) are [`RuntimeAdapter::execute`]
+    /// itself: no output, no request fingerprint, nothing to save.
+    /// `mock/tests/transport_fast_path.rs` holds the two paths equal on
+    /// every scenario of both corpora.
+    ///
+    /// ```
+    /// use templiqx::{RuntimeAdapter, render};
+    /// use templiqx_contracts::CapabilityProfile;
+    /// use templiqx_mock::{
+    ///     Scenario, ScenarioManifest, ScriptedRuntime, transport_receipt_with,
+    ///     transport_request_fingerprint,
+    /// };
+    ///
+    /// let target = CapabilityProfile::parse_list("structured_output");
+    /// let contract = r#"
+    /// api_version: templiqx/v1alpha1
+    /// id: greeting
+    /// version: 0.1.0
+    /// capabilities: [structured_output]
+    /// messages: [{ role: user, content: [{ kind: text, value: "Greet Ada" }] }]
+    /// output_schema: { type: object, required: [greeting], properties: { greeting: { type: string } } }
+    /// "#;
+    /// let interaction = templiqx_build::compile_str(contract, "greeting.yaml", &target)
+    ///     .interaction
+    ///     .expect("compiles");
+    /// let manifest = ScenarioManifest::from_yaml(r#"
+    /// api_version: templiqx.mock/v1alpha1
+    /// id: greet
+    /// contract: greeting
+    /// kind: happy_path
+    /// receipt_payload_policy: fingerprints_only
+    /// steps:
+    ///   - { id: received, kind: request_received }
+    ///   - { id: answered, kind: runtime_success, output: { greeting: "Hello Ada" }, output_schema_valid: true }
+    /// "#)?;
+    /// let runtime = ScriptedRuntime::new(&Scenario::from_parts(manifest, None, None)?, &target)?;
+    /// let request = render(&interaction, &serde_json::Map::new(), &serde_json::Map::new())?;
+    ///
+    /// let transport = transport_request_fingerprint("greeting");
+    /// let fast = runtime.fresh().execute_with_request_fingerprint(&request, &transport)?;
+    /// let full = RuntimeAdapter::execute(&runtime.fresh(), &request)?;
+    /// assert_eq!(fast.receipt, transport_receipt_with(&full.receipt, &transport));
+    /// assert_eq!((fast.output, fast.attempts), (full.output, full.attempts));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// [`transport_request_fingerprint`]: crate::transport_request_fingerprint
+    /// [`transport_receipt_with`]: crate::transport_receipt_with
+    ///
+    /// # Errors
+    ///
+    /// As [`RuntimeAdapter::execute`].
+    pub fn execute_with_request_fingerprint(
+        &self,
+        request: &RenderedInteraction<'_>,
+        request_fingerprint: &str,
+    ) -> Result<Execution, ExecutionError> {
+        let Terminal::Success { output, usage, .. } = &self.script.terminal else {
+            return RuntimeAdapter::execute(self, request);
+        };
+        let interaction = request.interaction;
+        let gate_passes = interaction
+            .required_capabilities
+            .iter()
+            .all(|c| self.script.descriptor.supports(c));
+        if !gate_passes {
+            return RuntimeAdapter::execute(self, request);
+        }
+        self.advance();
+        let output_fingerprint = self
+            .script
+            .output_fingerprint
+            .get_or_init(|| fingerprint(output));
+        match validate_output(interaction, output.as_value()) {
+            Ok(()) => Ok(Execution {
+                output: output.clone(),
+                receipt: Receipt::for_output(request_fingerprint, output_fingerprint, true),
+                usage: *usage,
+                attempts: 1,
+            }),
+            // The port's failure for a schema-invalid output, word for word.
+            Err(diagnostics) => Err(ExecutionError {
+                failure: RuntimeFailure::new(
+                    Code::OutputSchema,
+                    OUTPUT_SCHEMA_ID,
+                    format!(
+                        "the output violates the output schema ({} violation{})",
+                        diagnostics.len(),
+                        if diagnostics.len() == 1 { "" } else { "s" }
+                    ),
+                ),
+                receipt: Receipt::for_output(request_fingerprint, output_fingerprint, false),
+                diagnostics,
+                attempts: 1,
+            }),
+        }
+    }
+
+    /// One invocation's bookkeeping: counts it and advances the clock by
+    /// the scenario's delays.
+    fn advance(&self) {
+        self.invocations.fetch_add(1, Ordering::SeqCst);
+        for delay in &self.script.delays {
+            self.clock.advance(*delay);
+        }
+    }
+
     /// Replays one invocation; `sink` receives the deltas of a success.
     fn play(
         &self,
         sink: Option<&mut dyn FnMut(StreamEvent)>,
     ) -> Result<AdapterOutput, RuntimeFailure> {
-        self.invocations.fetch_add(1, Ordering::SeqCst);
-        for delay in &self.script.delays {
-            self.clock.advance(*delay);
-        }
+        self.advance();
         match &self.script.terminal {
             Terminal::Success {
                 output,

@@ -10,13 +10,25 @@ use templiqx::Usage;
 use templiqx_contracts::{Code, Receipt};
 use templiqx_mock::ScenarioStatus;
 
-/// `GET /health/live` and `GET /health/ready`: `{"status": "ok"}`.
+/// `GET /health/live` and `GET /health/ready`: `{"status": "ok"}`, or
+/// `{"status": "shutting_down"}` (503) from `/health/ready` once graceful
+/// shutdown has begun.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Health {
-    /// Always `"ok"`: the process serves (live); the inventory is loaded
-    /// (ready — it is loaded before the listener opens).
+    /// [`Health::OK`] or [`Health::SHUTTING_DOWN`]. Live is always `ok`:
+    /// the process serves. Ready is `ok` once the inventory is loaded (it
+    /// is, before the listener opens) and `shutting_down`, with status
+    /// 503, after SIGINT/SIGTERM, while in-flight requests finish.
     pub status: String,
+}
+
+impl Health {
+    /// The status of a live process, and of a ready one.
+    pub const OK: &'static str = "ok";
+    /// The readiness status once graceful shutdown has begun (sent with
+    /// 503 Service Unavailable).
+    pub const SHUTTING_DOWN: &'static str = "shutting_down";
 }
 
 /// `GET /v1/scenarios`: the inventory's scenario ids, sorted.

@@ -7,8 +7,13 @@
 //! package for the target profile, renders each scenario's request and
 //! builds its [`ScriptedRuntime`] once (to prove it can be built). A
 //! request then only looks its scenario up, replays it on a fresh
-//! runtime and virtual clock behind the runtime's
-//! [`RuntimeAdapter`] port, and fingerprints the result.
+//! runtime and virtual clock with the semantics of the runtime's
+//! [`RuntimeAdapter`](templiqx::RuntimeAdapter) port, and fingerprints
+//! the result. The receipt is built directly with the transport request
+//! fingerprint computed at start-up
+//! ([`ScriptedRuntime::execute_with_request_fingerprint`]): the in-process
+//! fingerprint of the rendered interaction, which the transport receipt
+//! would replace, is never computed.
 
 use crate::api::{
     ErrorCode, ExecuteResponse, FailureData, Fingerprints, OutputSource, SuccessData,
@@ -17,15 +22,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use templiqx::RuntimeAdapter;
 use templiqx_build::package::Loader;
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Interaction, Receipt, RenderedInteraction, RenderedMessage,
 };
 use templiqx_mock::{
     API_VERSION, Inventory, Lifecycle, MockError, Scenario, ScenarioManifest, ScenarioStatus,
-    ScenarioStep, ScenarioStreamEvent, ScriptedRuntime, transport_receipt_with,
-    transport_request_fingerprint,
+    ScenarioStep, ScenarioStreamEvent, ScriptedRuntime, transport_request_fingerprint,
 };
 
 /// The inventory's file name inside the scenario root.
@@ -259,10 +262,13 @@ impl Catalog {
     }
 
     /// Executes scenario `id` once: a fresh [`ScriptedRuntime`] on a fresh
-    /// virtual clock replays the lifecycle behind the port's
-    /// [`RuntimeAdapter::execute`] (capability gate, retries, output
-    /// validation against the real contract, receipt), and the result is
-    /// reported with the transport receipt of DESIGN section 5. No payload
+    /// virtual clock replays the lifecycle with the semantics of the port's
+    /// [`RuntimeAdapter::execute`](templiqx::RuntimeAdapter::execute)
+    /// (capability gate, retries, output validation against the real
+    /// contract, receipt), and the result is
+    /// reported with the transport receipt of DESIGN section 5, built
+    /// directly with the contract's transport request fingerprint
+    /// ([`ScriptedRuntime::execute_with_request_fingerprint`]). No payload
     /// is returned.
     ///
     /// `fixture_output`, when given, is the output the scenario's
@@ -318,7 +324,9 @@ impl Catalog {
         };
         let request = RenderedInteraction::new(&prepared.interaction, messages);
         let start = runtime.clock().now_ms();
-        let result = RuntimeAdapter::execute(&runtime, &request);
+        // The receipt is the transport receipt already (DESIGN section 5).
+        let result =
+            runtime.execute_with_request_fingerprint(&request, &prepared.request_fingerprint);
         let elapsed_ms = runtime.clock().now_ms().saturating_sub(start);
 
         let mut response = ExecuteResponse {
@@ -368,7 +376,6 @@ impl Catalog {
                 error.receipt
             }
         };
-        let receipt = transport_receipt_with(&receipt, &prepared.request_fingerprint);
         match &receipt {
             Receipt::Success {
                 output_fingerprint, ..

@@ -6,7 +6,7 @@ use crate::catalog::{Catalog, Refusal};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::{BytesRejection, PathRejection};
-use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::extract::{DefaultBodyLimit, Extension, Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -14,6 +14,7 @@ use axum::routing::{get, post};
 use serde::Serialize;
 use std::any::Any;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use templiqx_build::text::{self, Syntax};
 use tower_http::catch_panic::CatchPanicLayer;
@@ -41,6 +42,25 @@ impl Default for RouterOptions {
     }
 }
 
+/// Whether graceful shutdown has begun: [`serve`](crate::serve) adds one
+/// to the router as a request extension and sets it when its shutdown
+/// future completes; `/health/ready` reads it. A router served some other
+/// way has none and is always ready.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ShuttingDown(Arc<AtomicBool>);
+
+impl ShuttingDown {
+    /// Marks the start of graceful shutdown.
+    pub(crate) fn begin(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether graceful shutdown has begun.
+    pub(crate) fn has_begun(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
 /// What every handler shares: the catalog and the bodies that never change.
 #[derive(Debug)]
 struct AppState {
@@ -52,8 +72,8 @@ struct AppState {
 ///
 /// | method | path | answer |
 /// |---|---|---|
-/// | `GET` | `/health/live` | [`Health`] |
-/// | `GET` | `/health/ready` | [`Health`] |
+/// | `GET` | `/health/live` | [`Health`]: 200 `ok` while the process serves |
+/// | `GET` | `/health/ready` | [`Health`]: 200 `ok`; 503 `shutting_down` once [`serve`](crate::serve) has begun a graceful shutdown |
 /// | `GET` | `/v1/scenarios` | [`ScenarioList`] |
 /// | `POST` | `/v1/scenarios/{id}/execute` | [`ExecuteResponse`] |
 ///
@@ -74,8 +94,8 @@ pub fn router(catalog: Catalog, options: RouterOptions) -> Router {
     });
     let timeout = options.request_timeout;
     Router::new()
-        .route("/health/live", get(health))
-        .route("/health/ready", get(health))
+        .route("/health/live", get(live))
+        .route("/health/ready", get(ready))
         .route("/v1/scenarios", get(scenarios))
         .route("/v1/scenarios/{id}/execute", post(execute))
         .method_not_allowed_fallback(method_not_allowed)
@@ -104,11 +124,27 @@ fn panic_response(panic: Box<dyn Any + Send + 'static>) -> Response {
     )
 }
 
-async fn health() -> Response {
+/// `/health/live`: the process serves, shutting down or not.
+async fn live() -> Response {
+    health(StatusCode::OK, Health::OK)
+}
+
+/// `/health/ready`: ready until graceful shutdown begins, then 503 while
+/// in-flight requests finish.
+async fn ready(shutting_down: Option<Extension<ShuttingDown>>) -> Response {
+    match shutting_down {
+        Some(Extension(s)) if s.has_begun() => {
+            health(StatusCode::SERVICE_UNAVAILABLE, Health::SHUTTING_DOWN)
+        }
+        _ => health(StatusCode::OK, Health::OK),
+    }
+}
+
+fn health(status: StatusCode, health: &str) -> Response {
     let health = Health {
-        status: "ok".to_owned(),
+        status: health.to_owned(),
     };
-    json_response(StatusCode::OK, json_bytes(&health))
+    json_response(status, json_bytes(&health))
 }
 
 async fn scenarios(State(state): State<Arc<AppState>>) -> Response {

@@ -32,7 +32,9 @@ use tracing_subscriber::EnvFilter;
 ///
 /// Once listening, prints `templiqx-mock-gateway listening on http://ADDR`
 /// on stdout. Logs go to stderr; set RUST_LOG (e.g. `debug`) for
-/// per-request logs. SIGINT/SIGTERM shut down gracefully (exit 0).
+/// per-request logs. SIGINT/SIGTERM shut down gracefully (exit 0): new
+/// connections are refused, in-flight requests finish, and meanwhile
+/// GET /health/ready answers 503 {"status":"shutting_down"} (live stays ok).
 #[derive(Debug, Parser)]
 #[command(name = "templiqx-mock-gateway", version)]
 struct Cli {

@@ -7,7 +7,8 @@
 //! `header_read_timeout`; the request timeout of the router bounds
 //! everything after the head.
 
-use axum::Router;
+use crate::http::ShuttingDown;
+use axum::{Extension, Router};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
@@ -41,6 +42,13 @@ impl Default for ServerOptions {
 /// connections at once), and returns once every connection is closed or
 /// [`ServerOptions::shutdown_grace`] has passed.
 ///
+/// From the moment `shutdown` completes, `GET /health/ready` answers 503
+/// `{"status": "shutting_down"}` (`/health/live` stays 200 `ok`). The
+/// listener is closed at the same time, so a new connection is refused;
+/// the 503 is what a request gets on a connection accepted before, whose
+/// request had not been received yet (hyper serves that request, then
+/// closes the connection).
+///
 /// # Errors
 ///
 /// None today: accept errors are logged and the loop goes on (a client
@@ -59,6 +67,8 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .header_read_timeout(options.header_read_timeout)
         .keep_alive(true);
+    let shutting_down = ShuttingDown::default();
+    let router = router.layer(Extension(shutting_down.clone()));
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
@@ -86,8 +96,9 @@ pub async fn serve(
             }
         });
     }
+    shutting_down.begin();
     drop(listener);
-    tracing::info!("shutting down: no new connections; waiting for in-flight requests");
+    tracing::info!("shutting down: not ready, no new connections; waiting for in-flight requests");
     tokio::select! {
         () = graceful.shutdown() => tracing::info!("every connection closed"),
         () = tokio::time::sleep(options.shutdown_grace) => tracing::warn!(

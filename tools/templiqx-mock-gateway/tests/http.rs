@@ -376,6 +376,67 @@ fn sigterm_lets_an_in_flight_request_finish_then_exits_0() {
 }
 
 #[test]
+fn once_shutting_down_ready_is_503_while_live_stays_ok_and_in_flight_requests_finish() {
+    // Technique: as above, a request held in flight by its own body keeps
+    // the shutdown waiting. Two more connections are opened *before* it
+    // and each sends the start of a request head: the listener accepts in
+    // order, so by the time the held request is being processed both are
+    // accepted; a connection that has received part of a head is not idle,
+    // so graceful shutdown lets it finish that one request (a connection
+    // that has sent nothing would be closed, and new ones are refused).
+    let mut gateway = Gateway::start_with_env(
+        &external_root(),
+        &[],
+        &[("RUST_LOG", "info,tower_http=debug")],
+    );
+    let answer = request(&gateway.addr, "GET /health/ready HTTP/1.1", b"");
+    assert_eq!(
+        (answer.status, answer.json()),
+        (200, json!({"status": "ok"}))
+    );
+    let mut ready = common::connect(&gateway.addr);
+    ready.write_all(b"GET /health/ready HTTP/1.1\r\n").unwrap();
+    let mut live = common::connect(&gateway.addr);
+    live.write_all(b"GET /health/live HTTP/1.1\r\n").unwrap();
+    let mut held = common::connect(&gateway.addr);
+    held.write_all(
+        b"POST /v1/scenarios/intake-document-01/execute HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{",
+    )
+    .unwrap();
+    gateway.wait_for_log("started processing request");
+    // Margin for the server to have read the partial heads (they were sent
+    // before the held request was even connected).
+    std::thread::sleep(Duration::from_millis(200));
+    gateway.signal("TERM");
+    gateway.wait_for_log("shutting down: not ready");
+    assert!(gateway.child.try_wait().unwrap().is_none(), "exited early");
+
+    ready.write_all(b"Host: x\r\n\r\n").unwrap();
+    let answer = common::read_answer(&mut ready);
+    assert_eq!(answer.status, 503, "{answer:?}");
+    assert_eq!(answer.header("content-type"), Some("application/json"));
+    assert_eq!(answer.json(), json!({"status": "shutting_down"}));
+    // (`read_answer` reads to the end: the connection was closed after it.)
+
+    live.write_all(b"Host: x\r\n\r\n").unwrap();
+    let answer = common::read_answer(&mut live);
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.json(), json!({"status": "ok"}));
+
+    // The in-flight request still completes, then the process exits 0.
+    assert!(gateway.child.try_wait().unwrap().is_none(), "exited early");
+    held.write_all(b"}").unwrap();
+    let answer = common::read_answer(&mut held);
+    assert_eq!(answer.status, 200);
+    assert_eq!(
+        answer.json()["fingerprints"]["receipt"],
+        "8b8720bad0213600b8c947e461e5f39f04817c34b9f2bffd36993c680e0e999f"
+    );
+    let status = gateway.wait_exit();
+    assert_eq!(status.code(), Some(0), "{:#?}", gateway.log);
+}
+
+#[test]
 fn sigint_on_an_idle_gateway_exits_0() {
     let mut gateway = Gateway::start(&own_root(), &[]);
     // An idle keep-alive connection does not hold the shutdown up.
