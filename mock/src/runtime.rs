@@ -9,11 +9,10 @@ use crate::stream::{StreamAggregate, aggregate};
 use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
-use templiqx::adapter::OUTPUT_SCHEMA_ID;
+use templiqx::adapter::conclude_output;
 use templiqx::{
-    AdapterDescriptor, AdapterOutput, AsValue, AsyncRuntimeAdapter, Code, Execution,
-    ExecutionError, Receipt, RenderedInteraction, RuntimeAdapter, RuntimeFailure, StreamEvent,
-    Usage, validate_output,
+    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Execution, ExecutionError,
+    RenderedInteraction, RuntimeAdapter, RuntimeFailure, StreamEvent, Usage,
 };
 use templiqx_contracts::CapabilityProfile;
 use templiqx_contracts::canonical::{fingerprint, to_canonical_string};
@@ -252,18 +251,14 @@ impl ScriptedRuntime {
     /// has a large output schema. The in-process path
     /// ([`RuntimeAdapter::execute`]) is unchanged.
     ///
-    /// A lifecycle ending in a success that passes the capability gate is
-    /// concluded here as the port concludes it: the gate (every required
-    /// capability in the descriptor), one invocation (an output is never
-    /// retried), output validation against `request.interaction`'s output
-    /// schema, and the receipt of DESIGN section 5 — a success receipt over
-    /// `request_fingerprint`, or for a schema-invalid output the port's
-    /// `TQX_OUTPUT_SCHEMA` failure (id
-    /// [`OUTPUT_SCHEMA_ID`](templiqx::adapter::OUTPUT_SCHEMA_ID), the port's
-    /// detail, one diagnostic per violation) with the normalised receipt
-    /// whose `failure_fingerprint` is the output fingerprint. The output's
-    /// fingerprint is computed once per script, as the output is fixed
-    /// when the runtime is built. A capability the runtime lacks and a
+    /// A lifecycle ending in a success that passes the capability gate
+    /// (every required capability in the descriptor) is one invocation (an
+    /// output is never retried), concluded by the port's own
+    /// [`conclude_output`]: output
+    /// validation and the receipt of DESIGN section 5 — a success receipt
+    /// over `request_fingerprint`, or the normalised `TQX_OUTPUT_SCHEMA`
+    /// failure. The output's fingerprint is computed once per script, as
+    /// the output is fixed when the runtime is built. A capability the runtime lacks and a
     /// runtime failure (with its retries) are [`RuntimeAdapter::execute`]
     /// itself: no output, no request fingerprint, nothing to save.
     /// `mock/tests/transport_fast_path.rs` holds the two paths equal on
@@ -337,29 +332,16 @@ impl ScriptedRuntime {
             .script
             .output_fingerprint
             .get_or_init(|| fingerprint(output));
-        match validate_output(interaction, output.as_value()) {
-            Ok(()) => Ok(Execution {
+        conclude_output(
+            interaction,
+            AdapterOutput {
                 output: output.clone(),
-                receipt: Receipt::for_output(request_fingerprint, output_fingerprint, true),
                 usage: *usage,
-                attempts: 1,
-            }),
-            // The port's failure for a schema-invalid output, word for word.
-            Err(diagnostics) => Err(ExecutionError {
-                failure: RuntimeFailure::new(
-                    Code::OutputSchema,
-                    OUTPUT_SCHEMA_ID,
-                    format!(
-                        "the output violates the output schema ({} violation{})",
-                        diagnostics.len(),
-                        if diagnostics.len() == 1 { "" } else { "s" }
-                    ),
-                ),
-                receipt: Receipt::for_output(request_fingerprint, output_fingerprint, false),
-                diagnostics,
-                attempts: 1,
-            }),
-        }
+            },
+            1,
+            output_fingerprint,
+            || request_fingerprint.to_owned(),
+        )
     }
 
     /// One invocation's bookkeeping: counts it and advances the clock by

@@ -400,10 +400,40 @@ fn conclude(
         }
     };
     let output_fingerprint = fingerprint(&output);
-    let request_fingerprint = request.request_fingerprint();
-    match validate_output(request.interaction, output.as_value()) {
+    conclude_output(
+        request.interaction,
+        AdapterOutput { output, usage },
+        attempts,
+        &output_fingerprint,
+        || request.request_fingerprint(),
+    )
+}
+
+/// Steps 3 and 4 for an output in hand: validates `output` against the
+/// interaction's `output_schema` and builds the receipt (DESIGN section 5).
+///
+/// For adapters that already know the fingerprints: `output_fingerprint` is
+/// the fingerprint of `output.output` (RFC 8785 + SHA-256), and
+/// `request_fingerprint` is called only for a valid output, whose success
+/// receipt covers it (a schema-invalid output's failure receipt does not).
+/// A conformance server that reports a transport request fingerprint passes
+/// it here instead of the rendered interaction's.
+///
+/// # Errors
+/// `TQX_OUTPUT_SCHEMA` (failure id [`OUTPUT_SCHEMA_ID`]) with one diagnostic
+/// per violation when the output violates the schema; its receipt is the
+/// normalised failure receipt whose failure fingerprint is the output's.
+pub fn conclude_output(
+    interaction: &Interaction,
+    output: AdapterOutput,
+    attempts: u32,
+    output_fingerprint: &str,
+    request_fingerprint: impl FnOnce() -> String,
+) -> Result<Execution, ExecutionError> {
+    let AdapterOutput { output, usage } = output;
+    match validate_output(interaction, output.as_value()) {
         Ok(()) => Ok(Execution {
-            receipt: Receipt::for_output(&request_fingerprint, &output_fingerprint, true),
+            receipt: Receipt::for_output(&request_fingerprint(), output_fingerprint, true),
             output,
             usage,
             attempts,
@@ -420,7 +450,7 @@ fn conclude(
             );
             Err(ExecutionError {
                 failure,
-                receipt: Receipt::for_output(&request_fingerprint, &output_fingerprint, false),
+                receipt: Receipt::for_output("", output_fingerprint, false),
                 diagnostics,
                 attempts,
             })
