@@ -83,8 +83,12 @@ impl JsonFile {
             .and_then(|root| root.span_of(pointer))
     }
 
-    /// Places `d` in this file at its JSON pointer.
+    /// Places `d` in this file at its JSON pointer; a diagnostic that
+    /// already names a file is returned unchanged.
     pub fn locate(&self, mut d: Diagnostic) -> Diagnostic {
+        if d.file.is_some() {
+            return d;
+        }
         d.file = Some(self.name.clone());
         if d.span.is_none() {
             d.span = d.json_pointer.as_deref().and_then(|p| self.span_of(p));

@@ -128,6 +128,42 @@ fn request_problems_point_into_the_request_file() {
 }
 
 #[test]
+fn render_time_failures_point_at_the_contract_node() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("contracts")).unwrap();
+    std::fs::write(
+        dir.path().join("contracts/notice.yaml"),
+        "api_version: templiqx/v1alpha1\nid: notice\nversion: 0.1.0\ninputs:\n  due: { schema: { type: string }, required: true }\ncapabilities: [structured_output]\nmessages:\n  - role: user\n    content:\n      - { kind: text, value: \"Due on \" }\n      - { kind: interpolate, expression: { kind: ref, path: inputs.due }, filters: [format_date] }\noutput_schema: { type: object }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("request.json"),
+        "{ \"inputs\": { \"due\": \"2026-02-30\" }, \"context\": {} }\n",
+    )
+    .unwrap();
+    templiqx_in(dir.path())
+        .args([
+            "render",
+            "contracts/notice.yaml",
+            "--request",
+            "request.json",
+        ])
+        .args(["--target", "structured_output"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("error[TQX_FILTER_INPUT]"))
+        .stdout(predicate::str::contains("--> contracts/notice.yaml:11:9"))
+        .stdout(predicate::str::contains(
+            "11 |       - { kind: interpolate, expression:",
+        ))
+        .stdout(predicate::str::contains(
+            "= note: the value is at `/inputs/due` in the request",
+        ))
+        .stdout(predicate::str::contains("= note: at /messages/0/content/1"))
+        .stdout(predicate::str::contains("request.json").not());
+}
+
+#[test]
 fn malformed_requests_are_diagnostics_not_panics() {
     let dir = tempfile::tempdir().unwrap();
     let contract = crm3().join(CONTRACT);
