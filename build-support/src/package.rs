@@ -308,10 +308,39 @@ impl Loader {
         id: &str,
         target: &CapabilityProfile,
     ) -> CompiledContract {
-        let path = self.packages[package]
-            .root
-            .join("contracts")
-            .join(format!("{id}.yaml"));
+        let root = self.packages[package].root.clone();
+        let path = root.join("contracts").join(format!("{id}.yaml"));
+        // A listed contract is a package file like a partial: one that
+        // resolves outside the package through a symlink is not read.
+        if let Ok(real) = std::fs::canonicalize(&path) {
+            let real_root = std::fs::canonicalize(&root).unwrap_or(root);
+            if !real.starts_with(&real_root) {
+                let manifest = self.packages[package].manifest_file;
+                let index = self.packages[package]
+                    .manifest
+                    .contracts
+                    .iter()
+                    .position(|c| c == id)
+                    .unwrap_or_default();
+                let d = self
+                    .sources
+                    .error(
+                        Code::Package,
+                        format!(
+                            "contract `{id}` (contracts/{id}.yaml) resolves outside the package root through a symlink"
+                        ),
+                        &Loc::new(manifest, format!("/contracts/{index}")),
+                    )
+                    .help("keep contract files inside the package directory; symlinks out of it are refused, as for includes");
+                return CompiledContract {
+                    id: id.to_owned(),
+                    file: self.display(&path),
+                    contract: None,
+                    interaction: None,
+                    diagnostics: vec![d],
+                };
+            }
+        }
         self.compile_in_package(package, &path, Some(id), target)
     }
 
@@ -955,6 +984,15 @@ fn parse_manifest(
     };
     let contracts = list(&mut diags, "contracts");
     for (i, id) in contracts.iter().enumerate() {
+        if let Some(first) = contracts[..i].iter().position(|c| c == id) {
+            err(
+                &mut diags,
+                Code::Package,
+                format!("contract `{id}` is listed twice (also at /contracts/{first})"),
+                &format!("/contracts/{i}"),
+                "list each contract once",
+            );
+        }
         if !crate::check::is_valid_id(id) {
             err(
                 &mut diags,

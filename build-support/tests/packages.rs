@@ -294,6 +294,43 @@ fn a_symlink_to_an_outside_file_is_rejected() {
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn a_listed_contract_symlinked_outside_the_package_is_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("c.yaml");
+    fs::write(
+        &secret,
+        contract(&format!("      - {{ kind: text, value: {SECRET} }}\n")),
+    )
+    .unwrap();
+    let p = Pkg::new(MANIFEST, "unused");
+    fs::remove_file(p.root().join("contracts/main.yaml")).unwrap();
+    std::os::unix::fs::symlink(&secret, p.root().join("contracts/main.yaml")).unwrap();
+    let (loader, c) = p.compile();
+    let d = one(&c.diagnostics, Code::Package);
+    at(d, "templiqx.yaml", 4);
+    assert_eq!(d.json_pointer.as_deref(), Some("/contracts/0"));
+    assert!(d.message.contains("symlink"), "{}", d.message);
+    assert!(c.interaction.is_none());
+    assert!(!format!("{:?}", c.diagnostics).contains(SECRET));
+    assert!(loader.files_read.iter().all(|f| !f.ends_with("c.yaml")));
+}
+
+#[test]
+fn a_contract_listed_twice_is_a_manifest_error() {
+    let p = Pkg::new(
+        "api_version: templiqx/v1alpha1\npackage: scratch\nversion: 0.1.0\ncontracts: [main, main]\n",
+        &contract("      - { kind: text, value: x }\n"),
+    );
+    let mut loader = Loader::new(p.root());
+    let diags = loader.compile_package(p.root(), &target()).unwrap_err();
+    let d = one(&diags, Code::Package);
+    at(d, "templiqx.yaml", 4);
+    assert_eq!(d.json_pointer.as_deref(), Some("/contracts/1"));
+    assert!(d.message.contains("listed twice"), "{}", d.message);
+}
+
 fn line_of(text: &str, needle: &str) -> u32 {
     u32::try_from(text.lines().position(|l| l.contains(needle)).unwrap()).unwrap() + 1
 }
