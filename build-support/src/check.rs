@@ -560,6 +560,20 @@ impl Cx<'_> {
                     format!("fix the value to satisfy `{keyword}`"),
                 );
             }
+        } else if code == Code::EvalInvalid {
+            // Valid JSON Schema, but an eval test decodes it into the
+            // generated types, where `type: integer` is `i64`.
+            let mut beyond = Vec::new();
+            integers_beyond_i64(schema, value, &mut String::new(), &mut beyond);
+            for pointer in beyond {
+                let vloc = Loc::new(loc.file, format!("{}{}", loc.pointer, pointer));
+                self.err(
+                    code,
+                    format!("{what} is invalid: the integer does not fit `i64`, the generated type of `type: integer`"),
+                    &vloc,
+                    "use an integer between -9223372036854775808 and 9223372036854775807, or bound the schema with `minimum`/`maximum`",
+                );
+            }
         }
     }
 
@@ -1685,5 +1699,53 @@ fn array_index(segment: &str) -> Option<u32> {
         segment.parse().ok()
     } else {
         None
+    }
+}
+
+/// JSON Pointers (appended to `at`) of integers in `value` that a schema
+/// generated as `i64` (`type: integer`, optionally nullable) cannot hold.
+/// Follows `properties` and `items`, as the generated types do.
+fn integers_beyond_i64(
+    schema: &Schema,
+    value: &serde_json::Value,
+    at: &mut String,
+    out: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) if schema.types.without_null().is_only(JsonType::Integer) => {
+            // An `i64`, or an integer-valued float in `i64`'s range (`12.0`
+            // decodes); a `u64` above `i64::MAX` or a larger float does not.
+            const RANGE: std::ops::Range<f64> =
+                -9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0;
+            let fits = n.as_i64().is_some()
+                || (n.as_u64().is_none() && n.as_f64().is_some_and(|f| RANGE.contains(&f)));
+            if !fits {
+                out.push(at.clone());
+            }
+        }
+        Value::Object(map) => {
+            for (key, member) in map {
+                if let Some(property) = schema.property(key) {
+                    let len = at.len();
+                    at.push('/');
+                    at.push_str(&templiqx_contracts::diagnostic::escape_pointer_token(key));
+                    integers_beyond_i64(property, member, at, out);
+                    at.truncate(len);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = &schema.items {
+                for (i, item) in items.iter().enumerate() {
+                    let len = at.len();
+                    at.push('/');
+                    at.push_str(&i.to_string());
+                    integers_beyond_i64(item_schema, item, at, out);
+                    at.truncate(len);
+                }
+            }
+        }
+        _ => {}
     }
 }

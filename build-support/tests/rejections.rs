@@ -1193,6 +1193,39 @@ fn static_for_each_nesting_is_bounded() {
 // ---- Eval fixtures ------------------------------------------------------------
 
 #[test]
+fn eval_integers_must_fit_the_generated_i64() {
+    let evals = |body: &'static str| -> String {
+        Doc {
+            extra: Box::leak(format!("  required: [n]\n  properties: {{ n: {{ type: integer }}, xs: {{ type: array, items: {{ type: [integer, 'null'] }} }} }}\nevals:\n{body}").into_boxed_str()),
+            ..Doc::default()
+        }
+        .text()
+    };
+    let ok = evals(
+        "  - id: one\n    inputs: { name: Ryan }\n    fake_output: { n: 9223372036854775807, xs: [-9223372036854775808, 12.0, null] }\n",
+    );
+    assert!(
+        diagnostics(&ok, &target()).is_empty(),
+        "{:?}",
+        diagnostics(&ok, &target())
+    );
+    let t = evals(
+        "  - id: one\n    inputs: { name: Ryan }\n    fake_output: { n: 18446744073709551615 }\n",
+    );
+    let d = expect(&t, Code::EvalInvalid, "/evals/0/fake_output/n", "n: 1844");
+    assert!(d.message.contains("does not fit `i64`"), "{d}");
+    let t = evals(
+        "  - id: one\n    inputs: { name: Ryan }\n    fake_output: { n: 1, xs: [1, 1e19] }\n",
+    );
+    expect(
+        &t,
+        Code::EvalInvalid,
+        "/evals/0/fake_output/xs/1",
+        "xs: [1, 1e19]",
+    );
+}
+
+#[test]
 fn eval_fixtures_are_validated() {
     let evals = |body: &'static str| -> String {
         Doc {
