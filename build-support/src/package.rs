@@ -182,7 +182,12 @@ impl Loader {
 
     fn display(&self, path: &Path) -> String {
         let rel = relative_to(path, &self.base);
-        rel.to_string_lossy().replace('\\', "/")
+        let shown = rel.to_string_lossy().replace('\\', "/");
+        if shown.is_empty() {
+            ".".to_owned()
+        } else {
+            shown
+        }
     }
 
     /// Reads a file (see [`crate::text`]), records it, and adds it to the
@@ -399,6 +404,17 @@ impl Loader {
             Ok(f) => f,
             Err(ReadFailure::NotUtf8(_, d)) => {
                 result.diagnostics.push(d);
+                return result;
+            }
+            Err(ReadFailure::Io(_)) if path.is_dir() => {
+                result.diagnostics.push(
+                    Diagnostic::error(
+                        Code::Io,
+                        format!("cannot read contract {display}: it is a directory"),
+                    )
+                    .in_file(display)
+                    .help("pass a contract file (`contracts/<id>.yaml`); a package directory is compiled by `templiqx check` and `templiqx test`, or by `Builder::package`"),
+                );
                 return result;
             }
             Err(ReadFailure::Io(e)) => {

@@ -259,3 +259,20 @@ fn a_contract_that_does_not_compile_is_not_rendered() {
         .stdout(predicate::str::contains("TQX_CAPABILITY_UNSUPPORTED"))
         .stdout(predicate::str::contains("[0] system").not());
 }
+
+#[test]
+fn a_directory_instead_of_a_contract_file_is_named_and_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("request.json"), "{}").unwrap();
+    templiqx_in(dir.path())
+        .args(["render", ".", "--request", "request.json"])
+        .args(["--target", "structured_output"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "error[TQX_IO]: cannot read contract .: it is a directory",
+        ))
+        .stdout(predicate::str::contains("--> .\n"))
+        .stdout(predicate::str::contains("pass a contract file"))
+        .stdout(predicate::str::contains("could not render `.`"));
+}
