@@ -317,34 +317,31 @@ impl Loader {
         let path = root.join("contracts").join(format!("{id}.yaml"));
         // A listed contract is a package file like a partial: one that
         // resolves outside the package through a symlink is not read.
-        if let Ok(real) = std::fs::canonicalize(&path) {
-            let real_root = std::fs::canonicalize(&root).unwrap_or(root);
-            if !real.starts_with(&real_root) {
-                let manifest = self.packages[package].manifest_file;
-                let index = self.packages[package]
-                    .manifest
-                    .contracts
-                    .iter()
-                    .position(|c| c == id)
-                    .unwrap_or_default();
-                let d = self
-                    .sources
-                    .error(
-                        Code::Package,
-                        format!(
-                            "contract `{id}` (contracts/{id}.yaml) resolves outside the package root through a symlink"
-                        ),
-                        &Loc::new(manifest, format!("/contracts/{index}")),
-                    )
-                    .help("keep contract files inside the package directory; symlinks out of it are refused, as for includes");
-                return CompiledContract {
-                    id: id.to_owned(),
-                    file: self.display(&path),
-                    contract: None,
-                    interaction: None,
-                    diagnostics: vec![d],
-                };
-            }
+        if let Some(Err(())) = real_path_in(&root, &path) {
+            let manifest = self.packages[package].manifest_file;
+            let index = self.packages[package]
+                .manifest
+                .contracts
+                .iter()
+                .position(|c| c == id)
+                .unwrap_or_default();
+            let d = self
+                .sources
+                .error(
+                    Code::Package,
+                    format!(
+                        "contract `{id}` (contracts/{id}.yaml) resolves outside the package root through a symlink"
+                    ),
+                    &Loc::new(manifest, format!("/contracts/{index}")),
+                )
+                .help("keep contract files inside the package directory; symlinks out of it are refused, as for includes");
+            return CompiledContract {
+                id: id.to_owned(),
+                file: self.display(&path),
+                contract: None,
+                interaction: None,
+                diagnostics: vec![d],
+            };
         }
         self.compile_in_package(package, &path, Some(id), target)
     }
@@ -819,19 +816,24 @@ pub fn confine(root: &Path, path: &str) -> Result<PathBuf, String> {
     if let Some(reason) = lexical_confinement(path) {
         return Err(reason.to_owned());
     }
-    let joined = root.join(path);
-    // Symlinks: the real path must stay inside the real root.
-    match std::fs::canonicalize(&joined) {
-        Ok(real) => {
-            let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-            if real.starts_with(&real_root) {
-                Ok(real)
-            } else {
-                Err("resolves outside the package root (through a symlink)".to_owned())
-            }
-        }
-        Err(_) => Err("does not exist in the package".to_owned()),
+    match real_path_in(root, &root.join(path)) {
+        Some(Ok(real)) => Ok(real),
+        Some(Err(())) => Err("resolves outside the package root (through a symlink)".to_owned()),
+        None => Err("does not exist in the package".to_owned()),
     }
+}
+
+/// The real path of an existing `path` when it stays inside the real
+/// `root` (`Ok`), or `Err(())` when it leaves it through a symlink; `None`
+/// when it does not exist.
+fn real_path_in(root: &Path, path: &Path) -> Option<Result<PathBuf, ()>> {
+    let real = std::fs::canonicalize(path).ok()?;
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    Some(if real.starts_with(&real_root) {
+        Ok(real)
+    } else {
+        Err(())
+    })
 }
 
 fn relative_to(path: &Path, base: &Path) -> PathBuf {

@@ -187,6 +187,34 @@ fn not_utf8(bytes: &[u8], e: std::str::Utf8Error, syntax: Syntax) -> NotUtf8 {
     NotUtf8 { diagnostic, valid }
 }
 
+/// Refuses JSON `text` holding an integer outside the 64-bit range, which
+/// `serde_json` would round to a double (two documents, one fingerprint;
+/// RFC 8785 writes only exact integers): every JSON reader calls this
+/// before parsing.
+///
+/// # Errors
+/// `TQX_PARSE_JSON` spanning the first such literal (no file: the caller
+/// knows it).
+pub fn exact_integers(text: &str) -> Result<(), Diagnostic> {
+    let Some((offset, literal)) = templiqx_contracts::canonical::inexact_integer(text) else {
+        return Ok(());
+    };
+    let end = offset + literal.len();
+    let mut d = Diagnostic::error(
+        Code::ParseJson,
+        format!(
+            "integer `{literal}` is outside the 64-bit range that canonical JSON writes exactly"
+        ),
+    )
+    .help("write it as a string, or as a number with a fraction or exponent if a double is meant");
+    d.span = Some(Span {
+        start: position(text, offset),
+        end: position(text, end),
+        bytes: (offset, end),
+    });
+    Err(d)
+}
+
 /// The 1-based line and column of byte `offset` in `text` (clamped to the
 /// text, and to the start of the character it falls in). `\n`, `\r\n` and a
 /// lone `\r` each end a line (YAML 1.2); columns count Unicode scalar

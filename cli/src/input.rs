@@ -159,26 +159,7 @@ pub fn read_json(path: &Path, sources: &mut SourceTexts) -> Result<JsonFile, Dia
 /// # Errors
 /// `TQX_PARSE_JSON`, located at the offending line and column.
 pub fn parse_json(name: String, text: String) -> Result<JsonFile, Diagnostic> {
-    if let Some((offset, literal)) = templiqx_contracts::canonical::inexact_integer(&text) {
-        let start = text::position(&text, offset);
-        let end = text::position(&text, offset + literal.len());
-        let mut d = Diagnostic::error(
-            Code::ParseJson,
-            format!(
-                "integer `{literal}` is outside the 64-bit range that canonical JSON writes exactly"
-            ),
-        )
-        .in_file(name)
-        .help(
-            "write it as a string, or as a number with a fraction or exponent if a double is meant",
-        );
-        d.span = Some(Span {
-            start,
-            end,
-            bytes: (offset, offset + literal.len()),
-        });
-        return Err(d);
-    }
+    text::exact_integers(&text).map_err(|d| d.in_file(name.clone()))?;
     match serde_json::from_str::<Strict>(&text) {
         Ok(Strict(value)) => Ok(JsonFile {
             name,

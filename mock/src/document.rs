@@ -131,28 +131,13 @@ pub fn read_text(path: &Path, display: &str) -> Result<String, Diagnostic> {
 }
 
 /// Parses JSON text, rejecting repeated object keys and integers outside
-/// the 64-bit range (which `serde_json` would round to a double, giving
-/// different documents one fingerprint).
+/// the 64-bit range ([`text::exact_integers`]).
 ///
 /// # Errors
 ///
 /// `TQX_PARSE_JSON` with the line and column of the problem.
 pub fn parse_json(text: &str) -> Result<serde_json::Value, Diagnostic> {
-    if let Some((offset, literal)) = templiqx_contracts::canonical::inexact_integer(text) {
-        let line = text[..offset].matches('\n').count() + 1;
-        let column = text[..offset]
-            .rsplit('\n')
-            .next()
-            .map_or(0, |l| l.chars().count())
-            + 1;
-        return Err(Diagnostic::error(
-            Code::ParseJson,
-            format!(
-                "integer `{literal}` is outside the 64-bit range that canonical JSON writes exactly at line {line} column {column}"
-            ),
-        )
-        .help("write it as a string, or as a number with a fraction or exponent if a double is meant"));
-    }
+    text::exact_integers(text)?;
     serde_json::from_str::<Strict>(text)
         .map(|s| s.0)
         .map_err(|e| {

@@ -46,9 +46,10 @@ pub fn run(
         match templiqx::render(interaction, inputs, context) {
             Ok(r) => rendered = Some(r),
             // Request validation failures point into the request file;
-            // failures while rendering already point at the contract node.
+            // failures while rendering already name the contract node's
+            // file, which `locate` keeps.
             Err(e) => diagnostics.extend(e.diagnostics.into_iter().map(|d| {
-                if d.file.is_none() && d.json_pointer.is_some() {
+                if d.json_pointer.is_some() {
                     file.locate(d)
                 } else {
                     d

@@ -237,21 +237,22 @@ fn parse_body(body: &[u8]) -> Result<Option<serde_json::Value>, (ErrorCode, Stri
     // As every JSON document Templiqx reads: a leading UTF-8 byte order
     // mark is skipped (RFC 8259 allows it), and text that is not UTF-8 is
     // located at its first invalid byte.
+    let at = |d: &templiqx_contracts::Diagnostic| {
+        d.span
+            .map(|s| format!(" (line {}, column {})", s.start.line, s.start.column))
+            .unwrap_or_default()
+    };
     let text = text::decode_slice(body, Syntax::Json).map_err(|e| {
         let d = e.diagnostic;
-        let at = d
-            .span
-            .map(|s| format!(" (line {}, column {})", s.start.line, s.start.column))
-            .unwrap_or_default();
         (
             ErrorCode::MalformedJson,
-            format!("the body is {}{at}", d.message),
+            format!("the body is {}{}", d.message, at(&d)),
         )
     })?;
     let value = templiqx_mock::document::parse_json(text).map_err(|d| {
         (
             ErrorCode::MalformedJson,
-            format!("the body is not valid JSON: {}", d.message),
+            format!("the body is not valid JSON: {}{}", d.message, at(&d)),
         )
     })?;
     let serde_json::Value::Object(mut object) = value else {
