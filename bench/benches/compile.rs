@@ -8,23 +8,17 @@ use templiqx_build::package::Loader;
 use templiqx_contracts::CapabilityProfile;
 
 fn compile(c: &mut Criterion) {
-    let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus");
+    let package = templiqx_bench::PACKAGE_DIR;
     let target = CapabilityProfile::parse_list("structured_output");
     let cases = [
-        (
-            "greeting",
-            format!("{shared}/packages/demo/contracts/greeting.yaml"),
-        ),
-        (
-            "drafting",
-            format!("{shared}/crm3/contracts/bli-62-document-drafting.yaml"),
-        ),
+        ("greeting", format!("{package}/contracts/greeting.yaml")),
+        ("drafting", format!("{package}/contracts/drafting.yaml")),
     ];
     let mut group = c.benchmark_group("compile");
     for (name, path) in cases {
         group.bench_function(name, |b| {
             b.iter(|| {
-                let mut loader = Loader::new(shared);
+                let mut loader = Loader::new(package);
                 let compiled = loader.compile_file(black_box(std::path::Path::new(&path)), &target);
                 let (contract, interaction) = (
                     compiled.contract.as_ref().expect("parsed"),

@@ -7,16 +7,14 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
-use templiqx_bench::{
-    Facts, bli_62_document_drafting as drafting, drafting_request, greeting, greeting_request,
-};
+use templiqx_bench::{Facts, drafting, drafting_request, greeting, greeting_request};
 
-const GREETING_SYSTEM: &str = "You write concise greetings.";
+const GREETING_SYSTEM: &str = "You write one-line greetings.";
 const DRAFTING_SYSTEM: &str =
-    "Maak een zakelijke Nederlandse conceptsamenvatting. Gebruik alleen de gevalideerde feiten.";
+    "Draft a short business summary of the contract. Use only the validated facts.";
 
 #[derive(askama::Template)]
-#[template(source = "You write concise greetings.", ext = "txt")]
+#[template(source = "You write one-line greetings.", ext = "txt")]
 struct AskamaGreetingSystem;
 
 #[derive(askama::Template)]
@@ -28,7 +26,7 @@ struct AskamaGreetingUser<'a> {
 
 #[derive(askama::Template)]
 #[template(
-    source = "Maak een zakelijke Nederlandse conceptsamenvatting. Gebruik alleen de gevalideerde feiten.",
+    source = "Draft a short business summary of the contract. Use only the validated facts.",
     ext = "txt"
 )]
 struct AskamaDraftingSystem;
@@ -78,7 +76,7 @@ fn handlebars_engine() -> handlebars::Handlebars<'static> {
     hb.register_template_string("ds", DRAFTING_SYSTEM).unwrap();
     hb.register_template_string(
         "du",
-        "Cliënt: {{trim client_name}}\nZaak: {{trim matter_reference}}\nGevalideerde feiten: {{json facts}}",
+        "Client: {{trim client_name}}\nMatter: {{trim matter_reference}}\nValidated facts: {{json facts}}",
     )
     .unwrap();
     hb
@@ -92,7 +90,7 @@ fn minijinja_env() -> minijinja::Environment<'static> {
     env.add_template("ds", DRAFTING_SYSTEM).unwrap();
     env.add_template(
         "du",
-        "Cliënt: {{ client_name|trim }}\nZaak: {{ matter_reference|trim }}\nGevalideerde feiten: {{ facts|tojson }}",
+        "Client: {{ client_name|trim }}\nMatter: {{ matter_reference|trim }}\nValidated facts: {{ facts|tojson }}",
     )
     .unwrap();
     env
@@ -107,7 +105,7 @@ fn render_benches(c: &mut Criterion) {
         let r = greeting::render(&g_inputs, &g_context).unwrap();
         [r.messages[0].content.clone(), r.messages[1].content.clone()]
     };
-    assert_eq!(want[1], "Hello Ryan for Blinqx");
+    assert_eq!(want[1], "Hello Ada for Analytical Engines");
     let ask_user = AskamaGreetingUser {
         name: &g_inputs.name,
         organization: &g_context.organization,
@@ -161,7 +159,7 @@ fn render_benches(c: &mut Criterion) {
     // ---- drafting ----
     let (d_inputs, d_context) = drafting_request();
     let facts: Facts =
-        serde_json::from_value(serde_json::to_value(&d_inputs.extracted_facts).unwrap()).unwrap();
+        serde_json::from_value(serde_json::to_value(&d_inputs.facts).unwrap()).unwrap();
     let want = {
         let r = drafting::render(&d_inputs, &d_context).unwrap();
         [r.messages[0].content.clone(), r.messages[1].content.clone()]
@@ -200,11 +198,11 @@ fn render_benches(c: &mut Criterion) {
     };
     let floor = || {
         let mut u = String::with_capacity(1024);
-        u.push_str("Cliënt: ");
+        u.push_str("Client: ");
         u.push_str(d_context.client_name.trim());
-        u.push_str("\nZaak: ");
+        u.push_str("\nMatter: ");
         u.push_str(d_context.matter_reference.trim());
-        u.push_str("\nGevalideerde feiten: ");
+        u.push_str("\nValidated facts: ");
         u.push_str(&serde_json::to_string(&facts).unwrap());
         [DRAFTING_SYSTEM.to_owned(), u]
     };

@@ -1,46 +1,48 @@
-//! Shared fixtures of the benchmarks: the corpus greeting and drafting
-//! contracts compiled at build time, their eval requests as typed values,
-//! and the same prompts for the peer template engines.
+//! Shared fixtures of the benchmarks: the bench package's greeting and
+//! drafting contracts (`bench/contracts`, synthetic data) compiled at build
+//! time, their requests as typed values, and the same prompts for the peer
+//! template engines.
 
 pub use templiqx;
 
 templiqx::include_contract!(
-    "../../shared/corpus/packages/demo/contracts/greeting.yaml",
+    "contracts/contracts/greeting.yaml",
     target = ["structured_output"],
     evals = false
 );
 templiqx::include_contract!(
-    package = "../../shared/corpus/crm3",
-    contract = "bli-62-document-drafting",
+    package = "contracts",
+    contract = "drafting",
     target = ["structured_output"],
     evals = false
 );
+
+/// The bench package directory (`bench/contracts`).
+pub const PACKAGE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/contracts");
 
 /// The greeting eval request as typed values.
 pub fn greeting_request() -> (greeting::Inputs, greeting::Context) {
     (
         greeting::Inputs {
-            name: "Ryan".to_owned(),
+            name: "Ada".to_owned(),
         },
         greeting::Context {
-            organization: "Blinqx".to_owned(),
+            organization: "Analytical Engines".to_owned(),
         },
     )
 }
 
-/// The drafting eval request (`crm3/evals/bli-62-request.json`) as typed values.
+/// The drafting request (`bench/contracts/evals/drafting-request.json`) as
+/// typed values.
 ///
 /// # Panics
-/// When the corpus file is missing or does not match the contract.
-pub fn drafting_request() -> (
-    bli_62_document_drafting::Inputs,
-    bli_62_document_drafting::Context,
-) {
+/// When the request file is missing or does not match the contract.
+pub fn drafting_request() -> (drafting::Inputs, drafting::Context) {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/corpus/crm3/evals/bli-62-request.json"
+        "/contracts/evals/drafting-request.json"
     );
-    let text = std::fs::read_to_string(path).expect("corpus request");
+    let text = std::fs::read_to_string(path).expect("bench request");
     let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     (
         serde_json::from_value(v["inputs"].clone()).expect("typed inputs"),

@@ -17,7 +17,7 @@ use templiqx_contracts::ir::{self, Filter, Root, Segment};
 use templiqx_contracts::validate::{SchemaViolation, validate};
 use templiqx_contracts::{
     API_VERSION, AsValue, CapabilityProfile, Code, Diagnostic, Interaction, IrValue, JsonType, Ptr,
-    Schema, Seq, Str, TypeSet,
+    Schema, Seq, Str, TypeSet, ValueRef,
 };
 
 /// The root scopes of a reference, in the order validation matches them.
@@ -553,9 +553,15 @@ impl Cx<'_> {
             } in violations
             {
                 let vloc = Loc::new(loc.file, format!("{}{}", loc.pointer, pointer));
+                // Name the place of a nested value, not only the top one.
+                let at = if pointer.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {pointer}")
+                };
                 self.err(
                     code,
-                    format!("{what} is invalid: {message}"),
+                    format!("{what} is invalid{at}: {message}"),
                     &vloc,
                     format!("fix the value to satisfy `{keyword}`"),
                 );
@@ -930,8 +936,8 @@ enum Ty<'s> {
 impl Ty<'_> {
     fn types(self) -> Option<TypeSet> {
         match self {
-            Ty::Schema(s) => Some(s.types),
-            Ty::NonNull(s) => Some(s.types.without_null()),
+            Ty::Schema(s) => Some(known_types(s)),
+            Ty::NonNull(s) => Some(known_types(s).without_null()),
             Ty::Types(t) => Some(t),
             Ty::Legacy => Some(TypeSet::of(JsonType::String)),
             Ty::Error => None,
@@ -941,7 +947,9 @@ impl Ty<'_> {
     fn describe(self) -> String {
         match self.types() {
             None => "unknown".to_owned(),
-            Some(t) if t.is_any() => "an unconstrained value (no `type`)".to_owned(),
+            Some(t) if t.is_any() => {
+                "an unconstrained value (no `type`, `enum` or `const`)".to_owned()
+            }
             Some(t) => t
                 .iter()
                 .map(JsonType::as_str)
@@ -960,6 +968,53 @@ impl Ty<'_> {
             }
         }
     }
+}
+
+/// The JSON types a schema's values can have: its `type`; without one, the
+/// types of its `const` value or of its `enum` values (every value it
+/// accepts is one of those), so `{enum: [a, b]}` is a string and
+/// `{const: 5}` a number (`docs/format.md`, "Typing rules"). Otherwise
+/// unconstrained ([`TypeSet::ANY`]).
+fn known_types(s: &Schema) -> TypeSet {
+    if !s.types.is_any() {
+        return s.types;
+    }
+    let values: &[IrValue] = match (&s.const_value, &s.enum_values) {
+        (Some(c), _) => std::slice::from_ref(c),
+        (None, Some(e)) => e,
+        (None, None) => return s.types,
+    };
+    let set = values.iter().fold(TypeSet::ANY, |set, v| {
+        set.with(match v.as_value() {
+            ValueRef::Number(n) if n.is_integer() => JsonType::Integer,
+            other => other.json_type(),
+        })
+    });
+    number_absorbs_integer(set)
+}
+
+/// `integer` folded into `number` when both occur (every integer is a
+/// number), so `[1, 2.5]` is a number and `[1, 2]` an integer.
+fn number_absorbs_integer(set: TypeSet) -> TypeSet {
+    if set.contains(JsonType::Number) {
+        TypeSet(set.0 & !TypeSet::bit(JsonType::Integer))
+    } else {
+        set
+    }
+}
+
+/// The types of the items of a literal array, when all of them are
+/// scalars or `null` (`integer` folded into `number` when both occur);
+/// `None` for an empty array or one holding arrays or objects, whose items
+/// stay unconstrained.
+fn literal_item_types(items: &[serde_json::Value]) -> Option<TypeSet> {
+    let set = items
+        .iter()
+        .fold(TypeSet::ANY, |set, v| TypeSet(set.0 | literal_type(v).0));
+    if set.is_any() || set.contains(JsonType::Array) || set.contains(JsonType::Object) {
+        return None;
+    }
+    Some(number_absorbs_integer(set))
 }
 
 fn literal_type(v: &serde_json::Value) -> TypeSet {
@@ -981,10 +1036,11 @@ fn assignable(from: &Schema, to: &Schema) -> bool {
         return true;
     }
     if !to.types.is_any() {
-        if from.types.is_any() {
+        let from_types = known_types(from);
+        if from_types.is_any() {
             return false;
         }
-        let ok = from.types.iter().all(|t| {
+        let ok = from_types.iter().all(|t| {
             to.types.contains(t) || (t == JsonType::Integer && to.types.contains(JsonType::Number))
         });
         if !ok {
@@ -1022,6 +1078,71 @@ fn assignable(from: &Schema, to: &Schema) -> bool {
         }
     }
     true
+}
+
+/// Whether every value `from` accepts is provably accepted by `to`, so that
+/// a component argument described by `from` needs no check when its call
+/// renders (`docs/format.md`, "Components"). Conservative: beyond types,
+/// a value keyword of `to` (`enum`, `const`, bounds, lengths, item counts,
+/// `format`) is implied only when `from` has the same keyword with the same
+/// value; object and array structure is compared recursively.
+fn implies(from: &Schema, to: &Schema) -> bool {
+    if !to.types.is_any() {
+        let from_types = known_types(from);
+        if from_types.is_any()
+            || !from_types.iter().all(|t| {
+                to.types.contains(t)
+                    || (t == JsonType::Integer && to.types.contains(JsonType::Number))
+            })
+        {
+            return false;
+        }
+    }
+    fn same<T: PartialEq>(to: &Option<T>, from: &Option<T>) -> bool {
+        to.is_none() || to == from
+    }
+    let keywords = same(&to.enum_values, &from.enum_values)
+        && same(&to.const_value, &from.const_value)
+        && same(&to.min_length, &from.min_length)
+        && same(&to.max_length, &from.max_length)
+        && same(&to.minimum, &from.minimum)
+        && same(&to.maximum, &from.maximum)
+        && same(&to.exclusive_minimum, &from.exclusive_minimum)
+        && same(&to.exclusive_maximum, &from.exclusive_maximum)
+        && same(&to.min_items, &from.min_items)
+        && same(&to.max_items, &from.max_items)
+        && same(&to.format, &from.format);
+    if !keywords {
+        return false;
+    }
+    for (name, tp) in to.properties.iter() {
+        let ok = match from.property(name) {
+            Some(fp) => implies(fp, tp),
+            // Without a declaration in `from`, the property may hold
+            // anything (unless `from` is closed): only `{}` is implied.
+            None => !from.additional_properties || implies(&Schema::ANY, tp),
+        };
+        if !ok {
+            return false;
+        }
+    }
+    if to.required.iter().any(|name| !from.is_required(name)) {
+        return false;
+    }
+    if !to.additional_properties
+        && (from.additional_properties
+            || from
+                .properties
+                .iter()
+                .any(|(n, _)| to.property(n).is_none()))
+    {
+        return false;
+    }
+    match (&to.items, &from.items) {
+        (None, _) => true,
+        (Some(ti), Some(fi)) => implies(fi, ti),
+        (Some(ti), None) => implies(&Schema::ANY, ti),
+    }
 }
 
 #[derive(Default)]
@@ -1132,7 +1253,12 @@ impl<'d> Lowerer<'_, '_, 'd> {
                         Some(items) => Ty::Schema(items),
                         None => Ty::Schema(&Schema::ANY),
                     },
-                    _ => Ty::Schema(&Schema::ANY),
+                    _ => match &collection.kind {
+                        ExprKind::Literal {
+                            value: serde_json::Value::Array(items),
+                        } => literal_item_types(items).map_or(Ty::Schema(&Schema::ANY), Ty::Types),
+                        _ => Ty::Schema(&Schema::ANY),
+                    },
                 };
                 let item_loc = loc.child("item");
                 if is_reserved(item) {
@@ -1229,6 +1355,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
             }
         }
         let mut args = Vec::with_capacity(sig.params.len());
+        let mut checks = Vec::new();
         for p in &sig.params {
             match with.get(&p.name) {
                 None => {
@@ -1252,7 +1379,15 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 }
                 Some(e) => {
                     let (value, ty) = self.expr(e);
-                    self.check_argument(name, sig.legacy, p, e, ty);
+                    if self.check_argument(name, sig.legacy, p, e, ty)
+                        && let Some(schema) = &p.schema
+                    {
+                        checks.push(ir::ArgCheck {
+                            slot: u16::try_from(args.len()).unwrap_or(u16::MAX),
+                            schema: schema.clone(),
+                            site: self.cx.site(&e.loc),
+                        });
+                    }
                     args.push(Some(value));
                 }
             }
@@ -1260,10 +1395,15 @@ impl<'d> Lowerer<'_, '_, 'd> {
         Some(ir::Node::Call {
             component: u32::try_from(index).unwrap_or(u32::MAX),
             args: Seq::Owned(args),
+            checks: Seq::Owned(checks),
             site: self.cx.site(&node.loc),
         })
     }
 
+    /// Checks an argument's type against its parameter; returns whether its
+    /// value must also be validated against the parameter's full schema
+    /// when the call renders (a fitting argument that is not a literal and
+    /// whose schema does not [imply](implies) the parameter's).
     fn check_argument(
         &mut self,
         component: &str,
@@ -1271,7 +1411,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
         p: &Param,
         e: &dto::Expr,
         ty: Ty<'_>,
-    ) {
+    ) -> bool {
         if legacy {
             if !ty.is_exactly(JsonType::String) {
                 self.err(
@@ -1286,34 +1426,30 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     "legacy components take required strings; migrate the component to the typed form (`parameters` + `content`) for other types",
                 );
             }
-            return;
+            return false;
         }
-        let Some(param) = &p.schema else { return };
-        let ok = match (&e.kind, ty) {
+        let Some(param) = &p.schema else { return false };
+        // What the compiler knows of the argument's values.
+        let from = match (&e.kind, ty) {
+            (ExprKind::Literal { .. }, _) | (_, Ty::Error) => None,
+            (_, Ty::Schema(s)) => Some(s.clone()),
+            (_, Ty::NonNull(s)) => Some(Schema {
+                types: known_types(s).without_null(),
+                ..s.clone()
+            }),
+            (_, Ty::Legacy) => Some(Schema {
+                types: TypeSet::of(JsonType::String),
+                ..Schema::ANY
+            }),
+            (_, Ty::Types(t)) => Some(Schema {
+                types: t,
+                ..Schema::ANY
+            }),
+        };
+        let ok = match (&e.kind, &from) {
             (ExprKind::Literal { value }, _) => validate(param, value.as_value()).is_ok(),
-            (_, Ty::Error) => true,
-            (_, Ty::Schema(s)) => assignable(s, param),
-            (_, Ty::NonNull(s)) => assignable(
-                &Schema {
-                    types: s.types.without_null(),
-                    ..s.clone()
-                },
-                param,
-            ),
-            (_, Ty::Legacy) => assignable(
-                &Schema {
-                    types: TypeSet::of(JsonType::String),
-                    ..Schema::ANY
-                },
-                param,
-            ),
-            (_, Ty::Types(t)) => assignable(
-                &Schema {
-                    types: t,
-                    ..Schema::ANY
-                },
-                param,
-            ),
+            (_, None) => true,
+            (_, Some(from)) => assignable(from, param),
         };
         if !ok {
             self.err(
@@ -1326,7 +1462,9 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 &e.loc,
                 "pass a value whose schema matches the parameter's declared type",
             );
+            return false;
         }
+        from.is_some_and(|from| !implies(&from, param))
     }
 
     fn legacy_misuse(&mut self, e: &dto::Expr, usage: &str) {
@@ -1413,7 +1551,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     cur.describe()
                 ),
                 &e.loc,
-                "arrays, objects and null need the `json` filter; scalars need a declared `type`",
+                "arrays, objects and null need the `json` filter; a scalar needs a declared `type` (or an `enum` or `const` of scalars)",
             );
         }
     }
@@ -1564,7 +1702,17 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     );
                     return None;
                 }
-                Ty::Types(_) => return None,
+                Ty::Types(_) => {
+                    // A local of known scalar types (an item of a literal
+                    // array of scalars): nothing below it.
+                    self.err(
+                        Code::RefImpossible,
+                        format!("`{here}` is {}; it has no `{seg}`", ty.describe()),
+                        &loc,
+                        "only objects and arrays have nested paths",
+                    );
+                    return None;
+                }
                 Ty::Schema(s) | Ty::NonNull(s) => {
                     if s.types.is_only(JsonType::Array) {
                         let Some(index) = array_index(seg) else {
@@ -1602,7 +1750,11 @@ impl<'d> Lowerer<'_, '_, 'd> {
                                 return None;
                             }
                         }
-                    } else if s.types.is_any() {
+                    } else if s.types.is_any()
+                        && (known_types(s).is_any()
+                            || known_types(s).contains(JsonType::Object)
+                            || known_types(s).contains(JsonType::Array))
+                    {
                         self.err(
                             Code::RefUnknown,
                             format!("`{here}` has no declared type, so `{seg}` cannot be checked"),

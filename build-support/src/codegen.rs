@@ -1087,11 +1087,18 @@ fn node(n: &Node) -> TokenStream {
         Node::Call {
             component,
             args,
+            checks,
             site,
         } => {
             let args = seq(args, |a| opt(a, expr));
+            let checks = seq(checks, |c| {
+                let slot = c.slot;
+                let sc = schema(&c.schema);
+                let site = site_id(c.site);
+                quote! { #p::ir::ArgCheck { slot: #slot, schema: #sc, site: #site } }
+            });
             let site = site_id(*site);
-            quote! { #p::ir::Node::Call { component: #component, args: #args, site: #site } }
+            quote! { #p::ir::Node::Call { component: #component, args: #args, checks: #checks, site: #site } }
         }
     }
 }

@@ -552,7 +552,20 @@ impl Loader {
             None => root.package,
             Some(dep) => match self.dependency(root.package, dep) {
                 Ok(p) => p,
-                Err(msg) => {
+                Err(DependencyFailure::Unloadable { message, path }) => {
+                    // The name is declared: suggesting a name would be
+                    // wrong; the package it points at is the problem.
+                    diags.push(self.include_error(
+                        Code::IncludeUnresolved,
+                        message,
+                        &loc.child("from_dependency"),
+                        &format!(
+                            "`{dep}` is declared as `{path}`: make that directory a package (a readable, valid templiqx.yaml), or correct its path under `dependencies` in templiqx.yaml"
+                        ),
+                    ));
+                    return None;
+                }
+                Err(DependencyFailure::Unknown(msg)) => {
                     let names: Vec<&str> = self.packages[root.package]
                         .manifest
                         .dependencies
@@ -657,22 +670,26 @@ impl Loader {
         Some(expanded)
     }
 
-    fn dependency(&mut self, package: usize, name: &str) -> Result<usize, String> {
+    fn dependency(&mut self, package: usize, name: &str) -> Result<usize, DependencyFailure> {
         let Some(rel) = self.packages[package]
             .manifest
             .dependencies
             .get(name)
             .cloned()
         else {
-            return Err(format!("unknown dependency `{name}`"));
+            return Err(DependencyFailure::Unknown(format!(
+                "unknown dependency `{name}`"
+            )));
         };
         let dir = self.packages[package].root.join(rel.replace('\\', "/"));
-        self.load_package(&dir).map_err(|d| {
-            format!(
-                "dependency `{name}` ({rel}) cannot be loaded: {}",
-                d.first().map(|d| d.message.clone()).unwrap_or_default()
-            )
-        })
+        self.load_package(&dir)
+            .map_err(|d| DependencyFailure::Unloadable {
+                message: format!(
+                    "dependency `{name}` ({rel}) cannot be loaded: {}",
+                    d.first().map(|d| d.message.clone()).unwrap_or_default()
+                ),
+                path: rel,
+            })
     }
 
     fn resolve_tool_contracts(
@@ -1045,6 +1062,20 @@ fn parse_manifest(
         "dependency",
         "write the dependency's directory, relative to this package",
     );
+    for (name, path) in &dependencies {
+        if let Some(reason) = dependency_path_problem(path) {
+            err(
+                &mut diags,
+                Code::Package,
+                format!(
+                    "dependency `{name}` path `{}` {reason}",
+                    path.escape_debug()
+                ),
+                &pointer_push("/dependencies", name),
+                "write the dependency's directory relative to this package (`../common`), so the package builds wherever it is checked out",
+            );
+        }
+    }
     let mut tool_contracts = Vec::new();
     for (name, node) in map(&mut diags, "tool_contracts") {
         let p = pointer_push("/tool_contracts", &name);
@@ -1140,6 +1171,36 @@ fn parse_manifest(
         provenance: OrderedMap(provenance),
         artifacts,
     })
+}
+
+/// Why `from_dependency` did not resolve to a loaded package.
+enum DependencyFailure {
+    /// The manifest declares no dependency of that name (the message).
+    Unknown(String),
+    /// It is declared, as `path`, but that package cannot be loaded.
+    Unloadable { message: String, path: String },
+}
+
+/// Why a manifest's dependency path is refused, or `None`: it must be
+/// relative to the package (`docs/format.md`, "Packages"), so it may not be
+/// empty, hold a NUL, be absolute (`/…`, or `\…` once backslashes are read
+/// as `/`) or start with a drive letter (`C:`). Unlike include paths it may
+/// climb (`../common`): a dependency is another package.
+fn dependency_path_problem(path: &str) -> Option<&'static str> {
+    if path.is_empty() {
+        return Some("is empty");
+    }
+    if path.contains('\0') {
+        return Some("contains a NUL character");
+    }
+    if path.starts_with(['/', '\\']) {
+        return Some("is absolute");
+    }
+    let b = path.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return Some("starts with a drive letter");
+    }
+    None
 }
 
 /// The lexical part of [`confine`] (for artifact lists, whose files need not

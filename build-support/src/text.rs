@@ -187,10 +187,15 @@ fn not_utf8(bytes: &[u8], e: std::str::Utf8Error, syntax: Syntax) -> NotUtf8 {
     NotUtf8 { diagnostic, valid }
 }
 
-/// Refuses JSON `text` holding an integer outside the 64-bit range, which
+/// Refuses JSON `text` holding an integer outside the 64-bit range that
 /// `serde_json` would round to a double (two documents, one fingerprint;
 /// RFC 8785 writes only exact integers): every JSON reader calls this
-/// before parsing.
+/// once the text has parsed as JSON, so malformed text gets the parser's
+/// message (a run such as `-` is never called an integer). An integer that
+/// is exactly the canonical spelling of a double (`100000000000000000000`)
+/// is that double and is read
+/// ([`templiqx_contracts::canonical::inexact_integer`]), so canonical JSON
+/// output always reads back.
 ///
 /// # Errors
 /// `TQX_PARSE_JSON` spanning the first such literal (no file: the caller
@@ -200,13 +205,20 @@ pub fn exact_integers(text: &str) -> Result<(), Diagnostic> {
         return Ok(());
     };
     let end = offset + literal.len();
+    let help = match templiqx_contracts::canonical::canonical_double(literal) {
+        Some(double) => format!(
+            "write it as a string, or as `{double}` (the double it would be rounded to) if a \
+             double is meant"
+        ),
+        None => "write it as a string".to_owned(),
+    };
     let mut d = Diagnostic::error(
         Code::ParseJson,
         format!(
             "integer `{literal}` is outside the 64-bit range that canonical JSON writes exactly"
         ),
     )
-    .help("write it as a string, or as a number with a fraction or exponent if a double is meant");
+    .help(help);
     d.span = Some(Span {
         start: position(text, offset),
         end: position(text, end),

@@ -325,6 +325,7 @@ pub fn parse(text: &str) -> Result<Node, Diagnostic> {
 
 fn parse_boxed(text: &str) -> Fallible<Node> {
     let mut builder = Builder::new(text);
+    builder.check_stream()?;
     let mut parser = Parser::new_from_str(text);
     while let Some(next) = parser.next_event() {
         let (event, span) = next.map_err(|e| builder.scan_error(&e))?;
@@ -686,6 +687,47 @@ impl<'a> Builder<'a> {
         error(span, format!("invalid YAML: {info}"), help)
     }
 
+    /// The rules the event stream cannot show: every character is
+    /// printable (YAML 1.2 section 5.1) and a `%YAML` directive names
+    /// version 1.2 (section 6.8.1).
+    fn check_stream(&self) -> Fallible<()> {
+        let origin = Mark {
+            byte: 0,
+            line: 1,
+            col: 0,
+        };
+        if let Some((at, c)) = self
+            .src
+            .text
+            .char_indices()
+            .find(|&(_, c)| !is_printable(c))
+        {
+            let span = self.src.char_span(self.src.advance(origin, at));
+            let code = c as u32;
+            let name = control_name(c).map_or(String::new(), |n| format!(" ({n})"));
+            return Err(error(
+                span,
+                format!("the file holds the non-printable character U+{code:04X}{name}"),
+                format!(
+                    "YAML allows only printable characters in a file; remove it, or write it \
+                     as an escape in a double-quoted string (`\"\\u{code:04X}\"`)"
+                ),
+            ));
+        }
+        if let Some((at, version)) = version_directive(self.src.text) {
+            let start = self.src.advance(origin, at);
+            let span = self
+                .src
+                .span(start, self.src.advance(start, at + version.len()));
+            return Err(error(
+                span,
+                format!("the file declares YAML version `{version}`; Templiqx reads YAML 1.2"),
+                "remove the `%YAML` directive, or declare `%YAML 1.2` if the file is YAML 1.2",
+            ));
+        }
+        Ok(())
+    }
+
     fn internal(&self, span: Span) -> Box<Diagnostic> {
         error(
             span,
@@ -762,6 +804,15 @@ impl<'a> Builder<'a> {
         else {
             return Err(self.internal(span));
         };
+        if text == "<<" && style == ScalarStyle::Plain {
+            return Err(error(
+                span,
+                "merge keys (`<<`) are not supported",
+                "write the entries out in this mapping: YAML 1.2 has no merge key, so `<<` \
+                 would be an ordinary key here while YAML 1.1 tools merge it; to use `<<` as \
+                 a key, quote it (`\"<<\"`)",
+            ));
+        }
         if let Some(&first) = seen.get(&text) {
             return Err(error(
                 span,
@@ -958,6 +1009,64 @@ impl<'a> Builder<'a> {
             },
         })
     }
+}
+
+/// YAML 1.2's printable set (`c-printable`, section 5.1): tab, line feed,
+/// carriage return, the printable ASCII range, NEL, and the non-control
+/// rest of Unicode but U+FFFE and U+FFFF.
+fn is_printable(c: char) -> bool {
+    matches!(c,
+        '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{A0}'..='\u{D7FF}'
+        | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+/// The common name of a C0 control character or DEL, for messages.
+fn control_name(c: char) -> Option<&'static str> {
+    const C0: [&str; 32] = [
+        "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "TAB", "LF", "VT", "FF",
+        "CR", "SO", "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM",
+        "SUB", "ESC", "FS", "GS", "RS", "US",
+    ];
+    match c as u32 {
+        n @ 0..=31 => C0.get(n as usize).copied(),
+        0x7F => Some("DEL"),
+        _ => None,
+    }
+}
+
+/// The version of a `%YAML` directive other than `1.2`, with its byte
+/// offset: directives stand at the start of a line before the document,
+/// among blank lines and comments (YAML 1.2 section 6.8).
+fn version_directive(text: &str) -> Option<(usize, &str)> {
+    let mut offset = 0;
+    for line in text.split_inclusive(['\n', '\r']) {
+        let start = offset;
+        offset += line.len();
+        let content = line.trim_end_matches(['\n', '\r']);
+        let trimmed = content.trim_start_matches([' ', '\t']);
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let Some(rest) = content.strip_prefix("%YAML") else {
+            if content.starts_with('%') {
+                continue;
+            }
+            return None;
+        };
+        if !rest.starts_with([' ', '\t']) {
+            return None;
+        }
+        let version = rest.trim_start_matches([' ', '\t']);
+        let version = version.split([' ', '\t']).next().unwrap_or_default();
+        if version == "1.2" {
+            return None;
+        }
+        let at = start
+            + (content.len() - rest.len())
+            + (rest.len() - rest.trim_start_matches([' ', '\t']).len());
+        return Some((at, version));
+    }
+    None
 }
 
 fn scalar(value: NodeValue, span: Span) -> Raw {

@@ -1,7 +1,8 @@
 //! The official JSON Schema Test Suite (draft 2020-12, the subset's keyword
-//! files and `optional/format/date*.json`), read in place from
-//! `../shared/peer-suites/json-schema-test-suite` (override the `shared`
-//! directory with `TEMPLIQX_SHARED`).
+//! files and `optional/format/date*.json`), an external suite read in place
+//! through `templiqx-conformance-suites` (skipped with a visible line when
+//! absent, required under CI). The project's own schema tests
+//! (`schema_rules.rs`, `schema_props.rs`) cover every keyword without it.
 //!
 //! Every schema `compile_schema` accepts must agree with every case's
 //! `valid` through `validate`; every schema it rejects must be one listed in
@@ -13,6 +14,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use templiqx_build::schema::compile_schema;
+use templiqx_conformance_suites::{Suite, locate};
 use templiqx_contracts::AsValue;
 use templiqx_contracts::validate::validate;
 
@@ -146,13 +148,6 @@ const EXPECTED_REJECTIONS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-fn suite_dir() -> PathBuf {
-    let shared = std::env::var_os("TEMPLIQX_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
-    shared.join("peer-suites/json-schema-test-suite/draft2020-12")
-}
-
 /// Every `.json` file below `dir`, as paths relative to it, sorted.
 fn json_files(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
@@ -171,7 +166,10 @@ fn json_files(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn subset_agrees_with_the_official_suite() {
-    let dir = suite_dir();
+    let Some(suite) = locate(Suite::JsonSchemaTestSuite) else {
+        return;
+    };
+    let dir = suite.join("draft2020-12");
     let mut files = Vec::new();
     json_files(&dir, Path::new(""), &mut files);
     assert!(

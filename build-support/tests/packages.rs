@@ -3,7 +3,7 @@
 //! directory (the shared corpus is only read).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use templiqx_build::package::{Loader, manifest_fingerprint};
 use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};
 
@@ -411,12 +411,12 @@ fn an_unknown_reference_inside_a_partial_points_into_the_partial() {
 fn from_dependency_resolves_inside_the_dependency() {
     let outer = tempfile::tempdir().unwrap();
     let app = outer.path().join("app");
-    let shared = outer.path().join("shared");
+    let lib = outer.path().join("lib");
     fs::create_dir_all(app.join("contracts")).unwrap();
-    fs::create_dir_all(shared.join("partials")).unwrap();
+    fs::create_dir_all(lib.join("partials")).unwrap();
     fs::write(
         app.join("templiqx.yaml"),
-        format!("{MANIFEST}dependencies:\n  common: ../shared\n"),
+        format!("{MANIFEST}dependencies:\n  common: ../lib\n"),
     )
     .unwrap();
     fs::write(
@@ -425,13 +425,13 @@ fn from_dependency_resolves_inside_the_dependency() {
     )
     .unwrap();
     fs::write(
-        shared.join("templiqx.yaml"),
+        lib.join("templiqx.yaml"),
         "api_version: templiqx/v1alpha1\npackage: common\nversion: 1.0.0\ncontracts: []\n",
     )
     .unwrap();
-    fs::write(shared.join("partials/sig.yaml"), "- { kind: text, value: shared-signature }\n- { kind: include, path: partials/more.yaml }\n").unwrap();
+    fs::write(lib.join("partials/sig.yaml"), "- { kind: text, value: shared-signature }\n- { kind: include, path: partials/more.yaml }\n").unwrap();
     fs::write(
-        shared.join("partials/more.yaml"),
+        lib.join("partials/more.yaml"),
         "- { kind: text, value: '+more' }\n",
     )
     .unwrap();
@@ -451,11 +451,11 @@ fn from_dependency_resolves_inside_the_dependency() {
         .map(|f| f.name.clone())
         .collect();
     assert!(
-        read.contains(&"../shared/templiqx.yaml".to_owned()),
+        read.contains(&"../lib/templiqx.yaml".to_owned()),
         "{read:?}"
     );
     assert!(
-        read.contains(&"../shared/partials/more.yaml".to_owned()),
+        read.contains(&"../lib/partials/more.yaml".to_owned()),
         "{read:?}"
     );
 
@@ -484,6 +484,110 @@ fn from_dependency_resolves_inside_the_dependency() {
     let mut loader = Loader::new(&app);
     let c = loader.compile_package(&app, &target()).unwrap().remove(0);
     one(&c.diagnostics, Code::IncludeUnresolved);
+}
+
+#[test]
+fn a_declared_dependency_that_cannot_be_loaded_is_not_suggested_back() {
+    // `lib` is declared, but its directory holds no manifest.
+    let outer = tempfile::tempdir().unwrap();
+    let app = outer.path().join("app");
+    fs::create_dir_all(app.join("contracts")).unwrap();
+    fs::create_dir_all(outer.path().join("lib")).unwrap();
+    fs::write(
+        app.join("templiqx.yaml"),
+        format!("{MANIFEST}dependencies:\n  lib: ../lib\n"),
+    )
+    .unwrap();
+    fs::write(
+        app.join("contracts/main.yaml"),
+        contract("      - { kind: include, path: partials/sig.yaml, from_dependency: lib }\n"),
+    )
+    .unwrap();
+    let mut loader = Loader::new(&app);
+    let c = loader.compile_package(&app, &target()).unwrap().remove(0);
+    let d = one(&c.diagnostics, Code::IncludeUnresolved);
+    assert_eq!(
+        d.json_pointer.as_deref(),
+        Some("/messages/0/content/0/from_dependency")
+    );
+    assert!(
+        d.message
+            .starts_with("dependency `lib` (../lib) cannot be loaded: cannot read "),
+        "{}",
+        d.message
+    );
+    assert_eq!(
+        d.help.as_deref(),
+        Some(
+            "`lib` is declared as `../lib`: make that directory a package (a readable, valid templiqx.yaml), or correct its path under `dependencies` in templiqx.yaml"
+        )
+    );
+    assert!(!d.help.as_deref().unwrap().contains("did you mean"));
+}
+
+#[test]
+fn absolute_dependency_paths_are_refused_at_the_manifest_entry() {
+    let outer = tempfile::tempdir().unwrap();
+    let lib = outer.path().join("lib");
+    fs::create_dir_all(lib.join("partials")).unwrap();
+    fs::write(
+        lib.join("templiqx.yaml"),
+        "api_version: templiqx/v1alpha1\npackage: lib\nversion: 1.0.0\ncontracts: []\n",
+    )
+    .unwrap();
+    fs::write(
+        lib.join("partials/sig.yaml"),
+        "- { kind: text, value: sig }\n",
+    )
+    .unwrap();
+    let include =
+        contract("      - { kind: include, path: partials/sig.yaml, from_dependency: lib }\n");
+    // The same dependency written relative to the package is accepted …
+    let app = Pkg::new_in(
+        outer.path(),
+        &format!("{MANIFEST}dependencies:\n  lib: ../lib\n"),
+        &include,
+    );
+    let (_, c) = app.compile();
+    assert!(c.diagnostics.is_empty(), "{:#?}", c.diagnostics);
+    // … and refused when absolute (here an existing package), with a drive
+    // letter, a leading backslash, or empty.
+    let absolute = lib.to_str().unwrap().to_owned();
+    for (path, reason) in [
+        (absolute.as_str(), "is absolute"),
+        ("/opt/templiqx/lib", "is absolute"),
+        ("\\\\server\\lib", "is absolute"),
+        ("C:/lib", "starts with a drive letter"),
+        ("c:lib", "starts with a drive letter"),
+        ("''", "is empty"),
+    ] {
+        app.write(
+            "templiqx.yaml",
+            &format!("{MANIFEST}dependencies:\n  other: ../other\n  lib: {path}\n"),
+        );
+        let mut loader = Loader::new(app.root());
+        let diags = loader
+            .compile_package(app.root(), &target())
+            .expect_err("the manifest is refused");
+        let d = one(&diags, Code::Package);
+        assert_eq!(
+            d.json_pointer.as_deref(),
+            Some("/dependencies/lib"),
+            "{path}"
+        );
+        at(d, "templiqx.yaml", 7);
+        let shown = if path == "''" { "" } else { path };
+        assert_eq!(
+            d.message,
+            format!("dependency `lib` path `{}` {reason}", shown.escape_debug()),
+        );
+        assert_eq!(
+            d.help.as_deref(),
+            Some(
+                "write the dependency's directory relative to this package (`../common`), so the package builds wherever it is checked out"
+            )
+        );
+    }
 }
 
 const SEARCH_SCHEMA: &str =
@@ -671,16 +775,11 @@ fn the_package_fingerprint_ignores_creation_order() {
     assert_ne!(loader.fingerprint(), a);
 }
 
-fn shared() -> PathBuf {
-    std::env::var_os("TEMPLIQX_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"))
-}
-
-#[test]
-fn both_corpus_packages_load_and_compile() {
-    for (rel, n) in [("corpus/packages/demo", 1), ("corpus/crm3", 2)] {
-        let dir = shared().join(rel);
+/// Loads and compiles each package `(dir below root, contracts, files read)`
+/// without a diagnostic.
+fn assert_packages_compile(root: &Path, packages: &[(&str, usize, usize)]) {
+    for &(rel, n, files) in packages {
+        let dir = root.join(rel);
         let mut loader = Loader::new(&dir);
         let compiled = loader
             .compile_package(&dir, &CapabilityProfile::parse_list("structured_output"))
@@ -695,9 +794,25 @@ fn both_corpus_packages_load_and_compile() {
             );
             assert!(c.interaction.is_some());
         }
-        // The manifest and every contract were read.
-        assert_eq!(loader.files_read.len(), n + 1);
+        // The manifest, every contract and every partial were read.
+        assert_eq!(loader.files_read.len(), files, "{:?}", loader.files_read);
     }
+}
+
+#[test]
+fn both_example_packages_load_and_compile() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    assert_packages_compile(&examples, &[("packages/demo", 1, 2), ("crm3", 2, 4)]);
+}
+
+#[test]
+fn both_corpus_packages_load_and_compile() {
+    let Some(corpus) =
+        templiqx_conformance_suites::locate(templiqx_conformance_suites::Suite::Corpus)
+    else {
+        return;
+    };
+    assert_packages_compile(&corpus, &[("packages/demo", 1, 2), ("crm3", 2, 3)]);
 }
 
 // ---------------------------------------------------------------------------

@@ -103,6 +103,42 @@ Examples:
         target: TargetArgs,
     },
 
+    /// Render a contract and execute it on a real model.
+    ///
+    /// Renders the contract for the request (as `render` does), sends it
+    /// through the OpenAI-compatible or the Anthropic adapter, validates the
+    /// output against the output schema, and prints the output, the receipt,
+    /// attempts, latency and token counts. The API key is read from an
+    /// environment variable, never from the command line. See
+    /// docs/adapters.md.
+    #[command(after_help = "\
+Examples:
+  templiqx run contracts/extract.yaml -r request.json -t structured_output \\
+    --provider openai --base-url http://127.0.0.1:8080/v1 --model gemma \\
+    --structured-output json-object-schema --developer-as-system --stream
+  ANTHROPIC_API_KEY=... templiqx run contracts/extract.yaml -r request.json \\
+    -t structured_output --provider anthropic --base-url https://api.anthropic.com \\
+    --model claude-sonnet-4-5 --format json")]
+    Run {
+        /// The contract file.
+        #[arg(value_name = "CONTRACT")]
+        contract: PathBuf,
+
+        /// The request file ('-' reads standard input).
+        #[arg(long, short = 'r', value_name = "REQUEST.json")]
+        request: PathBuf,
+
+        #[command(flatten)]
+        target: TargetArgs,
+
+        #[command(flatten)]
+        provider: ProviderArgs,
+
+        /// Stream the answer, printing output fragments as they arrive.
+        #[arg(long)]
+        stream: bool,
+    },
+
     /// Print the fingerprint of a JSON value.
     ///
     /// The Templiqx fingerprint is the lowercase hex SHA-256 of the value's
@@ -195,6 +231,83 @@ pub enum Receipts {
     /// Receipts as the HTTP transport reports them, compared with the
     /// inventory's receipt_fingerprint.
     Transport,
+}
+
+/// Which provider adapter `run` uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProviderKind {
+    /// The OpenAI Chat Completions wire format (OpenAI, Azure OpenAI, vLLM,
+    /// Ollama, llama.cpp's server, LM Studio).
+    Openai,
+    /// The Anthropic Messages API.
+    Anthropic,
+}
+
+impl ProviderKind {
+    /// The adapter's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProviderKind::Openai => "openai",
+            ProviderKind::Anthropic => "anthropic",
+        }
+    }
+}
+
+/// `--structured-output` (OpenAI wire format only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StructuredOutputArg {
+    /// response_format json_schema (strict when the schema allows it).
+    JsonSchema,
+    /// response_format json_object with a schema (llama-cpp-python's server).
+    JsonObjectSchema,
+    /// No response_format; the schema goes into a last system message.
+    PromptOnly,
+}
+
+/// How `run` reaches the model.
+#[derive(Debug, Args)]
+pub struct ProviderArgs {
+    /// The provider's wire format.
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub provider: ProviderKind,
+
+    /// The API base URL: up to /v1 for openai (https://api.openai.com/v1),
+    /// the host for anthropic (https://api.anthropic.com).
+    #[arg(long, value_name = "URL")]
+    pub base_url: String,
+
+    /// The model name sent with every request.
+    #[arg(long, value_name = "MODEL")]
+    pub model: String,
+
+    /// The environment variable holding the API key (default
+    /// OPENAI_API_KEY or ANTHROPIC_API_KEY); unset or empty sends no key.
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+
+    /// How the output schema is sent (openai only).
+    #[arg(long, value_enum, default_value_t = StructuredOutputArg::JsonSchema, value_name = "MODE")]
+    pub structured_output: StructuredOutputArg,
+
+    /// Send developer messages as system messages (openai only; for
+    /// servers without the developer role).
+    #[arg(long)]
+    pub developer_as_system: bool,
+
+    /// Send the token cap as max_tokens instead of max_completion_tokens
+    /// (openai only; llama.cpp and older servers).
+    #[arg(long)]
+    pub max_tokens_field_legacy: bool,
+
+    /// An extra request header, NAME:VALUE (repeatable).
+    #[arg(long = "header", value_name = "NAME:VALUE")]
+    pub headers: Vec<String>,
+
+    /// The per-attempt timeout when the contract sets no
+    /// runtime_policy.timeout_ms.
+    #[arg(long, default_value_t = 120_000, value_name = "MS",
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub timeout_ms: u64,
 }
 
 /// `--target`, required wherever contracts compile: the format has no

@@ -159,16 +159,19 @@ pub fn read_json(path: &Path, sources: &mut SourceTexts) -> Result<JsonFile, Dia
 /// # Errors
 /// `TQX_PARSE_JSON`, located at the offending line and column.
 pub fn parse_json(name: String, text: String) -> Result<JsonFile, Diagnostic> {
+    // Well-formedness first, so text that is not JSON is never described
+    // as an out-of-range integer.
+    let value = match serde_json::from_str::<Strict>(&text) {
+        Ok(Strict(value)) => value,
+        Err(e) => return Err(json_error(&name, &text, &e)),
+    };
     text::exact_integers(&text).map_err(|d| d.in_file(name.clone()))?;
-    match serde_json::from_str::<Strict>(&text) {
-        Ok(Strict(value)) => Ok(JsonFile {
-            name,
-            text,
-            value,
-            tree: OnceCell::new(),
-        }),
-        Err(e) => Err(json_error(&name, &text, &e)),
-    }
+    Ok(JsonFile {
+        name,
+        text,
+        value,
+        tree: OnceCell::new(),
+    })
 }
 
 /// A JSON value whose objects have no duplicate keys.
@@ -299,8 +302,8 @@ mod tests {
             Path::new("a/b")
         );
         assert_eq!(
-            relative_to(Path::new("/work/shared/c"), base),
-            Path::new("../shared/c")
+            relative_to(Path::new("/work/lib/c"), base),
+            Path::new("../lib/c")
         );
         assert_eq!(relative_to(Path::new("/tmp/c"), base), Path::new("/tmp/c"));
     }

@@ -56,6 +56,13 @@ fn run(ui: &mut Ui, command: &Command) -> io::Result<Status> {
             request,
             target,
         } => cmd::render::run(ui, contract, request, &target.profile()),
+        Command::Run {
+            contract,
+            request,
+            target,
+            provider,
+            stream,
+        } => cmd::run::run(ui, contract, request, &target.profile(), provider, *stream),
         Command::Fingerprint { file, canonical } => cmd::fingerprint::run(ui, file, *canonical),
         Command::Test { paths, target } => cmd::test::run(ui, paths, &target.profile()),
         Command::Schema => cmd::schema::run(ui),

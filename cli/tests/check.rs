@@ -6,13 +6,33 @@ use common::*;
 use predicates::prelude::*;
 
 #[test]
-fn corpus_packages_and_the_example_pass_with_structured_output() {
-    let corpus = corpus();
+fn the_example_packages_pass_with_structured_output() {
+    templiqx()
+        .args(["check", "examples/packages/demo", "examples/crm3"])
+        .args(["--target", "structured_output"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Checked greeting v0.1.0 (examples/packages/demo/contracts/greeting.yaml)",
+        ))
+        .stdout(predicate::str::contains(
+            "Checked lease-term-extraction v0.1.0",
+        ))
+        .stdout(predicate::str::contains(
+            "Checked lease-summary-drafting v0.1.0 (examples/crm3/contracts/lease-summary-drafting.yaml)",
+        ))
+        .stdout(predicate::str::contains("error").not());
+}
+
+#[test]
+fn the_external_corpus_packages_pass_with_structured_output() {
+    let Some(corpus) = external_corpus() else {
+        return;
+    };
     templiqx()
         .arg("check")
         .arg(corpus.join("packages/demo"))
         .arg(corpus.join("crm3"))
-        .arg("examples/crm3")
         .args(["--target", "structured_output"])
         .assert()
         .success()
@@ -21,7 +41,7 @@ fn corpus_packages_and_the_example_pass_with_structured_output() {
             "Checked bli-61-date-term-extraction v0.1.0",
         ))
         .stdout(predicate::str::contains(
-            "Checked lease-summary-drafting v0.1.0 (examples/crm3/contracts/lease-summary-drafting.yaml)",
+            "Checked bli-62-document-drafting v0.1.0",
         ))
         .stdout(predicate::str::contains("error").not());
 }
@@ -31,7 +51,7 @@ fn without_the_capability_check_fails_with_capability_unsupported() {
     for package in ["packages/demo", "crm3"] {
         let output = templiqx()
             .arg("check")
-            .arg(corpus().join(package))
+            .arg(examples().join(package))
             .args(["--target", "tools", "--format", "json"])
             .output()
             .unwrap();
@@ -51,7 +71,7 @@ fn without_the_capability_check_fails_with_capability_unsupported() {
 
 #[test]
 fn human_capability_error_shows_the_requirement_in_context() {
-    templiqx_in(&corpus().join("packages/demo"))
+    templiqx_in(&examples().join("packages/demo"))
         .args(["check", ".", "--target", "tools"])
         .assert()
         .code(1)
@@ -133,11 +153,12 @@ fn every_problem_of_a_contract_is_reported_in_json_with_its_location() {
 
 #[test]
 fn json_envelopes_carry_fingerprints_per_input() {
-    let corpus = corpus();
     let output = templiqx()
-        .arg("check")
-        .arg(corpus.join("crm3"))
-        .arg(corpus.join("packages/demo/contracts/greeting.yaml"))
+        .args([
+            "check",
+            "examples/crm3",
+            "examples/packages/demo/contracts/greeting.yaml",
+        ])
         .args(["--target", "structured_output", "--format", "json"])
         .output()
         .unwrap();
@@ -149,7 +170,7 @@ fn json_envelopes_carry_fingerprints_per_input() {
         assert_eq!(env["ok"], true);
     }
     let package = &envs[0];
-    assert_eq!(package["result"]["package"]["name"], "crm3");
+    assert_eq!(package["result"]["package"]["name"], "crm3-example");
     assert_eq!(
         package["fingerprints"]["package"].as_str().unwrap().len(),
         64

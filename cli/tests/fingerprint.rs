@@ -5,33 +5,47 @@ mod common;
 use common::*;
 use predicates::prelude::*;
 
-const BLI_61_OUTPUT: &str = "66d6c3fbb03611b4b22deabbe9ef669e5ad69f59c1e90be4dee92d9c3a5188de";
+/// The example extraction output's fingerprint, as the example inventory
+/// states it for `lease-happy-path`.
+const EXTRACTION_OUTPUT: &str = "85433278e03f0bb43c399c4025709b5cb0397e0f8d5f85ee3351e1c8333edf60";
+const EXTRACTION_OUTPUT_FILE: &str = "examples/crm3/evals/extraction-output.json";
 
 #[test]
-fn prints_the_fingerprint_of_the_corpus_output() {
+fn prints_the_fingerprint_of_the_example_output() {
     templiqx()
-        .arg("fingerprint")
-        .arg(corpus().join("crm3/evals/bli-61-output.json"))
+        .args(["fingerprint", EXTRACTION_OUTPUT_FILE])
         .assert()
         .success()
-        .stdout(format!("{BLI_61_OUTPUT}\n"));
+        .stdout(format!("{EXTRACTION_OUTPUT}\n"));
+}
+
+#[test]
+fn prints_the_fingerprint_the_external_corpus_pins() {
+    let Some(corpus) = external_corpus() else {
+        return;
+    };
+    templiqx()
+        .arg("fingerprint")
+        .arg(corpus.join("crm3/evals/bli-61-output.json"))
+        .assert()
+        .success()
+        .stdout("66d6c3fbb03611b4b22deabbe9ef669e5ad69f59c1e90be4dee92d9c3a5188de\n");
 }
 
 #[test]
 fn canonical_prints_the_bytes_that_are_fingerprinted() {
     let output = templiqx()
-        .args(["fingerprint", "--canonical"])
-        .arg(corpus().join("crm3/evals/bli-61-output.json"))
+        .args(["fingerprint", "--canonical", EXTRACTION_OUTPUT_FILE])
         .output()
         .unwrap();
     assert!(output.status.success());
     let bytes = &output.stdout;
     assert_eq!(
         templiqx_contracts::canonical::sha256_hex(bytes),
-        BLI_61_OUTPUT
+        EXTRACTION_OUTPUT
     );
     let text = std::str::from_utf8(bytes).unwrap();
-    assert!(text.starts_with(r#"{"effective_date":"2026-09-01","end_date":"2027-08-31","evidence":[{"document_id":"SYN-DOC-0001","end_offset":43,"#), "{text}");
+    assert!(text.starts_with(r#"{"end_date":"2027-02-28","evidence":[{"document_id":"LEASE-0007","end_offset":30,"field":"start_date","#), "{text}");
     assert!(!text.ends_with('\n'));
 }
 
@@ -48,16 +62,15 @@ fn canonical_form_follows_rfc_8785() {
 #[test]
 fn json_envelope_carries_the_fingerprint() {
     let output = templiqx()
-        .args(["--format", "json", "fingerprint"])
-        .arg(corpus().join("crm3/evals/bli-61-output.json"))
+        .args(["--format", "json", "fingerprint", EXTRACTION_OUTPUT_FILE])
         .output()
         .unwrap();
     assert!(output.status.success());
     let env = &envelopes(&output)[0];
     assert_envelope(env, "fingerprint");
     assert_eq!(env["ok"], true);
-    assert_eq!(env["result"], BLI_61_OUTPUT);
-    assert_eq!(env["fingerprints"]["value"], BLI_61_OUTPUT);
+    assert_eq!(env["result"], EXTRACTION_OUTPUT);
+    assert_eq!(env["fingerprints"]["value"], EXTRACTION_OUTPUT);
 }
 
 #[test]

@@ -5,19 +5,18 @@ mod common;
 use common::*;
 use predicates::prelude::*;
 
-const CONTRACT: &str = "contracts/bli-61-date-term-extraction.yaml";
-const REQUEST: &str = "evals/bli-61-request.json";
+const CONTRACT: &str = "contracts/lease-term-extraction.yaml";
+const REQUEST: &str = "evals/extraction-request.json";
 
-const SYSTEM: &str =
-    "Extraheer uitsluitend expliciete datums en looptijd. Geef bewijsverwijzingen, verzin niets.";
-const USER: &str = "Zaak: SYN-2026-0042\nDocument:\nDe overeenkomst gaat in op 1 september 2026 en eindigt op 31 augustus 2027. De looptijd bedraagt twaalf maanden. De opzegdatum is 31 mei 2027.";
+const SYSTEM: &str = "You extract lease terms as JSON. Use only facts stated in the source. Cite evidence by byte offsets; never invent values.";
+const USER: &str = "Matter: MAT-2026-0107\nDocument LEASE-0007, clause clause-3:\nThe lease starts on 2026-03-01 and ends on 2027-02-28. Rent is EUR 1450.50 per month. Notice period: 60 days.\nCheck first: notice_days, start_date";
 
 fn crm3() -> std::path::PathBuf {
-    corpus().join("crm3")
+    examples().join("crm3")
 }
 
 #[test]
-fn bli_61_renders_both_messages_exactly() {
+fn extraction_renders_both_messages_exactly() {
     let output = templiqx_in(&crm3())
         .args(["render", CONTRACT, "--request", REQUEST])
         .args(["--target", "structured_output", "--format", "json"])
@@ -38,7 +37,7 @@ fn bli_61_renders_both_messages_exactly() {
     );
     // The rest of the rendered interaction.
     let result = &env["result"];
-    assert_eq!(result["contract_id"], "bli-61-date-term-extraction");
+    assert_eq!(result["contract_id"], "lease-term-extraction");
     assert_eq!(result["contract_version"], "0.1.0");
     assert_eq!(
         result["required_capabilities"],
@@ -62,7 +61,7 @@ fn bli_61_renders_both_messages_exactly() {
 }
 
 #[test]
-fn bli_61_human_output_matches_the_golden() {
+fn extraction_human_output_matches_the_golden() {
     let output = templiqx_in(&crm3())
         .args(["render", CONTRACT, "-r", REQUEST, "-t", "structured_output"])
         .output()
@@ -111,7 +110,7 @@ fn request_problems_point_into_the_request_file() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("request.json"),
-        "{\n  \"inputs\": {\n    \"document_id\": \"D\",\n    \"fragment_id\": \"F\",\n    \"document_text\": \"\"\n  },\n  \"context\": {\"matter_reference\": \"M\"}\n}\n",
+        "{\n  \"inputs\": {\n    \"document_id\": \"D\",\n    \"clause_id\": \"C\",\n    \"clause_text\": \"\",\n    \"focus_fields\": []\n  },\n  \"context\": {\"matter_reference\": \"M\"}\n}\n",
     )
     .unwrap();
     let contract = crm3().join(CONTRACT);
@@ -122,8 +121,8 @@ fn request_problems_point_into_the_request_file() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains("error[TQX_VALUE_INVALID]"))
-        .stdout(predicate::str::contains("--> request.json:5:22"))
-        .stdout(predicate::str::contains("= note: at /inputs/document_text"))
+        .stdout(predicate::str::contains("--> request.json:5:20"))
+        .stdout(predicate::str::contains("= note: at /inputs/clause_text"))
         .stdout(predicate::str::contains("error: could not render"));
 }
 

@@ -1,5 +1,6 @@
-//! `templiqx scenarios run`, run as a process: the external corpus in both
-//! receipt modes, the project's own corpus, tampered and broken copies.
+//! `templiqx scenarios run`, run as a process: the project's own corpus in
+//! both receipt modes, tampered and broken copies of it, and the external
+//! corpus (when it is there).
 
 mod common;
 
@@ -21,8 +22,14 @@ fn run_in(dir: &Path, inventory: &Path, extra: &[&str]) -> std::process::Output 
         .unwrap()
 }
 
-fn external(extra: &[&str]) -> std::process::Output {
-    run_in(&repo(), &corpus().join(EXTERNAL), extra)
+/// Runs the external corpus, or `None` (skipped visibly) when it is absent;
+/// with how the CLI, run in the repository root, names the corpus.
+fn external(extra: &[&str]) -> Option<(std::process::Output, String)> {
+    let corpus = external_corpus()?;
+    Some((
+        run_in(&repo(), &corpus.join(EXTERNAL), extra),
+        shown_from_repo(&corpus),
+    ))
 }
 
 fn lines(output: &std::process::Output) -> Vec<String> {
@@ -35,12 +42,14 @@ fn has_line(text: &str, line: &str) -> bool {
 
 #[test]
 fn the_external_corpus_passes_completely_in_transport_mode() {
-    let output = external(&["--receipts", "transport"]);
+    let Some((output, corpus_shown)) = external(&["--receipts", "transport"]) else {
+        return;
+    };
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(output.stderr.is_empty(), "no progress bar off a terminal");
     let text = stdout(&output);
     for line in [
-        format!("     Running 8 scenarios of package `crm3` from {}/crm3/scenarios/inventory.json (receipts: transport, target: structured_output)", corpus_shown()).as_str(),
+        format!("     Running 8 scenarios of package `crm3` from {}/crm3/scenarios/inventory.json (receipts: transport, target: structured_output)", corpus_shown).as_str(),
         "scenario ambiguous-date ... ok (failure TQX_RUNTIME_INVALID_RESPONSE, 0 ms virtual, 1 attempt)",
         "scenario contradictory-evidence ... ok (failure TQX_RUNTIME_PERMANENT, 0 ms virtual, 1 attempt)",
         "scenario docx-unresolved-reference ... ok (success, 0 ms virtual, 1 attempt)",
@@ -59,7 +68,9 @@ fn the_external_corpus_passes_completely_in_transport_mode() {
 
 #[test]
 fn in_process_the_foreign_success_goldens_differ_with_a_note() {
-    let output = external(&[]);
+    let Some((output, corpus_shown)) = external(&[]) else {
+        return;
+    };
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let text = stdout(&output);
     let notes = [
@@ -99,7 +110,7 @@ fn in_process_the_foreign_success_goldens_differ_with_a_note() {
         "---- intake-document-01 (success, 25 ms virtual, 1 attempt) ----",
         format!(
             "  --> {}/crm3/scenarios/intake-document-01/manifest.json:40:33",
-            corpus_shown()
+            corpus_shown
         )
         .as_str(),
         "scenario ambiguous-date ... ok (failure TQX_RUNTIME_INVALID_RESPONSE, 0 ms virtual, 1 attempt)",
@@ -114,7 +125,9 @@ fn in_process_the_foreign_success_goldens_differ_with_a_note() {
 
 #[test]
 fn json_prints_one_envelope_per_scenario_and_a_summary() {
-    let output = external(&["--format", "json"]);
+    let Some((output, corpus_shown)) = external(&["--format", "json"]) else {
+        return;
+    };
     assert_eq!(output.status.code(), Some(1));
     let envs = envelopes(&output);
     assert_eq!(envs.len(), 9);
@@ -136,7 +149,7 @@ fn json_prints_one_envelope_per_scenario_and_a_summary() {
             assert_eq!(d["code"], "TQX_SCENARIO");
             assert_eq!(
                 d["file"],
-                format!("{}/crm3/scenarios/{id}/manifest.json", corpus_shown())
+                format!("{}/crm3/scenarios/{id}/manifest.json", corpus_shown)
             );
             assert_eq!(d["json_pointer"], "/golden_receipt_fingerprint");
             assert!(d["span"]["start"]["line"].is_u64());
@@ -156,13 +169,48 @@ fn json_prints_one_envelope_per_scenario_and_a_summary() {
     assert_eq!(
         summary["result"],
         serde_json::json!({
-            "inventory": format!("{}/crm3/scenarios/inventory.json", corpus_shown()),
+            "inventory": format!("{}/crm3/scenarios/inventory.json", corpus_shown),
             "package": "crm3",
             "receipt_mode": "in_process",
             "target": ["structured_output"],
             "passed": 5,
             "failed": 3,
             "failed_scenarios": ["docx-unresolved-reference", "draft-with-citations", "intake-document-01"],
+        })
+    );
+}
+
+#[test]
+fn json_of_the_own_corpus_is_one_passing_envelope_per_scenario_and_a_summary() {
+    let output = run_in(&repo(), Path::new(OWN), &["--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let envs = envelopes(&output);
+    assert_eq!(envs.len(), 8);
+    for env in &envs[..7] {
+        assert_envelope(env, "scenario");
+        assert_eq!(env["ok"], true, "{env}");
+        assert_eq!(env["diagnostics"], serde_json::json!([]), "{env}");
+        assert_eq!(
+            env["fingerprints"]["scenario"],
+            env["result"]["scenario_fingerprint"]
+        );
+        assert_eq!(
+            env["fingerprints"]["receipt"],
+            env["result"]["receipt_fingerprint"]
+        );
+    }
+    let summary = &envs[7];
+    assert_envelope(summary, "conformance");
+    assert_eq!(
+        summary["result"],
+        serde_json::json!({
+            "inventory": OWN,
+            "package": "crm3-example",
+            "receipt_mode": "in_process",
+            "target": ["structured_output"],
+            "passed": 7,
+            "failed": 0,
+            "failed_scenarios": [],
         })
     );
 }

@@ -81,11 +81,9 @@ fn help_and_version_succeed() {
 
 #[test]
 fn color_always_colours_and_never_does_not() {
-    let corpus = corpus();
     let run = |color: &str| {
         templiqx()
-            .arg("check")
-            .arg(corpus.join("packages/demo"))
+            .args(["check", "examples/packages/demo"])
             .args(["--target", "tools", "--color", color])
             .output()
             .unwrap()
@@ -99,8 +97,7 @@ fn color_always_colours_and_never_does_not() {
 #[test]
 fn json_output_is_never_coloured() {
     let output = templiqx()
-        .arg("check")
-        .arg(corpus().join("packages/demo"))
+        .args(["check", "examples/packages/demo"])
         .args(["--target", "tools", "--color", "always", "--format", "json"])
         .output()
         .unwrap();

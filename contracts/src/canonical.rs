@@ -129,12 +129,19 @@ pub fn write_string<W: fmt::Write + ?Sized>(s: &str, out: &mut W) -> fmt::Result
 }
 
 /// The first integer literal of JSON `text` that no `i64`/`u64` holds
-/// exactly, as `(byte offset, literal)`.
+/// exactly and that is not the canonical spelling of a double, as
+/// `(byte offset, literal)`.
 ///
 /// `serde_json` reads such a literal as a double, so two different
 /// integers could share a fingerprint; callers that fingerprint JSON text
-/// reject it instead (`TQX_PARSE_JSON`). Literals with a fraction or an
-/// exponent are doubles by definition and are not reported.
+/// reject it instead (`TQX_PARSE_JSON`). A literal that is exactly what
+/// canonical JSON writes for its double (`100000000000000000000`, the
+/// RFC 8785 form of `1e20`) is the double's one spelling: no other literal
+/// maps to it, and canonical JSON output always reads back. Literals with a
+/// fraction or an exponent are doubles by definition and are not reported,
+/// and neither is a run of number characters that is not a JSON number at
+/// all (`-`, `--1`, `1-2`, `007`: RFC 8259 section 6 writes an integer
+/// `-?(0|[1-9][0-9]*)`): that is malformed JSON, for the parser to report.
 pub fn inexact_integer(text: &str) -> Option<(usize, &str)> {
     let bytes = text.as_bytes();
     let (mut i, mut in_string) = (0, false);
@@ -159,8 +166,11 @@ pub fn inexact_integer(text: &str) -> Option<(usize, &str)> {
                     i += 1;
                 }
                 let literal = &text[start..i];
-                let integral = !literal.contains(['.', 'e', 'E']);
-                if integral && literal.parse::<i64>().is_err() && literal.parse::<u64>().is_err() {
+                if is_json_integer(literal)
+                    && literal.parse::<i64>().is_err()
+                    && literal.parse::<u64>().is_err()
+                    && canonical_double(literal).as_deref() != Some(literal)
+                {
                     return Some((start, literal));
                 }
                 continue;
@@ -170,6 +180,28 @@ pub fn inexact_integer(text: &str) -> Option<(usize, &str)> {
         i += 1;
     }
     None
+}
+
+/// Whether `literal` is an integer as RFC 8259 section 6 writes one:
+/// `-?(0|[1-9][0-9]*)`.
+fn is_json_integer(literal: &str) -> bool {
+    let digits = literal.strip_prefix('-').unwrap_or(literal);
+    !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'))
+}
+
+/// The canonical JSON spelling of the double nearest to the number
+/// `literal` (`None` when it is not a number or overflows to infinity):
+/// `"100000000000000000000"` for `99999999999999999999`.
+pub fn canonical_double(literal: &str) -> Option<String> {
+    let f: f64 = literal.parse().ok()?;
+    if !f.is_finite() {
+        return None;
+    }
+    let mut out = String::new();
+    let _ = write_number(Number::F64(f), &mut out);
+    Some(out)
 }
 
 /// The canonical JSON text of `value`.
@@ -259,6 +291,43 @@ mod tests {
         assert_eq!(
             inexact_integer(r#"["\"", 99999999999999999999]"#),
             Some((7, "99999999999999999999"))
+        );
+        // The canonical spelling of a double is that double's only literal.
+        assert_eq!(
+            inexact_integer(
+                "[100000000000000000000, -100000000000000000000, 123456789012345680000]"
+            ),
+            None
+        );
+        assert_eq!(
+            inexact_integer("[123456789012345683968]"),
+            Some((1, "123456789012345683968"))
+        );
+        assert_eq!(
+            canonical_double("99999999999999999999").as_deref(),
+            Some("100000000000000000000")
+        );
+        assert_eq!(canonical_double("1e400"), None);
+    }
+
+    #[test]
+    fn runs_that_are_not_json_numbers_are_left_to_the_parser() {
+        for text in [
+            "-",
+            "--",
+            "- 1",
+            "[-, 1]",
+            "--99999999999999999999",
+            "99999999999999999999-1",
+            "0099999999999999999999",
+            "-099999999999999999999",
+            "1+99999999999999999999",
+        ] {
+            assert_eq!(inexact_integer(text), None, "{text}");
+        }
+        assert_eq!(
+            inexact_integer("[- 1, -99999999999999999999]"),
+            Some((6, "-99999999999999999999"))
         );
     }
 

@@ -173,10 +173,37 @@ pub enum Node {
         component: u32,
         /// Argument expressions, evaluated in the caller's frame.
         args: Seq<Option<Expr>>,
+        /// The arguments whose values must be validated against their
+        /// parameter's schema when the call renders (those the compiler
+        /// could not prove to fit; `docs/format.md`, "Components"). Omitted
+        /// from the serialised form when empty.
+        #[serde(skip_serializing_if = "no_checks")]
+        checks: Seq<ArgCheck>,
         /// Where the call was written (not serialised).
         #[serde(skip)]
         site: SiteId,
     },
+}
+
+/// A component argument validated when its call renders: a referenced
+/// value the compiler could not prove to meet the parameter's full schema
+/// (a `format`, bounds, `enum`, ... the source does not declare). A value
+/// that fails is `TQX_COMPONENT_ARGUMENT`, located at the argument.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub struct ArgCheck {
+    /// The argument's index in the call's `args` (its parameter's
+    /// position in [`Component::parameters`]).
+    pub slot: u16,
+    /// The parameter's schema.
+    pub schema: Schema,
+    /// Where the argument was written (not serialised).
+    #[serde(skip)]
+    pub site: SiteId,
+}
+
+fn no_checks(checks: &Seq<ArgCheck>) -> bool {
+    checks.is_empty()
 }
 
 /// A lowered component.

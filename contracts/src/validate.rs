@@ -187,16 +187,18 @@ impl Walker<'_> {
             let mut message = String::from("expected one of ");
             list_values(&mut message, values.iter().map(AsValue::as_value));
             let _ = write!(message, ", found {}", Preview::typed(value));
+            lookalike(&mut message, value, values.iter().map(AsValue::as_value));
             self.report(path, "enum", message);
         }
         if let Some(c) = &schema.const_value
             && !c.as_value().json_eq(&value)
         {
-            let message = format!(
+            let mut message = format!(
                 "expected {}, found {}",
                 Preview::bare(c.as_value()),
                 Preview::typed(value)
             );
+            lookalike(&mut message, value, std::iter::once(c.as_value()));
             self.report(path, "const", message);
         }
         // Where no schema structure bounds the value, bound its depth.
@@ -376,6 +378,72 @@ fn items(n: u64) -> &'static str {
 
 fn chars(n: u64) -> &'static str {
     if n == 1 { "character" } else { "characters" }
+}
+
+/// When `found` is a string that displays like one of `expected` without
+/// being equal to it ([`looks_alike`]: Unicode normalisation forms,
+/// compatibility characters, invisible format characters), appends both with their non-ASCII code
+/// points escaped, so the message shows the difference its previews hide:
+/// `; found "cafe\u0301", which looks like "caf\u00e9" but is not equal`.
+fn lookalike<'v>(
+    message: &mut String,
+    found: ValueRef<'_>,
+    expected: impl Iterator<Item = ValueRef<'v>>,
+) {
+    let ValueRef::String(found) = found else {
+        return;
+    };
+    for candidate in expected {
+        if let ValueRef::String(e) = candidate
+            && looks_alike(found, e)
+        {
+            message.push_str("; found ");
+            escaped(message, found);
+            message.push_str(", which looks like ");
+            escaped(message, e);
+            message.push_str(" but is not equal");
+            return;
+        }
+    }
+}
+
+/// Whether two different strings display alike: equal once both are in
+/// compatibility decomposition (Unicode NFKD, UAX #15: `é` and `e` + U+0301,
+/// the ligature `ﬁ` and `fi`) with the invisible default-ignorable format
+/// characters removed (zero-width space, non-joiner and joiner, direction
+/// marks, word joiner, soft hyphen, combining grapheme joiner, byte order
+/// mark). Different accents (`é`, `è`) never look alike.
+pub fn looks_alike(a: &str, b: &str) -> bool {
+    use unicode_normalization::UnicodeNormalization;
+    fn visible(c: &char) -> bool {
+        !matches!(c, '\u{AD}' | '\u{34F}' | '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}')
+    }
+    if a == b || (a.is_ascii() && b.is_ascii()) {
+        return false;
+    }
+    a.nfkd().filter(visible).eq(b.nfkd().filter(visible))
+}
+
+/// Writes `s` as a JSON string literal with every non-ASCII code point as a
+/// `\uXXXX` escape (UTF-16, as JSON writes them), cut after 40 characters.
+fn escaped(out: &mut String, s: &str) {
+    const MAX_CHARS: usize = 40;
+    let cut = s.char_indices().nth(MAX_CHARS).map_or(s.len(), |(i, _)| i);
+    let mut json = String::new();
+    let _ = write_string(&s[..cut], &mut json);
+    for c in json.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{u:04x}");
+            }
+        }
+    }
+    if cut < s.len() {
+        out.push_str("...");
+    }
 }
 
 /// Writes `[a, b, ...]` of JSON previews (at most 10 values).

@@ -1,18 +1,17 @@
-//! RFC 8785 reference vectors and corpus output fingerprints, read in place
-//! from `../shared` (override with `TEMPLIQX_SHARED`).
+//! RFC 8785 reference vectors and corpus output fingerprints: the external
+//! suites read in place through `templiqx-conformance-suites` (skipped with
+//! a visible line when absent, required under CI), and the project's own
+//! example outputs against its own inventory.
 
-use std::path::PathBuf;
+use std::path::Path;
+use templiqx_conformance_suites::{Suite, locate};
 use templiqx_contracts::canonical::{fingerprint, to_canonical_string};
-
-fn shared() -> PathBuf {
-    std::env::var_os("TEMPLIQX_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"))
-}
 
 #[test]
 fn rfc8785_vectors_reproduce_byte_for_byte() {
-    let dir = shared().join("peer-suites/jcs-testdata");
+    let Some(dir) = locate(Suite::Rfc8785Vectors) else {
+        return;
+    };
     let mut names: Vec<_> = std::fs::read_dir(dir.join("input"))
         .expect("jcs-testdata/input")
         .map(|e| e.unwrap().file_name())
@@ -31,11 +30,11 @@ fn rfc8785_vectors_reproduce_byte_for_byte() {
     }
 }
 
-#[test]
-fn corpus_output_fingerprints_match_inventory() {
-    let dir = shared().join("corpus/crm3");
+/// Asserts that each `evals/<file>` below `package` fingerprints to the
+/// `output_fingerprint` its inventory states for `scenario`.
+fn assert_outputs_match_inventory(package: &Path, pairs: &[(&str, &str)]) {
     let inventory: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("scenarios/inventory.json")).unwrap(),
+        &std::fs::read_to_string(package.join("scenarios/inventory.json")).unwrap(),
     )
     .unwrap();
     let expected = |id: &str| -> String {
@@ -44,20 +43,43 @@ fn corpus_output_fingerprints_match_inventory() {
             .unwrap()
             .iter()
             .find(|s| s["id"] == id)
-            .unwrap()["expectation"]["output_fingerprint"]
+            .unwrap_or_else(|| panic!("no scenario {id}"))["expectation"]["output_fingerprint"]
             .as_str()
             .unwrap()
             .to_owned()
     };
-    for (file, scenario) in [
-        ("bli-61-output.json", "intake-document-01"),
-        ("bli-62-output.json", "draft-with-citations"),
-    ] {
-        let value: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("evals").join(file)).unwrap())
-                .unwrap();
+    for (file, scenario) in pairs {
+        let text = std::fs::read_to_string(package.join("evals").join(file)).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(fingerprint(&value), expected(scenario), "{file}");
     }
+}
+
+#[test]
+fn example_output_fingerprints_match_the_examples_inventory() {
+    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/crm3");
+    assert_outputs_match_inventory(
+        &package,
+        &[
+            ("extraction-output.json", "lease-happy-path"),
+            ("drafting-output.json", "lease-summary-document"),
+        ],
+    );
+}
+
+#[test]
+fn corpus_output_fingerprints_match_inventory() {
+    let Some(corpus) = locate(Suite::Corpus) else {
+        return;
+    };
+    let dir = corpus.join("crm3");
+    assert_outputs_match_inventory(
+        &dir,
+        &[
+            ("bli-61-output.json", "intake-document-01"),
+            ("bli-62-output.json", "draft-with-citations"),
+        ],
+    );
     // The figure the CLI issue pins, stated independently of the inventory.
     let bli61: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("evals/bli-61-output.json")).unwrap(),

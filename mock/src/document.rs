@@ -131,19 +131,22 @@ pub fn read_text(path: &Path, display: &str) -> Result<String, Diagnostic> {
 }
 
 /// Parses JSON text, rejecting repeated object keys and integers outside
-/// the 64-bit range ([`text::exact_integers`]).
+/// the 64-bit range ([`text::exact_integers`]). Text that is not JSON is
+/// reported as such: the integer check runs only on a well-formed document,
+/// so a message about an integer is always about a real integer.
 ///
 /// # Errors
 ///
 /// `TQX_PARSE_JSON` with the line and column of the problem.
 pub fn parse_json(text: &str) -> Result<serde_json::Value, Diagnostic> {
-    text::exact_integers(text)?;
-    serde_json::from_str::<Strict>(text)
+    let value = serde_json::from_str::<Strict>(text)
         .map(|s| s.0)
         .map_err(|e| {
             Diagnostic::error(Code::ParseJson, format!("{e}"))
                 .help("write one well-formed JSON document, with every object key once")
-        })
+        })?;
+    text::exact_integers(text)?;
+    Ok(value)
 }
 
 /// Deserialises `value` into `T`.

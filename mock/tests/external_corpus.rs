@@ -1,5 +1,7 @@
-//! The external CRM3 corpus (`../shared/corpus`, read in place), in both
-//! receipt modes (issue 5, "Done when"; DESIGN section 5).
+//! The external CRM3 corpus (read in place through
+//! `templiqx-conformance-suites`; skipped with a visible line when absent,
+//! required under CI), in both receipt modes (`docs/mock.md`, "Receipts
+//! and receipt modes").
 
 mod common;
 
@@ -15,13 +17,17 @@ const SUCCESSES: [&str; 3] = [
     "intake-document-01",
 ];
 
-fn inventory() -> Inventory {
-    Inventory::load(common::external_inventory()).unwrap_or_else(|e| panic!("{e}"))
+/// The external inventory, loaded; `None` when the corpus is absent.
+fn inventory() -> Option<Inventory> {
+    let path = common::external_inventory()?;
+    Some(Inventory::load(path).unwrap_or_else(|e| panic!("{e}")))
 }
 
 #[test]
 fn the_inventory_loads() {
-    let inventory = inventory();
+    let Some(inventory) = inventory() else {
+        return;
+    };
     assert_eq!(inventory.package, "crm3");
     assert_eq!(
         inventory.ids().collect::<Vec<_>>(),
@@ -54,7 +60,10 @@ fn the_inventory_loads() {
 
 #[test]
 fn in_process_everything_matches_except_the_foreign_success_goldens() {
-    let report = run_conformance(&inventory(), &common::options(ReceiptMode::InProcess));
+    let Some(inventory) = inventory() else {
+        return;
+    };
+    let report = run_conformance(&inventory, &common::options(ReceiptMode::InProcess));
     assert_eq!(report.scenarios.len(), 8);
     for s in &report.scenarios {
         for field in [
@@ -120,7 +129,10 @@ fn in_process_everything_matches_except_the_foreign_success_goldens() {
 
 #[test]
 fn in_transport_mode_all_eight_pass_completely() {
-    let report = run_conformance(&inventory(), &common::options(ReceiptMode::Transport));
+    let Some(inventory) = inventory() else {
+        return;
+    };
+    let report = run_conformance(&inventory, &common::options(ReceiptMode::Transport));
     assert!(report.passed(), "{report}");
     for s in &report.scenarios {
         assert_eq!(
@@ -133,7 +145,10 @@ fn in_transport_mode_all_eight_pass_completely() {
 
 #[test]
 fn evidence_is_matched_and_quotes_are_verified_against_the_source_bytes() {
-    let report = run_conformance(&inventory(), &common::options(ReceiptMode::Transport));
+    let Some(inventory) = inventory() else {
+        return;
+    };
+    let report = run_conformance(&inventory, &common::options(ReceiptMode::Transport));
     // intake-document-01: the quote is in the output; the request carries
     // document_text, so every output entry's hash is checked.
     let check = report
@@ -172,7 +187,10 @@ fn evidence_is_matched_and_quotes_are_verified_against_the_source_bytes() {
 
 #[test]
 fn elapsed_virtual_time_and_attempts_are_reported() {
-    let report = run_conformance(&inventory(), &common::options(ReceiptMode::InProcess));
+    let Some(inventory) = inventory() else {
+        return;
+    };
+    let report = run_conformance(&inventory, &common::options(ReceiptMode::InProcess));
     let intake = report.scenario("intake-document-01").unwrap();
     assert_eq!((intake.elapsed_ms, intake.attempts), (25, 1));
     let ambiguous = report.scenario("ambiguous-date").unwrap();
@@ -181,7 +199,10 @@ fn elapsed_virtual_time_and_attempts_are_reported() {
 
 #[test]
 fn the_report_serialises_for_machines() {
-    let report = run_conformance(&inventory(), &common::options(ReceiptMode::InProcess));
+    let Some(inventory) = inventory() else {
+        return;
+    };
+    let report = run_conformance(&inventory, &common::options(ReceiptMode::InProcess));
     let json = serde_json::to_value(&report).unwrap();
     assert_eq!(json["receipt_mode"], "in_process");
     assert_eq!(json["scenarios"][4]["id"], "intake-document-01");

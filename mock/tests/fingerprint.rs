@@ -1,6 +1,7 @@
-//! The payload-free scenario fingerprint (seed 000, "Fingerprint Policy"):
-//! pinned by goldens, sensitive to every element it includes, blind to
-//! request text and payloads.
+//! The payload-free scenario fingerprint (`docs/mock.md`, "Scenario
+//! fingerprint"): pinned by goldens, sensitive to every element it includes,
+//! blind to request text and payloads. Edits are made to the project's own
+//! manifests; the external corpus's goldens are checked when it is there.
 
 mod common;
 
@@ -9,10 +10,19 @@ use templiqx_mock::{
     Scenario, ScenarioManifest, scenario_fingerprint, scenario_fingerprint_document,
 };
 
+/// A manifest of the project's own corpus, as JSON.
 fn manifest_value(id: &str) -> Value {
-    let path = common::external_root().join(format!("crm3/scenarios/{id}/manifest.json"));
+    manifest_under(&common::own_root(), id)
+}
+
+fn manifest_under(root: &std::path::Path, id: &str) -> Value {
+    let path = root.join(format!("crm3/scenarios/{id}/manifest.json"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
+
+/// `lease-happy-path`'s scenario fingerprint, recomputed outside this crate
+/// from the composition `docs/mock.md` documents.
+const LEASE_HAPPY_PATH: &str = "300e7f60f621a6db3ae42e4a701958ea704b14c575d77e5077c3b55945a5d08f";
 
 fn fp(v: &Value) -> String {
     scenario_fingerprint(
@@ -23,42 +33,54 @@ fn fp(v: &Value) -> String {
 /// A change to a manifest.
 type Edit = Box<dyn Fn(&mut Value)>;
 
+#[test]
+fn own_manifests_have_golden_fingerprints() {
+    assert_eq!(fp(&manifest_value("lease-happy-path")), LEASE_HAPPY_PATH);
+}
+
 /// Goldens, recomputed outside this crate from the documented composition.
 #[test]
-fn corpus_manifests_have_golden_fingerprints() {
+fn external_corpus_manifests_have_golden_fingerprints() {
+    let Some(root) = common::external_root() else {
+        return;
+    };
     assert_eq!(
-        fp(&manifest_value("intake-document-01")),
+        fp(&manifest_under(&root, "intake-document-01")),
         "4d9e615d1d58bfa828301745c3d1ed8723b0f8e1f12e33a864cd25163e689c24"
     );
     assert_eq!(
-        fp(&manifest_value("ambiguous-date")),
+        fp(&manifest_under(&root, "ambiguous-date")),
         "fb6349e13b33851b062f9b22e9a950d5306fdc670a04610a384ec1666583be63"
     );
 }
 
 #[test]
 fn the_fingerprinted_document_is_payload_free() {
-    let m = ScenarioManifest::from_json(&manifest_value("intake-document-01").to_string()).unwrap();
+    let m = ScenarioManifest::from_json(&manifest_value("lease-happy-path").to_string()).unwrap();
     assert_eq!(
         scenario_fingerprint_document(&m),
         json!({
             "api_version": "templiqx.mock/v1alpha1",
-            "id": "intake-document-01",
-            "contract": "bli-61-date-term-extraction",
+            "id": "lease-happy-path",
+            "contract": "lease-term-extraction",
             "kind": "happy_path",
             "expected_status": "success",
             "expected_failure": null,
             "expected_diagnostics": [],
             "receipt_payload_policy": "fingerprints_only",
-            "expected_output_fingerprint": "66d6c3fbb03611b4b22deabbe9ef669e5ad69f59c1e90be4dee92d9c3a5188de",
+            "expected_output_fingerprint": "85433278e03f0bb43c399c4025709b5cb0397e0f8d5f85ee3351e1c8333edf60",
             "lifecycle": {"steps": [
                 {"kind": "request_received", "id": "request-received"},
-                {"kind": "delay", "id": "runtime-latency", "delay_ms": 25},
-                {"kind": "runtime_success", "id": "runtime-success", "output_schema_valid": true,
+                {"kind": "delay", "id": "model-latency", "delay_ms": 40},
+                {"kind": "runtime_success", "id": "model-answers", "output_schema_valid": true,
                  "output_fingerprint": null}
             ]},
-            "evidence": [{"document_id": "SYN-DOC-0001", "fragment_id": "clause-2",
-                          "quote_sha256": "4520d61c576b45c2fdaf7351002217dcee1f93eefa11615451c008750c5e842f"}],
+            "evidence": [
+                {"document_id": "LEASE-0007", "fragment_id": "clause-3",
+                 "quote_sha256": "600a4e11044e7b72e4432ddc79d1ac71ea7aa54287a141c518f6a6c7d343bc2e"},
+                {"document_id": "LEASE-0007", "fragment_id": "clause-3",
+                 "quote_sha256": "7cd45c1acf8a9ce6dbb3bc4eeb4fc16a0fa9cb2408619fd1f8f2c66d9ece4a6b"}
+            ],
             "document_expectation": {"status": "not_applicable", "unresolved_references": 0}
         })
     );
@@ -66,13 +88,13 @@ fn the_fingerprinted_document_is_payload_free() {
 
 #[test]
 fn changing_any_included_element_changes_it() {
-    let base = manifest_value("intake-document-01");
+    let base = manifest_value("lease-happy-path");
     let golden = fp(&base);
     let edits: Vec<(&str, Edit)> = vec![
-        ("id", Box::new(|m| m["id"] = json!("intake-document-02"))),
+        ("id", Box::new(|m| m["id"] = json!("lease-happy-path-2"))),
         (
             "contract",
-            Box::new(|m| m["contract"] = json!("bli-62-document-drafting")),
+            Box::new(|m| m["contract"] = json!("lease-summary-drafting")),
         ),
         ("kind", Box::new(|m| m["kind"] = json!("drafting"))),
         (
@@ -97,7 +119,7 @@ fn changing_any_included_element_changes_it() {
             "step id",
             Box::new(|m| m["steps"][0]["id"] = json!("received")),
         ),
-        ("delay", Box::new(|m| m["steps"][1]["delay_ms"] = json!(26))),
+        ("delay", Box::new(|m| m["steps"][1]["delay_ms"] = json!(41))),
         (
             "step removed",
             Box::new(|m| {
@@ -114,7 +136,7 @@ fn changing_any_included_element_changes_it() {
         ),
         (
             "evidence",
-            Box::new(|m| m["evidence"][0]["fragment_id"] = json!("clause-3")),
+            Box::new(|m| m["evidence"][0]["fragment_id"] = json!("clause-4")),
         ),
         ("evidence removed", Box::new(|m| m["evidence"] = json!([]))),
         (
@@ -138,20 +160,20 @@ fn changing_any_included_element_changes_it() {
         assert_ne!(fp(&m), golden, "{what}");
     }
     // The policy: on a failure scenario, where both policies are allowed.
-    let failing = manifest_value("invalid-output-schema");
+    let failing = manifest_value("lease-invalid-output");
     let mut other = failing.clone();
     other["receipt_payload_policy"] = json!("no_successful_receipt");
     assert_ne!(fp(&other), fp(&failing));
     // A failure's code and retry hint.
-    let failure = manifest_value("ambiguous-date");
+    let failure = manifest_value("lease-missing-notice");
     for edit in [
-        json!({"code": "TQX_RUNTIME_INVALID_RESPONSE", "retry_after_ms": 5}),
-        json!({"code": "TQX_RUNTIME_PERMANENT"}),
+        json!({"code": "TQX_RUNTIME_PERMANENT", "retry_after_ms": 5}),
+        json!({"code": "TQX_RUNTIME_INVALID_RESPONSE"}),
     ] {
         let mut m = failure.clone();
-        m["steps"][1]["failure"] = edit;
+        m["steps"][2]["failure"] = edit;
         m["expected_diagnostics"] = json!([]);
-        m["expected_failure"] = m["steps"][1]["failure"]["code"].clone();
+        m["expected_failure"] = m["steps"][2]["failure"]["code"].clone();
         let mut same = failure.clone();
         same["expected_diagnostics"] = json!([]);
         assert_ne!(fp(&m), fp(&same));
@@ -160,16 +182,16 @@ fn changing_any_included_element_changes_it() {
 
 #[test]
 fn payloads_paths_free_text_and_goldens_do_not_enter_it() {
-    let base = manifest_value("ambiguous-date");
+    let base = manifest_value("lease-missing-notice");
     let golden = fp(&base);
     let mut m = base.clone();
-    m["steps"][1]["failure"]["detail"] = json!("other words");
+    m["steps"][2]["failure"]["detail"] = json!("other words");
     m["input"] = json!("../../evals/elsewhere.json");
     m["golden_receipt_fingerprint"] =
         json!("0000000000000000000000000000000000000000000000000000000000000000");
     assert_eq!(fp(&m), golden);
     // Sets do not depend on their order.
-    let base = manifest_value("draft-with-citations");
+    let base = manifest_value("lease-happy-path");
     let mut m = base.clone();
     m["evidence"].as_array_mut().unwrap().reverse();
     assert_eq!(fp(&m), fp(&base));
@@ -179,20 +201,17 @@ fn payloads_paths_free_text_and_goldens_do_not_enter_it() {
 fn changing_the_request_text_of_the_input_file_does_not_change_it() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("corpus");
-    common::copy_tree(&common::external_root().join("crm3"), &root.join("crm3"));
-    let manifest = root.join("crm3/scenarios/intake-document-01/manifest.json");
+    common::copy_tree(&common::own_root().join("crm3"), &root.join("crm3"));
+    let manifest = root.join("crm3/scenarios/lease-happy-path/manifest.json");
     let before = Scenario::load(&manifest, &root).unwrap();
-    let request = root.join("crm3/evals/bli-61-request.json");
+    let request = root.join("crm3/evals/extraction-request.json");
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&request).unwrap()).unwrap();
-    v["inputs"]["document_text"] = json!("Een heel andere tekst.");
+    v["inputs"]["clause_text"] = json!("An entirely different clause.");
     std::fs::write(&request, v.to_string()).unwrap();
     let after = Scenario::load(&manifest, &root).unwrap();
     assert_ne!(before.request, after.request);
     assert_eq!(before.fingerprint(), after.fingerprint());
-    assert_eq!(
-        after.fingerprint(),
-        "4d9e615d1d58bfa828301745c3d1ed8723b0f8e1f12e33a864cd25163e689c24"
-    );
+    assert_eq!(after.fingerprint(), LEASE_HAPPY_PATH);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Inventory loading fails closed, and tampering is caught: each test edits
-//! a temporary copy of a corpus (the shared corpus is never written).
+//! a temporary copy of the project's own corpus (`examples/crm3`). The
+//! external corpus is only loaded, untouched, when it is there.
 
 mod common;
 
@@ -17,10 +18,6 @@ struct Copy {
 }
 
 impl Copy {
-    fn external() -> Copy {
-        Copy::of(&common::external_root(), "crm3")
-    }
-
     fn own() -> Copy {
         Copy::of(&common::own_root(), "crm3")
     }
@@ -72,26 +69,28 @@ fn fails_naming(result: Result<Inventory, MockError>, code: Code, needles: &[&st
 
 #[test]
 fn an_untouched_copy_loads() {
-    Copy::external().load().unwrap();
     Copy::own().load().unwrap();
+    if let Some(external) = common::external_root() {
+        Copy::of(&external, "crm3").load().unwrap();
+    }
 }
 
 #[test]
 fn a_tampered_expected_output_fingerprint_fails_loading_naming_scenario_and_field() {
-    let copy = Copy::external();
-    copy.edit("crm3/scenarios/intake-document-01/manifest.json", |m| {
+    let copy = Copy::own();
+    copy.edit("crm3/scenarios/lease-happy-path/manifest.json", |m| {
         m["expected_output_fingerprint"] =
             json!("0000000000000000000000000000000000000000000000000000000000000000");
     });
     let error = fails_naming(
         copy.load(),
         Code::Scenario,
-        &["intake-document-01", "expected_output_fingerprint"],
+        &["lease-happy-path", "expected_output_fingerprint"],
     );
     let d = &error.diagnostics[0];
     assert_eq!(
         d.file.as_deref(),
-        Some("crm3/scenarios/intake-document-01/manifest.json")
+        Some("crm3/scenarios/lease-happy-path/manifest.json")
     );
     assert_eq!(
         d.json_pointer.as_deref(),
@@ -111,17 +110,17 @@ fn inventory_drift_fails_loading_naming_scenario_and_field() {
         ("output_schema_valid", json!(true), "output_schema_valid"),
         (
             "output_fingerprint",
-            json!("66d6c3fbb03611b4b22deabbe9ef669e5ad69f59c1e90be4dee92d9c3a5188de"),
+            json!("85433278e03f0bb43c399c4025709b5cb0397e0f8d5f85ee3351e1c8333edf60"),
             "expected_output_fingerprint",
         ),
     ];
     for (field, value, manifest_field) in cases {
-        let copy = Copy::external();
+        let copy = Copy::own();
         copy.edit_inventory(|inv| inv["scenarios"][0]["expectation"][field] = value.clone());
         let error = fails_naming(
             copy.load(),
             Code::Scenario,
-            &["ambiguous-date", field, manifest_field],
+            &["lease-ambiguous-rent", field, manifest_field],
         );
         let d = error
             .diagnostics
@@ -138,7 +137,7 @@ fn inventory_drift_fails_loading_naming_scenario_and_field() {
 
 #[test]
 fn duplicate_ids_fail_loading() {
-    let copy = Copy::external();
+    let copy = Copy::own();
     copy.edit_inventory(|inv| {
         let first = inv["scenarios"][0].clone();
         inv["scenarios"].as_array_mut().unwrap().push(first);
@@ -146,18 +145,18 @@ fn duplicate_ids_fail_loading() {
     fails_naming(
         copy.load(),
         Code::Scenario,
-        &["ambiguous-date", "listed twice", "/scenarios/8/id"],
+        &["lease-ambiguous-rent", "listed twice", "/scenarios/7/id"],
     );
 }
 
 #[test]
 fn an_id_that_differs_from_the_manifest_fails_loading() {
-    let copy = Copy::external();
+    let copy = Copy::own();
     copy.edit_inventory(|inv| inv["scenarios"][1]["id"] = json!("renamed"));
     fails_naming(
         copy.load(),
         Code::Scenario,
-        &["renamed", "contradictory-evidence"],
+        &["renamed", "lease-happy-path"],
     );
 }
 
@@ -167,25 +166,25 @@ fn manifest_paths_leaving_the_corpus_root_fail_loading() {
         "../outside/manifest.json",
         "crm3/../../outside.json",
         "/etc/hostname",
-        "crm3\\scenarios\\ambiguous-date\\manifest.json",
+        "crm3\\scenarios\\lease-ambiguous-rent\\manifest.yaml",
     ] {
-        let copy = Copy::external();
+        let copy = Copy::own();
         copy.edit_inventory(|inv| inv["scenarios"][0]["manifest"] = json!(path));
         fails_naming(
             copy.load(),
             Code::Scenario,
-            &["ambiguous-date", "/scenarios/0/manifest"],
+            &["lease-ambiguous-rent", "/scenarios/0/manifest"],
         );
     }
     // A manifest's own paths are confined the same way.
-    let copy = Copy::external();
-    copy.edit("crm3/scenarios/ambiguous-date/manifest.json", |m| {
+    let copy = Copy::own();
+    copy.edit("crm3/scenarios/lease-missing-notice/manifest.json", |m| {
         m["input"] = json!("../../../../outside.json");
     });
     fails_naming(
         copy.load(),
         Code::Scenario,
-        &["ambiguous-date", "`input`", "leaves the corpus root"],
+        &["lease-missing-notice", "`input`", "leaves the corpus root"],
     );
 }
 
@@ -194,65 +193,69 @@ fn manifest_paths_leaving_the_corpus_root_fail_loading() {
 fn a_symlink_out_of_the_corpus_fails_loading() {
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("request.json"), r#"{"inputs": {}}"#).unwrap();
-    let copy = Copy::external();
+    let copy = Copy::own();
     std::os::unix::fs::symlink(
         outside.path().join("request.json"),
         copy.root.join("crm3/evals/linked.json"),
     )
     .unwrap();
-    copy.edit("crm3/scenarios/ambiguous-date/manifest.json", |m| {
+    copy.edit("crm3/scenarios/lease-missing-notice/manifest.json", |m| {
         m["input"] = json!("../../evals/linked.json");
     });
     fails_naming(
         copy.load(),
         Code::Scenario,
-        &["ambiguous-date", "`input`", "symlink"],
+        &["lease-missing-notice", "`input`", "symlink"],
     );
 }
 
 #[test]
 fn a_contract_the_package_does_not_list_fails_loading() {
-    let copy = Copy::external();
-    copy.edit("crm3/scenarios/ambiguous-date/manifest.json", |m| {
-        m["contract"] = json!("bli-99-unknown");
+    let copy = Copy::own();
+    copy.edit("crm3/scenarios/lease-missing-notice/manifest.json", |m| {
+        m["contract"] = json!("lease-unknown");
     });
     fails_naming(
         copy.load(),
         Code::Scenario,
-        &["ambiguous-date", "bli-99-unknown", "templiqx.yaml"],
+        &["lease-missing-notice", "lease-unknown", "templiqx.yaml"],
     );
 }
 
 #[test]
 fn the_inventory_must_name_its_package_and_be_strict() {
-    let copy = Copy::external();
+    let copy = Copy::own();
     copy.edit_inventory(|inv| inv["package"] = json!("other"));
-    fails_naming(copy.load(), Code::Scenario, &["other", "crm3", "/package"]);
-    let copy = Copy::external();
+    fails_naming(
+        copy.load(),
+        Code::Scenario,
+        &["other", "crm3-example", "/package"],
+    );
+    let copy = Copy::own();
     copy.edit_inventory(|inv| inv["scenarios"][2]["expectation"]["latency_ms"] = json!(1));
     fails_naming(
         copy.load(),
         Code::UnknownField,
         &["latency_ms", "/scenarios/2/expectation/latency_ms"],
     );
-    let copy = Copy::external();
+    let copy = Copy::own();
     copy.edit_inventory(|inv| inv["api_version"] = json!("templiqx.mock/v0"));
     fails_naming(copy.load(), Code::ApiVersion, &["templiqx.mock/v0"]);
-    let copy = Copy::external();
+    let copy = Copy::own();
     copy.edit_inventory(|inv| {
         inv["scenarios"][2]["expectation"]["receipt_fingerprint"] = json!("x")
     });
     fails_naming(
         copy.load(),
         Code::Scenario,
-        &["docx-unresolved-reference", "receipt_fingerprint"],
+        &["lease-invalid-output", "receipt_fingerprint"],
     );
 }
 
 #[test]
 fn an_inventory_without_scenarios_fails_loading() {
     // A conformance run over nothing would pass: loading fails closed.
-    let copy = Copy::external();
+    let copy = Copy::own();
     copy.edit_inventory(|inv| inv["scenarios"] = json!([]));
     let error = fails_naming(copy.load(), Code::Scenario, &["no scenarios", "/scenarios"]);
     assert_eq!(error.diagnostics.len(), 1, "{error}");
@@ -262,12 +265,12 @@ fn an_inventory_without_scenarios_fails_loading() {
 
 #[test]
 fn a_manifest_that_is_not_utf8_fails_loading_at_the_byte() {
-    let copy = Copy::external();
-    let rel = "crm3/scenarios/ambiguous-date/manifest.json";
+    let copy = Copy::own();
+    let rel = "crm3/scenarios/lease-missing-notice/manifest.json";
     let path = copy.root.join(rel);
     let text = std::fs::read_to_string(&path).unwrap();
     // Latin-1 `é` right after the id's opening quote.
-    let at = text.find("\"ambiguous-date\"").unwrap() + 1;
+    let at = text.find("\"lease-missing-notice\"").unwrap() + 1;
     let bytes = [&text.as_bytes()[..at], b"\xE9", &text.as_bytes()[at..]].concat();
     std::fs::write(&path, bytes).unwrap();
     let error = copy.load().unwrap_err();
@@ -290,11 +293,11 @@ fn a_manifest_that_is_not_utf8_fails_loading_at_the_byte() {
 
 #[test]
 fn byte_order_marks_in_json_documents_are_skipped() {
-    let plain = Copy::external();
-    let bom = Copy::external();
+    let plain = Copy::own();
+    let bom = Copy::own();
     for rel in [
         "crm3/scenarios/inventory.json",
-        "crm3/scenarios/ambiguous-date/manifest.json",
+        "crm3/scenarios/lease-missing-notice/manifest.json",
     ] {
         let path = bom.root.join(rel);
         let text = std::fs::read_to_string(&path).unwrap();
@@ -312,10 +315,10 @@ fn byte_order_marks_in_json_documents_are_skipped() {
 
 #[test]
 fn every_problem_is_reported_at_once() {
-    let copy = Copy::external();
+    let copy = Copy::own();
     copy.edit_inventory(|inv| {
         inv["scenarios"][0]["expectation"]["status"] = json!("success");
-        inv["scenarios"][7]["manifest"] = json!("../x.json");
+        inv["scenarios"][6]["manifest"] = json!("../x.json");
     });
     let error = copy.load().unwrap_err();
     assert!(error.diagnostics.len() >= 2, "{error}");
@@ -324,22 +327,22 @@ fn every_problem_is_reported_at_once() {
 
 #[test]
 fn only_listed_scenarios_are_addressable() {
-    let copy = Copy::external();
+    let copy = Copy::own();
     // A manifest directory that merely exists is not a scenario.
     let extra = copy.root.join("crm3/scenarios/unlisted");
     std::fs::create_dir_all(&extra).unwrap();
     std::fs::copy(
         copy.root
-            .join("crm3/scenarios/ambiguous-date/manifest.json"),
+            .join("crm3/scenarios/lease-missing-notice/manifest.json"),
         extra.join("manifest.json"),
     )
     .unwrap();
     let inventory = copy.load().unwrap();
-    assert_eq!(inventory.scenarios.len(), 8);
+    assert_eq!(inventory.scenarios.len(), 7);
     let options = common::options(ReceiptMode::Transport);
     assert!(run_scenario(&inventory, "unlisted", &options).is_none());
     assert!(
-        run_scenario(&inventory, "ambiguous-date", &options)
+        run_scenario(&inventory, "lease-missing-notice", &options)
             .unwrap()
             .passed()
     );
@@ -381,14 +384,14 @@ fn a_declared_schema_validity_the_schema_disagrees_with_fails_the_scenario() {
 
 #[test]
 fn a_changed_failure_code_fails_the_scenario() {
-    let copy = Copy::external();
-    copy.edit("crm3/scenarios/ambiguous-date/manifest.json", |m| {
-        m["steps"][1]["failure"]["code"] = json!("TQX_RUNTIME_PERMANENT");
+    let copy = Copy::own();
+    copy.edit("crm3/scenarios/lease-missing-notice/manifest.json", |m| {
+        m["steps"][2]["failure"]["code"] = json!("TQX_RUNTIME_UNAVAILABLE");
     });
     let inventory = copy.load().unwrap();
     for mode in [ReceiptMode::InProcess, ReceiptMode::Transport] {
         let report = run_conformance(&inventory, &common::options(mode));
-        let s = report.scenario("ambiguous-date").unwrap();
+        let s = report.scenario("lease-missing-notice").unwrap();
         assert!(!s.passed());
         let differing: Vec<CheckField> = s.differing().map(|c| c.field).collect();
         let receipt = match mode {
@@ -407,29 +410,26 @@ fn a_changed_failure_code_fails_the_scenario() {
         assert_eq!(
             (&failure.expected, &failure.actual),
             (
-                &json!("TQX_RUNTIME_INVALID_RESPONSE"),
-                &json!("TQX_RUNTIME_PERMANENT")
+                &json!("TQX_RUNTIME_PERMANENT"),
+                &json!("TQX_RUNTIME_UNAVAILABLE")
             )
         );
         // The others still pass.
-        assert_eq!(
-            report.failed().count(),
-            if mode == ReceiptMode::InProcess { 4 } else { 1 }
-        );
-        assert!(report.to_string().contains("expected_failure differs: expected \"TQX_RUNTIME_INVALID_RESPONSE\", actual \"TQX_RUNTIME_PERMANENT\""));
+        assert_eq!(report.failed().count(), 1);
+        assert!(report.to_string().contains("expected_failure differs: expected \"TQX_RUNTIME_PERMANENT\", actual \"TQX_RUNTIME_UNAVAILABLE\""));
     }
 }
 
 #[test]
 fn a_changed_quote_hash_in_a_manifest_fails_the_scenario() {
-    let copy = Copy::external();
-    copy.edit("crm3/scenarios/intake-document-01/manifest.json", |m| {
+    let copy = Copy::own();
+    copy.edit("crm3/scenarios/lease-happy-path/manifest.json", |m| {
         m["evidence"][0]["quote_sha256"] =
             json!("f36295a8293cb1e891373f4e64f211deaff2ac9e15211fda895608eddc4cdccb");
     });
     let inventory = copy.load().unwrap();
     let report = run_conformance(&inventory, &common::options(ReceiptMode::Transport));
-    let s = report.scenario("intake-document-01").unwrap();
+    let s = report.scenario("lease-happy-path").unwrap();
     assert_eq!(
         s.differing().map(|c| c.field).collect::<Vec<_>>(),
         [CheckField::Evidence]
@@ -444,32 +444,30 @@ fn a_changed_quote_hash_in_a_manifest_fails_the_scenario() {
 /// changed consistently: only the byte-range check can notice.
 #[test]
 fn a_quote_hash_that_is_not_the_source_bytes_fails_the_scenario() {
-    let copy = Copy::external();
+    let copy = Copy::own();
     let forged = "f36295a8293cb1e891373f4e64f211deaff2ac9e15211fda895608eddc4cdccb";
     let mut output = Value::Null;
-    copy.edit("crm3/evals/bli-61-output.json", |o| {
+    copy.edit("crm3/evals/extraction-output.json", |o| {
         o["evidence"][0]["quote_sha256"] = json!(forged);
         output = o.clone();
     });
     let output_fp = templiqx_contracts::canonical::fingerprint(&output);
-    copy.edit("crm3/scenarios/intake-document-01/manifest.json", |m| {
+    copy.edit("crm3/scenarios/lease-happy-path/manifest.json", |m| {
         m["expected_output_fingerprint"] = json!(output_fp);
     });
     let receipt = templiqx_contracts::Receipt::Success {
-        request_fingerprint: templiqx_mock::transport_request_fingerprint(
-            "bli-61-date-term-extraction",
-        ),
+        request_fingerprint: templiqx_mock::transport_request_fingerprint("lease-term-extraction"),
         output_fingerprint: output_fp.clone(),
         output_schema_valid: true,
     };
     copy.edit_inventory(|inv| {
-        let e = &mut inv["scenarios"][4]["expectation"];
+        let e = &mut inv["scenarios"][1]["expectation"];
         e["output_fingerprint"] = json!(output_fp);
         e["receipt_fingerprint"] = json!(receipt.fingerprint());
     });
     let inventory = copy.load().unwrap_or_else(|e| panic!("{e}"));
     let report = run_conformance(&inventory, &common::options(ReceiptMode::Transport));
-    let s = report.scenario("intake-document-01").unwrap();
+    let s = report.scenario("lease-happy-path").unwrap();
     assert_eq!(
         s.differing().map(|c| c.field).collect::<Vec<_>>(),
         [CheckField::Evidence]
@@ -482,12 +480,12 @@ fn a_quote_hash_that_is_not_the_source_bytes_fails_the_scenario() {
         mismatch["reason"]
             .as_str()
             .unwrap()
-            .contains("is not the SHA-256 of bytes 27..43 of /input/inputs/document_text"),
+            .contains("is not the SHA-256 of bytes 20..30 of /input/inputs/clause_text"),
         "{mismatch}"
     );
     // The drafting scenarios carry the same entry in their request, without
     // source text: unchanged, they still pass.
-    assert!(report.scenario("draft-with-citations").unwrap().passed());
+    assert!(report.scenario("lease-summary-document").unwrap().passed());
 }
 
 #[test]
@@ -507,13 +505,13 @@ fn the_own_corpus_is_tamper_evident_too() {
 
 #[test]
 fn a_request_that_does_not_render_fails_with_its_diagnostics() {
-    let copy = Copy::external();
-    copy.edit("crm3/evals/bli-61-request.json", |r| {
-        r["inputs"].as_object_mut().unwrap().remove("document_text");
+    let copy = Copy::own();
+    copy.edit("crm3/evals/extraction-request.json", |r| {
+        r["inputs"].as_object_mut().unwrap().remove("clause_text");
     });
     let inventory = copy.load().unwrap();
     let report = run_conformance(&inventory, &common::options(ReceiptMode::Transport));
-    let s = report.scenario("intake-document-01").unwrap();
+    let s = report.scenario("lease-happy-path").unwrap();
     assert!(!s.passed());
     assert_eq!(s.receipt, None);
     let failure = s.check(CheckField::ExpectedFailure).unwrap();
@@ -524,7 +522,7 @@ fn a_request_that_does_not_render_fails_with_its_diagnostics() {
         .note
         .as_deref()
         .unwrap();
-    assert!(note.contains("/inputs/document_text"), "{note}");
+    assert!(note.contains("/inputs/clause_text"), "{note}");
     assert_eq!(
         s.check(CheckField::Stream).unwrap().outcome,
         CheckOutcome::NotChecked
@@ -533,10 +531,8 @@ fn a_request_that_does_not_render_fails_with_its_diagnostics() {
 
 #[test]
 fn a_contract_that_does_not_compile_fails_its_scenarios() {
-    let copy = Copy::external();
-    let path = copy
-        .root
-        .join("crm3/contracts/bli-62-document-drafting.yaml");
+    let copy = Copy::own();
+    let path = copy.root.join("crm3/contracts/lease-summary-drafting.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(
         &path,
@@ -545,7 +541,7 @@ fn a_contract_that_does_not_compile_fails_its_scenarios() {
     .unwrap();
     let inventory = copy.load().unwrap();
     let report = run_conformance(&inventory, &common::options(ReceiptMode::Transport));
-    for id in ["docx-unresolved-reference", "draft-with-citations"] {
+    for id in ["lease-summary-document", "lease-summary-streamed"] {
         let s = report.scenario(id).unwrap();
         let check = s.check(CheckField::Contract).unwrap();
         assert_eq!(check.outcome, CheckOutcome::Differs);

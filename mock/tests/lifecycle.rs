@@ -566,6 +566,51 @@ fn a_stream_without_an_output_is_rejected() {
     parse(&v).unwrap();
 }
 
+/// The one diagnostic of a rejected manifest `v` with `code`.
+#[track_caller]
+fn rejection(v: &Value, code: Code) -> templiqx_contracts::Diagnostic {
+    let error = parse(v).expect_err("the manifest must be rejected");
+    let mut found = error.diagnostics.into_iter().filter(|d| d.code == code);
+    let d = found.next().unwrap_or_else(|| panic!("no {code}"));
+    assert!(found.next().is_none());
+    d
+}
+
+#[test]
+fn deltas_that_are_not_json_are_never_called_an_integer() {
+    // A stream whose concatenated deltas start with `-` but are no number:
+    // the JSON parser's message, not one about a 64-bit range.
+    let mut v = events_manifest();
+    set(&mut v, "/events/2/text", json!("- not json"));
+    let d = rejection(&v, Code::Scenario);
+    assert_eq!(d.json_pointer.as_deref(), Some("/events"));
+    assert_eq!(
+        d.message,
+        "scenario `intake-document-01`: `finish` gives no `output` and the concatenated deltas are not one JSON document (invalid number at line 1 column 2)"
+    );
+    assert!(!d.message.contains("64-bit"), "{}", d.message);
+    assert_eq!(
+        d.help.as_deref(),
+        Some("stream the output's JSON text in the deltas, or give `finish` an explicit `output`")
+    );
+    // Malformed text holding a long run of digits is malformed, too.
+    set(
+        &mut v,
+        "/events/2/text",
+        json!("[99999999999999999999 oops"),
+    );
+    let d = rejection(&v, Code::Scenario);
+    assert!(!d.message.contains("64-bit"), "{}", d.message);
+    // Well-formed deltas with such an integer are what the integer
+    // message is about.
+    set(&mut v, "/events/2/text", json!("[-99999999999999999999]"));
+    let d = rejection(&v, Code::Scenario);
+    assert_eq!(
+        d.message,
+        "scenario `intake-document-01`: `finish` gives no `output` and the concatenated deltas are not one JSON document (integer `-99999999999999999999` is outside the 64-bit range that canonical JSON writes exactly)"
+    );
+}
+
 #[test]
 fn yaml_manifests_follow_the_same_rules_with_spans() {
     let yaml = r#"

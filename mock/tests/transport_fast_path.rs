@@ -125,7 +125,10 @@ fn assert_inventory_fingerprints(inventory: &Inventory) -> usize {
 
 #[test]
 fn the_external_corpus_fast_path_equals_execute_in_transport_mode() {
-    let inventory = Inventory::load(common::external_inventory()).unwrap_or_else(|e| panic!("{e}"));
+    let Some(path) = common::external_inventory() else {
+        return;
+    };
+    let inventory = Inventory::load(path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(inventory.scenarios.len(), 8);
     // All eight render and execute: the eight receipt fingerprints of the
     // external inventory are reproduced.
@@ -143,7 +146,10 @@ fn the_own_corpus_fast_path_equals_execute_in_transport_mode() {
 fn the_capability_gate_is_the_ports_in_both_corpora() {
     // A runtime that provides nothing: every contract needs
     // `structured_output`, so the port's gate refuses before invoking.
-    for path in [common::external_inventory(), common::own_inventory()] {
+    for path in [Some(common::own_inventory()), common::external_inventory()]
+        .into_iter()
+        .flatten()
+    {
         let inventory = Inventory::load(path).unwrap_or_else(|e| panic!("{e}"));
         let executed = compare_corpus(&inventory, &CapabilityProfile::parse_list(""));
         assert!(!executed.is_empty());

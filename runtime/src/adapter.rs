@@ -281,7 +281,29 @@ pub trait AsyncRuntimeAdapter: Send + Sync {
         }
     }
 
-    /// As [`RuntimeAdapter::execute`].
+    /// Decides, after attempt number `attempts_made` (1-based) failed with
+    /// `failure`, whether `execute` invokes again; an async adapter may wait
+    /// here (backoff, `Retry-After`) before answering `true`.
+    ///
+    /// Called only when `runtime_policy.max_attempts` allows another attempt
+    /// and, when streaming, the failed attempt forwarded nothing. The
+    /// default is the blocking port's rule: retry `TQX_RUNTIME_TIMEOUT` and
+    /// `TQX_RUNTIME_UNAVAILABLE` at once, nothing else (see
+    /// `docs/runtime.md`, "Adapter port"). It is never asked about a
+    /// failure whose code is not one of the five `TQX_RUNTIME_*` codes.
+    fn before_retry(
+        &self,
+        request: &RenderedInteraction<'_>,
+        failure: &RuntimeFailure,
+        attempts_made: u32,
+    ) -> impl Future<Output = bool> + Send {
+        let _ = (request, attempts_made);
+        std::future::ready(is_transient(failure))
+    }
+
+    /// As [`RuntimeAdapter::execute`], except that between attempts it asks
+    /// [`before_retry`](AsyncRuntimeAdapter::before_retry), which may wait
+    /// and may also retry `TQX_RUNTIME_RATE_LIMITED`.
     ///
     /// # Errors
     ///
@@ -296,7 +318,12 @@ pub trait AsyncRuntimeAdapter: Send + Sync {
             let result = loop {
                 attempts.begin();
                 match self.invoke(request).await {
-                    Err(failure) if attempts.retry(&failure, false) => continue,
+                    Err(failure)
+                        if attempts.remain(false, &failure)
+                            && self.before_retry(request, &failure, attempts.made).await =>
+                    {
+                        continue;
+                    }
                     result => break result,
                 }
             };
@@ -325,8 +352,14 @@ pub trait AsyncRuntimeAdapter: Send + Sync {
                 let result = self
                     .invoke_streaming(request, &mut |event| forward.event(event))
                     .await;
+                let forwarded = forward.forwarded;
                 match result {
-                    Err(failure) if attempts.retry(&failure, forward.forwarded) => continue,
+                    Err(failure)
+                        if attempts.remain(forwarded, &failure)
+                            && self.before_retry(request, &failure, attempts.made).await =>
+                    {
+                        continue;
+                    }
                     result => break result,
                 }
             };
@@ -515,13 +548,33 @@ impl Attempts {
     /// only within `max_attempts`, and never after output was streamed (a
     /// consumer would see it twice).
     fn retry(&self, failure: &RuntimeFailure, forwarded: bool) -> bool {
+        self.remain(forwarded, failure) && is_transient(failure)
+    }
+
+    /// Whether another attempt may be asked for: `max_attempts` allows one,
+    /// the failed attempt forwarded nothing, and the failure is one of the
+    /// adapter's `TQX_RUNTIME_*` codes (never the port's own).
+    fn remain(&self, forwarded: bool, failure: &RuntimeFailure) -> bool {
         self.made < self.max
             && !forwarded
             && matches!(
                 failure.code,
-                Code::RuntimeTimeout | Code::RuntimeUnavailable
+                Code::RuntimeTimeout
+                    | Code::RuntimeUnavailable
+                    | Code::RuntimeRateLimited
+                    | Code::RuntimeInvalidResponse
+                    | Code::RuntimePermanent
             )
     }
+}
+
+/// The failures the port retries by default: `TQX_RUNTIME_TIMEOUT` and
+/// `TQX_RUNTIME_UNAVAILABLE`.
+fn is_transient(failure: &RuntimeFailure) -> bool {
+    matches!(
+        failure.code,
+        Code::RuntimeTimeout | Code::RuntimeUnavailable
+    )
 }
 
 /// Forwards an adapter's non-terminal events.

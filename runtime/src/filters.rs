@@ -1,5 +1,5 @@
-//! The fixed interpolation filters and the locale table (seed: "Structured
-//! content"; DESIGN section 4, "Locale filters" and "The `json` filter").
+//! The fixed interpolation filters and the locale table (`docs/format.md`,
+//! "Filters").
 //!
 //! Every filter writes into any [`fmt::Write`], so the renderer streams its
 //! output straight into a budget-bounded writer: `json`, `lower` and `upper`
@@ -18,8 +18,8 @@ use templiqx_contracts::canonical::write_canonical;
 use templiqx_contracts::format::parse_date;
 use templiqx_contracts::{Filter, Number, ValueRef};
 
-/// A locale family of the DESIGN section 4 table, resolved from
-/// `context.locale`.
+/// A locale family of the table in `docs/format.md` ("Filters"), resolved
+/// from `context.locale`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Locale {
     /// No locale, or one outside the table: ISO dates (`2026-07-12`) and
@@ -35,10 +35,14 @@ pub enum Locale {
 }
 
 impl Locale {
-    /// Resolves a BCP 47 locale tag by prefix, case-insensitively, accepting
-    /// `_` for `-` (`nl_NL`, `EN-us`, `de-AT` all match a family). The
-    /// prefix must end at a subtag boundary, so `default` or `english` is
-    /// not `de` or `en-US`; any other tag is [`Locale::Iso`].
+    /// Resolves a locale name by prefix, case-insensitively, accepting `_`
+    /// for `-` (`nl_NL`, `EN-us`, `de-AT` all match a family), as
+    /// `docs/format.md` ("Filters") states. The prefix must end at a
+    /// boundary: the end of the name, `-` or `_` (a BCP 47 subtag), or `.`
+    /// or `@` (the codeset and modifier of a POSIX name such as
+    /// `en_US.UTF-8` or `de_DE@euro`, as copied from `LANG`). So `default`
+    /// or `english` is not `de` or `en-US`; any other name is
+    /// [`Locale::Iso`].
     pub fn from_tag(tag: &str) -> Locale {
         fn has_prefix(tag: &str, prefix: &[u8]) -> bool {
             let tag = tag.as_bytes();
@@ -47,7 +51,10 @@ impl Locale {
                     let t = if t == b'_' { b'-' } else { t };
                     t.to_ascii_lowercase() == p
                 })
-                && matches!(tag.get(prefix.len()), None | Some(b'-' | b'_'))
+                && matches!(
+                    tag.get(prefix.len()),
+                    None | Some(b'-' | b'_' | b'.' | b'@')
+                )
         }
         if has_prefix(tag, b"nl") {
             Locale::Nl
@@ -138,7 +145,7 @@ pub fn apply<W: Write + ?Sized>(
 }
 
 /// `format_date`: reformats a real calendar date written `YYYY-MM-DD` per
-/// the locale table (DESIGN section 4).
+/// the locale table (`docs/format.md`, "Filters").
 ///
 /// # Errors
 ///
@@ -160,7 +167,7 @@ pub fn write_date<W: Write + ?Sized>(
 }
 
 /// `format_number`: two fraction digits, grouped per the locale table
-/// (DESIGN section 4).
+/// (`docs/format.md`, "Filters").
 ///
 /// Rounds half away from zero on the number's shortest decimal form, as a
 /// person rounding by hand would (`2.675` → `2.68`, `0.125` → `0.13`,
@@ -452,17 +459,34 @@ mod tests {
         }
     }
 
-    /// The whole DESIGN section 4 table, for every spelling of each family.
+    /// The whole locale table of `docs/format.md`, for every spelling of each
+    /// family: BCP 47 tags and POSIX names with a codeset or modifier.
     #[test]
     fn design_locale_table() {
         let rows: &[(&[&str], &str, &str)] = &[
             (
-                &["nl", "nl-NL", "nl_NL", "NL", "nl-BE"],
+                &[
+                    "nl",
+                    "nl-NL",
+                    "nl_NL",
+                    "NL",
+                    "nl-BE",
+                    "nl_NL.UTF-8",
+                    "nl.utf8",
+                    "nl_BE@euro",
+                ],
                 "12-07-2026",
                 "1.234.567,50",
             ),
             (
-                &["de", "de-DE", "de_AT", "DE-ch"],
+                &[
+                    "de",
+                    "de-DE",
+                    "de_AT",
+                    "DE-ch",
+                    "de_DE@euro",
+                    "de_DE.ISO-8859-1",
+                ],
                 "12.07.2026",
                 "1.234.567,50",
             ),
@@ -473,14 +497,36 @@ mod tests {
                     "EN-us",
                     "en-us-posix",
                     "en-US-u-ca-gregory",
+                    "en_US.UTF-8",
+                    "en_US.utf8@posix",
+                    "en_US@calendar=gregorian",
                 ],
                 "07/12/2026",
                 "1,234,567.50",
             ),
             (
                 &[
-                    "", "en", "en-GB", "fr-FR", "n", "d", "en-U", "enUS", "xnl", "nlx", "default",
-                    "dutch", "en-USA",
+                    "",
+                    "en",
+                    "en-GB",
+                    "fr-FR",
+                    "n",
+                    "d",
+                    "en-U",
+                    "enUS",
+                    "xnl",
+                    "nlx",
+                    "default",
+                    "dutch",
+                    "en-USA",
+                    "en.UTF-8",
+                    "en_GB.UTF-8",
+                    "C.UTF-8",
+                    "POSIX",
+                    "en_USA.UTF-8",
+                    "dex.UTF-8",
+                    "nl:NL",
+                    "en_US:UTF-8",
                 ],
                 "2026-07-12",
                 "1234567.50",

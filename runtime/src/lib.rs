@@ -156,9 +156,3 @@ pub mod __private {
         Code, Diagnostic, Position, RenderedInteraction, Span, budget, canonical, ir,
     };
 }
-
-/// The code blocks of `docs/guide.md`, compiled and run as doc tests so the
-/// guide stays true.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/guide.md")]
-pub struct GuideDoctests;

@@ -20,10 +20,11 @@ use std::fmt::{self, Write};
 use templiqx_contracts::budget::{MAX_FOR_EACH_DEPTH, MAX_FOR_EACH_ITERATIONS, MAX_OUTPUT_BYTES};
 use templiqx_contracts::canonical::write_number;
 use templiqx_contracts::diagnostic::escape_pointer_token;
-use templiqx_contracts::ir::{Expr, Node, Path, Root, Segment, Site, SiteId};
+use templiqx_contracts::ir::{ArgCheck, Component, Expr, Node, Path, Root, Segment, Site, SiteId};
+use templiqx_contracts::validate::validate;
 use templiqx_contracts::{
     AsValue, Code, Diagnostic, Filter, Interaction, Number, ObjectView, RenderedInteraction,
-    RenderedMessage, ValueRef,
+    RenderedMessage, SchemaViolation, ValueRef,
 };
 
 /// Why a request could not be rendered.
@@ -36,6 +37,7 @@ use templiqx_contracts::{
 /// | `TQX_VALUE_INVALID` | a request value is missing, undeclared, or violates its schema |
 /// | `TQX_VALUE_MISSING` | a rendered reference has no value (an absent optional input, an omitted component argument, a missing nested key, an index out of range) |
 /// | `TQX_TYPE_MISMATCH` | a value of the wrong type reached a condition, `for_each` or plain interpolation |
+/// | `TQX_COMPONENT_ARGUMENT` | an argument's value does not meet its parameter's full schema (checked at the call when the compiler could not prove it; `docs/format.md`, "Components") |
 /// | `TQX_FILTER_INPUT` | a filter got an input it cannot process (`format_date` of `2026-02-30`) |
 /// | `TQX_RENDER_BUDGET` | the render would exceed a budget of seed section "Render budgets" |
 /// | `TQX_COMPONENT_CYCLE`, `TQX_COMPONENT_UNKNOWN` | (hand-built IR only) components call each other in a cycle, or a call names no component |
@@ -219,9 +221,10 @@ impl<'a> Renderer<'a> {
             Node::Call {
                 component,
                 args,
+                checks,
                 site,
             } => self
-                .call(*component, args, out)
+                .call(*component, args, checks, out)
                 .map_err(|d| self.located(d, *site)),
         }
     }
@@ -318,6 +321,7 @@ impl<'a> Renderer<'a> {
         &mut self,
         component: u32,
         args: &'a [Option<Expr>],
+        checks: &'a [ArgCheck],
         out: &mut String,
     ) -> Result<(), Fail> {
         let interaction = self.interaction;
@@ -352,6 +356,17 @@ impl<'a> Renderer<'a> {
                 None => None,
             };
             self.locals.push(value);
+        }
+        // Arguments the compiler could not prove to fit their parameter
+        // meet its full schema before the body sees them.
+        for check in checks {
+            let slot = usize::from(check.slot);
+            if let Some(Some(value)) = self.locals.get(new_base + slot)
+                && let Err(violations) = validate(&check.schema, value)
+            {
+                let d = argument_invalid(target, slot, args.get(slot), &violations);
+                return Err(locate(d, interaction.site(check.site)));
+            }
         }
         let (caller_base, caller_len) = (self.base, self.frame_len);
         self.base = new_base;
@@ -921,6 +936,74 @@ fn request_pointer(expr: &Expr) -> Option<String> {
         },
         _ => None,
     }
+}
+
+/// `TQX_COMPONENT_ARGUMENT` for an argument whose value fails its
+/// parameter's schema at render time: the first violation in the message,
+/// the others as notes, the value's request pointer (for a reference below
+/// `inputs`/`context`) for [`locate`] to turn into a note.
+#[cold]
+fn argument_invalid(
+    component: &Component,
+    slot: usize,
+    arg: Option<&Option<Expr>>,
+    violations: &[SchemaViolation],
+) -> Fail {
+    let parameter = component.parameters.get(slot).map_or("?", |p| &**p);
+    let expr = arg.and_then(Option::as_ref);
+    let (first, rest) = match violations.split_first() {
+        Some(split) => split,
+        None => {
+            return Box::new(Diagnostic::error(
+                Code::ComponentArgument,
+                format!(
+                    "argument `{parameter}` of component `{}` does not fit the parameter's schema",
+                    component.name
+                ),
+            ));
+        }
+    };
+    let within = if first.pointer.is_empty() {
+        String::new()
+    } else {
+        format!(" at `{}` within it", first.pointer)
+    };
+    let mut d = Diagnostic::error(
+        Code::ComponentArgument,
+        format!(
+            "argument `{parameter}` of component `{}` does not fit the parameter's schema{within}: {}",
+            component.name, first.message
+        ),
+    );
+    let source = match expr {
+        Some(Expr::Ref(path)) if !matches!(path.root, Root::Local(_)) => Some(&path.source),
+        _ => None,
+    };
+    let keyword = if first.pointer.is_empty() {
+        format!("`{}`", first.keyword)
+    } else {
+        format!("`{}` at `{}`", first.keyword, first.pointer)
+    };
+    d = d.help(match source {
+        Some(source) => format!(
+            "pass a value that meets the parameter's {keyword}, or declare `{source}` with the same {keyword} so that request validation rejects such values before rendering"
+        ),
+        None => format!("pass a value that meets the parameter's {keyword}"),
+    });
+    for v in rest {
+        d = d.note(if v.pointer.is_empty() {
+            format!("also: {} ({})", v.message, v.keyword)
+        } else {
+            format!(
+                "also at `{}` within it: {} ({})",
+                v.pointer, v.message, v.keyword
+            )
+        });
+    }
+    d.json_pointer = expr
+        .and_then(request_pointer)
+        .map(|p| format!("{p}{}", first.pointer));
+    Box::new(d)
 }
 
 fn value_missing(message: String) -> Diagnostic {

@@ -56,7 +56,7 @@ fn check_scope(
                         problems.push(
                             Diagnostic::error(
                                 Code::ValueInvalid,
-                                format!("{scope}.{}: {}", field.name, v.message),
+                                format!("{}: {}", place(scope, &field.name, &v.pointer), v.message),
                             )
                             .at(format!("{}{}", pointer(scope, &field.name), v.pointer))
                             .help(format!(
@@ -98,6 +98,27 @@ fn check_scope(
             }
         }
     }
+}
+
+/// The value's place as messages name it: `inputs.customer.emails.0`, the
+/// field followed by every step of the violation's pointer (RFC 6901
+/// tokens unescaped; a step that is empty or holds `.`, `[`, `]` or white
+/// space is written as a JSON string in brackets: `inputs.a["b.c"]`).
+fn place(scope: &str, field: &str, pointer: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!("{scope}.{field}");
+    for token in pointer.split('/').skip(1) {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        if token.is_empty()
+            || token.contains(['.', '[', ']'])
+            || token.contains(char::is_whitespace)
+        {
+            let _ = write!(out, "[{}]", serde_json::Value::String(token));
+        } else {
+            let _ = write!(out, ".{token}");
+        }
+    }
+    out
 }
 
 fn pointer(scope: &str, key: &str) -> String {

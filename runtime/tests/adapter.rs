@@ -570,3 +570,99 @@ fn async_counterpart_has_the_same_semantics() {
     let got = block_on(AsyncRuntimeAdapter::execute(&retried, &request3)).expect("retried");
     assert_eq!(got.attempts, 2);
 }
+
+/// An async adapter whose `before_retry` also retries rate limits and
+/// records what it was asked.
+struct Patient {
+    inner: Scripted,
+    asked: Mutex<Vec<(Code, u32)>>,
+}
+
+impl AsyncRuntimeAdapter for Patient {
+    fn descriptor(&self) -> &AdapterDescriptor {
+        &self.inner.descriptor
+    }
+
+    async fn invoke(
+        &self,
+        _request: &RenderedInteraction<'_>,
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        Yield(false).await;
+        self.inner.next()
+    }
+
+    async fn before_retry(
+        &self,
+        _request: &RenderedInteraction<'_>,
+        failure: &RuntimeFailure,
+        attempts_made: u32,
+    ) -> bool {
+        Yield(false).await;
+        self.asked
+            .lock()
+            .unwrap()
+            .push((failure.code, attempts_made));
+        failure.code == Code::RuntimeRateLimited
+    }
+}
+
+#[test]
+fn async_before_retry_decides_retries_within_max_attempts() {
+    let i = extraction(Some(3));
+    let request = rendered(&i);
+    let mut limited = RuntimeFailure::new(Code::RuntimeRateLimited, "p.rate_limited", "slow down");
+    limited.retry_after_ms = Some(10);
+    let patient = Patient {
+        inner: Scripted::new(
+            &["structured_output"],
+            vec![
+                Err(limited.clone()),
+                Err(limited.clone()),
+                Ok(json!({"effective_date": "2026-07-12"})),
+            ],
+        ),
+        asked: Mutex::new(Vec::new()),
+    };
+    let got = block_on(AsyncRuntimeAdapter::execute(&patient, &request)).expect("retried");
+    assert_eq!(got.attempts, 3);
+    assert_eq!(
+        *patient.asked.lock().unwrap(),
+        [(Code::RuntimeRateLimited, 1), (Code::RuntimeRateLimited, 2)]
+    );
+
+    // Its answer `false` ends the execution; the last attempt is never asked
+    // about; the port's own failures are never asked about.
+    let patient = Patient {
+        inner: Scripted::new(
+            &["structured_output"],
+            vec![
+                Err(RuntimeFailure::new(Code::RuntimeUnavailable, "u", "down")),
+                Err(limited.clone()),
+            ],
+        ),
+        asked: Mutex::new(Vec::new()),
+    };
+    let error = block_on(AsyncRuntimeAdapter::execute(&patient, &request)).unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimeUnavailable);
+    assert_eq!(error.attempts, 1);
+    let patient = Patient {
+        inner: Scripted::new(
+            &["structured_output"],
+            vec![Err(limited.clone()), Err(limited)],
+        ),
+        asked: Mutex::new(Vec::new()),
+    };
+    let i1 = extraction(Some(2));
+    let error = block_on(AsyncRuntimeAdapter::execute_streaming(
+        &patient,
+        &rendered(&i1),
+        &mut |_| {},
+    ))
+    .unwrap_err();
+    assert_eq!(error.attempts, 2);
+    assert_eq!(
+        patient.asked.lock().unwrap().len(),
+        1,
+        "not after the last attempt"
+    );
+}

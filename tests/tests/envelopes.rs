@@ -7,7 +7,7 @@ use templiqx_contracts::{Code, Operation};
 
 #[test]
 fn every_operation_returns_an_envelope() {
-    let text = common::read("corpus/packages/demo/contracts/greeting.yaml");
+    let text = common::read(&common::examples(), "packages/demo/contracts/greeting.yaml");
     let target = common::structured_output();
 
     let parsed = templiqx_build::parse_str(&text, "greeting.yaml");
@@ -34,7 +34,7 @@ fn every_operation_returns_an_envelope() {
     assert!(env.fingerprints.contains_key("interaction"));
 
     let i = compiled.interaction.unwrap();
-    let inputs = serde_json::json!({"name": "Ryan"});
+    let inputs = serde_json::json!({"name": "Ryan", "vip": false});
     let context = serde_json::json!({"organization": "Blinqx"});
     let rendered = templiqx::render_envelope(
         &i,
@@ -47,7 +47,7 @@ fn every_operation_returns_an_envelope() {
     assert_eq!(json["operation"], "render");
     assert_eq!(
         json["result"]["messages"][1],
-        serde_json::json!({"role": "user", "content": "Hello Ryan for Blinqx"})
+        serde_json::json!({"role": "user", "content": "Greet Ryan on behalf of Blinqx"})
     );
     assert_eq!(
         json["fingerprints"]["request"],

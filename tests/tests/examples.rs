@@ -1,5 +1,6 @@
 //! The project's own example package (`examples/crm3`) compiles, and its
-//! eval fixtures and request files render and validate.
+//! eval fixtures and request files render and validate; the demo package's
+//! greeting says what it holds.
 
 mod common;
 
@@ -51,4 +52,58 @@ fn the_example_package_compiles_and_its_evals_render() {
         r.messages[0].content,
         "You draft concise lease summaries. Use only facts stated in the source. Cite evidence by byte offsets; never invent values."
     );
+}
+
+/// The header comment of `examples/packages/demo/contracts/greeting.yaml`
+/// names what the contract demonstrates; each claim is checked against the
+/// parsed contract, so the comment cannot drift from the file.
+#[test]
+fn the_demo_greeting_header_says_what_the_contract_holds() {
+    use templiqx_build::dto::{ComponentDecl, ContentNode, NodeKind};
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/packages/demo");
+    let text = std::fs::read_to_string(dir.join("contracts/greeting.yaml")).unwrap();
+    let header: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
+    assert_eq!(
+        header.join("\n"),
+        "# The reference example: typed inputs and context, a legacy-form component\n\
+         # (`salutation`, whose `recipient` is inferred as a required string), a\n\
+         # conditional, a typed output and an eval fixture. The typed form of a\n\
+         # component (`parameters` + `content`) is shown in docs/format.md."
+    );
+    let mut loader = Loader::new(&dir);
+    let compiled = loader
+        .compile_package(&dir, &common::structured_output())
+        .unwrap();
+    assert_eq!(compiled.len(), 1);
+    let c = &compiled[0];
+    assert!(c.diagnostics.is_empty(), "{:#?}", c.diagnostics);
+    let contract = c.contract.as_ref().unwrap();
+    // "typed inputs and context"
+    assert!(!contract.inputs.is_empty() && !contract.context.is_empty());
+    for (_, field) in contract.inputs.iter().chain(contract.context.iter()) {
+        assert!(field.schema.get("type").is_some(), "{field:?}");
+    }
+    // "a legacy-form component (`salutation` …)", and no typed one.
+    let components: Vec<(&str, bool)> = contract
+        .components
+        .iter()
+        .map(|(name, decl)| (name, matches!(decl, ComponentDecl::Legacy(_))))
+        .collect();
+    assert_eq!(components, [("salutation", true)]);
+    // "a conditional"
+    fn has_when(nodes: &[ContentNode]) -> bool {
+        nodes
+            .iter()
+            .any(|n| matches!(n.kind, NodeKind::When { .. }))
+    }
+    assert!(contract.messages.iter().any(|m| has_when(&m.content)));
+    // "a typed output and an eval fixture"
+    assert_eq!(
+        contract.output_schema.get("type"),
+        Some(&serde_json::json!("object"))
+    );
+    assert_eq!(contract.evals.len(), 1);
+    // The docs page it points to shows the typed form.
+    let format = std::fs::read_to_string(dir.join("../../../docs/format.md")).unwrap();
+    assert!(format.contains("**Typed form** (use it for new components)"));
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{read, structured_output};
+use common::{examples, read, structured_output};
 use templiqx_build::compile_str;
 use templiqx_contracts::CapabilityProfile;
 
@@ -107,16 +107,16 @@ fn the_target_profile_is_part_of_the_interaction_fingerprint() {
 #[test]
 fn request_fingerprints_follow_the_rendered_text() {
     let c = compile_str(
-        &read("corpus/packages/demo/contracts/greeting.yaml"),
+        &read(&examples(), "packages/demo/contracts/greeting.yaml"),
         "greeting.yaml",
         &structured_output(),
     );
     let i = c.interaction.unwrap();
     let ctx = serde_json::json!({"organization": "Blinqx"});
     let ctx = ctx.as_object().unwrap();
-    let ryan = serde_json::json!({"name": "Ryan"});
-    let ryan2 = serde_json::json!({"name": " Ryan "});
-    let ann = serde_json::json!({"name": "Ann"});
+    let ryan = serde_json::json!({"name": "Ryan", "vip": false});
+    let ryan2 = serde_json::json!({"name": " Ryan ", "vip": false});
+    let ann = serde_json::json!({"name": "Ann", "vip": false});
     let fp = |v: &serde_json::Value| {
         templiqx::render(&i, v.as_object().unwrap(), ctx)
             .unwrap()

@@ -1,6 +1,32 @@
 //! trybuild UI tests: one compile-fail case per class of contract error
-//! (each `.stderr` shows the YAML file, line:column and `TQX_*` code), and
-//! compile-pass cases for the corpus contracts.
+//! (each `.stderr` shows the YAML file, line:column and `TQX_*` code),
+//! compile-pass cases for the example contracts, and — when the external
+//! corpus is there — compile-pass cases for the corpus contracts.
+
+use std::path::Path;
+use templiqx_conformance_suites::{Suite, locate};
+
+/// Writes each `ui/corpus/*.rs.template` with `{corpus}` replaced by the
+/// corpus directory into a fresh directory under the target directory, and
+/// returns that directory.
+fn corpus_cases(corpus: &Path) -> std::path::PathBuf {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui-corpus");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    let literal = format!("{:?}", corpus.display().to_string());
+    let inside = &literal[1..literal.len() - 1];
+    let templates = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/corpus");
+    for entry in std::fs::read_dir(&templates).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let Some(stem) = name.strip_suffix(".template") else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(out.join(stem), text.replace("{corpus}", inside)).unwrap();
+    }
+    out
+}
 
 #[test]
 fn ui() {
@@ -12,7 +38,11 @@ fn ui() {
     unsafe {
         std::env::set_var("TEMPLIQX_MANIFEST_DIR_OVERRIDE", env!("CARGO_MANIFEST_DIR"));
     }
+    let corpus = locate(Suite::Corpus).map(|c| corpus_cases(&c.canonicalize().unwrap()));
     let t = trybuild::TestCases::new();
     t.compile_fail("ui/*.rs");
     t.pass("ui/pass/*.rs");
+    if let Some(dir) = corpus {
+        t.pass(dir.join("*.rs"));
+    }
 }

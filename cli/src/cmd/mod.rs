@@ -3,6 +3,7 @@
 pub mod check;
 pub mod fingerprint;
 pub mod render;
+pub mod run;
 pub mod scenarios;
 pub mod schema;
 pub mod test;

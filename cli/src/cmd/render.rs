@@ -89,7 +89,7 @@ pub fn run(
 }
 
 /// The request's `inputs` and `context` objects (absent means empty).
-fn scopes(file: &JsonFile) -> Result<(Object, Object), Vec<Diagnostic>> {
+pub fn scopes(file: &JsonFile) -> Result<(Object, Object), Vec<Diagnostic>> {
     let serde_json::Value::Object(top) = &file.value else {
         return Err(vec![
             file.locate(
@@ -160,7 +160,7 @@ fn describe(v: &serde_json::Value) -> &'static str {
 }
 
 /// The messages, each under a `[N] role` header, then the fingerprints.
-fn human(ui: &mut Ui, r: &RenderedInteraction<'_>) -> io::Result<()> {
+pub fn human(ui: &mut Ui, r: &RenderedInteraction<'_>) -> io::Result<()> {
     let header = Style::new().bold();
     for (i, m) in r.messages.iter().enumerate() {
         if i > 0 {

@@ -1,42 +1,41 @@
-//! Helpers shared by the CLI tests: the binary, the shared corpus, and
-//! parsing JSON Lines output.
+//! Helpers shared by the CLI tests: the binary, the example and external
+//! corpora, and parsing JSON Lines output.
 #![allow(dead_code)]
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
-
-/// The shared conformance material (`../shared` beside the repository;
-/// `TEMPLIQX_SHARED` overrides).
-pub fn shared() -> PathBuf {
-    std::env::var_os("TEMPLIQX_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared"))
-}
 
 /// The repository root.
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The external corpus.
-pub fn corpus() -> PathBuf {
-    shared().join("corpus")
+/// The project's own examples (`examples/`: the demo and CRM3 packages,
+/// evals and scenarios).
+pub fn examples() -> PathBuf {
+    repo().join("examples")
 }
 
-/// How the CLI, run in the repository root, names the external corpus: the
-/// canonical corpus directory relative to the canonical repository (so a
-/// `../shared` that is a symbolic link shows where it leads).
-pub fn corpus_shown() -> String {
-    let corpus = std::fs::canonicalize(corpus()).expect("the shared corpus exists");
+/// The external conformance corpus, or `None` (after a visible skip line)
+/// when it is absent outside CI.
+pub fn external_corpus() -> Option<PathBuf> {
+    templiqx_conformance_suites::locate(templiqx_conformance_suites::Suite::Corpus)
+}
+
+/// How the CLI, run in the repository root, names `dir`: the canonical
+/// directory relative to the canonical repository (so a directory behind a
+/// symbolic link shows where it leads).
+pub fn shown_from_repo(dir: &Path) -> String {
+    let dir = std::fs::canonicalize(dir).expect("the directory exists");
     let repo = std::fs::canonicalize(repo()).unwrap();
     let mut up = PathBuf::new();
     for ancestor in repo.ancestors() {
-        if let Ok(rest) = corpus.strip_prefix(ancestor) {
+        if let Ok(rest) = dir.strip_prefix(ancestor) {
             return up.join(rest).to_string_lossy().replace('\\', "/");
         }
         up.push("..");
     }
-    corpus.to_string_lossy().into_owned()
+    dir.to_string_lossy().into_owned()
 }
 
 /// The `templiqx` binary, run in `dir`, with colour off and no `NO_COLOR`

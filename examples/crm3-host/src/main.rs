@@ -11,6 +11,16 @@
 //!
 //! Every step prints what it produced: rendered messages, fingerprints and
 //! the payload-free receipts.
+//!
+//! With `CRM3_PROVIDER=openai` or `CRM3_PROVIDER=anthropic` (plus
+//! `CRM3_BASE_URL`, `CRM3_MODEL`, and for OpenAI-compatible servers
+//! optionally `CRM3_STRUCTURED_OUTPUT=json-schema|json-object-schema|prompt-only`
+//! `CRM3_DEVELOPER_AS_SYSTEM=1` and `CRM3_MAX_TOKENS_FIELD=max_tokens`;
+//! `CRM3_TIMEOUT_MS` for the per-attempt timeout, default 120 s; the key from `OPENAI_API_KEY` or
+//! `ANTHROPIC_API_KEY`), steps 2 and 5 run on that real model through
+//! `templiqx-openai` / `templiqx-anthropic` instead, and print latency and
+//! token counts too (`docs/adapters.md`). Without `CRM3_PROVIDER`, the mock
+//! runs and the output is unchanged.
 
 #![deny(warnings)]
 
@@ -18,7 +28,10 @@ use crm3_host::{
     lease_summary_drafting as drafting, lease_term_extraction as extraction, lease_terms,
 };
 use std::path::{Path, PathBuf};
-use templiqx::{Receipt, RenderedInteraction, RuntimeAdapter, StreamEvent};
+use templiqx::{
+    AsyncRuntimeAdapter, Execution, ExecutionError, Receipt, RenderedInteraction, RuntimeAdapter,
+    StreamEvent,
+};
 use templiqx_mock::{Inventory, ScriptedRuntime, VirtualClock};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -65,7 +78,133 @@ fn print_receipt(receipt: &Receipt, attempts: u32, clock: &VirtualClock) {
     println!("   attempts {attempts}, virtual time {} ms", clock.now_ms());
 }
 
+/// A real model, chosen by `CRM3_PROVIDER`.
+enum Live {
+    OpenAi(templiqx_openai::OpenAiAdapter),
+    Anthropic(templiqx_anthropic::AnthropicAdapter),
+}
+
+impl Live {
+    /// The provider named by the environment, or `None` for the mock.
+    fn from_env() -> Result<Option<Live>> {
+        let Ok(provider) = std::env::var("CRM3_PROVIDER") else {
+            return Ok(None);
+        };
+        let var = |name: &str| {
+            std::env::var(name).map_err(|_| format!("CRM3_PROVIDER is set: set {name} too"))
+        };
+        let base_url = var("CRM3_BASE_URL")?;
+        let model = var("CRM3_MODEL")?;
+        // The per-attempt timeout when the contract sets none (default 120 s).
+        let timeout = match std::env::var("CRM3_TIMEOUT_MS") {
+            Err(_) => std::time::Duration::from_secs(120),
+            Ok(ms) => std::time::Duration::from_millis(
+                ms.parse::<u64>()
+                    .ok()
+                    .filter(|ms| *ms > 0)
+                    .ok_or("CRM3_TIMEOUT_MS: expected a positive number of milliseconds")?,
+            ),
+        };
+        Ok(Some(match provider.as_str() {
+            "openai" => {
+                use templiqx_openai::{DeveloperRole, OpenAiConfig, StructuredOutput};
+                let mut config = OpenAiConfig::new(base_url, model).timeout(timeout);
+                config.api_key = templiqx_openai::ApiKey::from_env(templiqx_openai::API_KEY_VAR)?;
+                config = config.structured_output(
+                    match std::env::var("CRM3_STRUCTURED_OUTPUT").as_deref() {
+                        Err(_) | Ok("json-schema") => StructuredOutput::JsonSchema,
+                        Ok("json-object-schema") => StructuredOutput::JsonObjectSchema,
+                        Ok("prompt-only") => StructuredOutput::PromptOnly,
+                        Ok(other) => {
+                            return Err(format!(
+                                "CRM3_STRUCTURED_OUTPUT: expected json-schema, json-object-schema or prompt-only, found `{other}`"
+                            )
+                            .into());
+                        }
+                    },
+                );
+                if std::env::var("CRM3_DEVELOPER_AS_SYSTEM").is_ok_and(|v| v == "1") {
+                    config = config.developer_role(DeveloperRole::System);
+                }
+                if std::env::var("CRM3_MAX_TOKENS_FIELD").is_ok_and(|v| v == "max_tokens") {
+                    config = config.max_tokens_field(templiqx_openai::MaxTokensField::MaxTokens);
+                }
+                Live::OpenAi(templiqx_openai::OpenAiAdapter::new(config)?)
+            }
+            "anthropic" => {
+                let mut config =
+                    templiqx_anthropic::AnthropicConfig::new(base_url, model).timeout(timeout);
+                config.api_key =
+                    templiqx_anthropic::ApiKey::from_env(templiqx_anthropic::API_KEY_VAR)?;
+                Live::Anthropic(templiqx_anthropic::AnthropicAdapter::new(config)?)
+            }
+            other => {
+                return Err(format!(
+                    "CRM3_PROVIDER: expected openai or anthropic, found `{other}`"
+                )
+                .into());
+            }
+        }))
+    }
+
+    /// Executes on the model, streaming into `sink` when given; prints the
+    /// receipt, attempts, latency and token counts.
+    fn run(
+        &self,
+        request: &RenderedInteraction<'_>,
+        sink: Option<&mut (dyn FnMut(StreamEvent) + Send)>,
+    ) -> Result<Execution> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let started = std::time::Instant::now();
+        let result: std::result::Result<Execution, ExecutionError> = runtime.block_on(async {
+            match (self, sink) {
+                (Live::OpenAi(a), None) => a.execute(request).await,
+                (Live::OpenAi(a), Some(s)) => a.execute_streaming(request, s).await,
+                (Live::Anthropic(a), None) => a.execute(request).await,
+                (Live::Anthropic(a), Some(s)) => a.execute_streaming(request, s).await,
+            }
+        });
+        let ms = started.elapsed().as_millis();
+        match result {
+            Ok(execution) => {
+                print_live_receipt(&execution.receipt, execution.attempts, ms);
+                if let Some(u) = execution.usage {
+                    let rate = u.output_tokens as f64 / started.elapsed().as_secs_f64();
+                    println!(
+                        "   tokens: {} in, {} out ({rate:.1} output tokens/s)",
+                        u.input_tokens, u.output_tokens
+                    );
+                }
+                Ok(execution)
+            }
+            Err(error) => {
+                print_live_receipt(&error.receipt, error.attempts, ms);
+                for d in &error.diagnostics {
+                    println!("   {}: {}", d.code, d.message);
+                }
+                Err(error.into())
+            }
+        }
+    }
+}
+
+fn print_live_receipt(receipt: &Receipt, attempts: u32, latency_ms: u128) {
+    match receipt {
+        Receipt::Success {
+            output_fingerprint, ..
+        } => {
+            println!("   receipt: success, output fingerprint {output_fingerprint}");
+        }
+        Receipt::Failure { code, .. } => println!("   receipt: failure {code}"),
+    }
+    println!("   receipt fingerprint     {}", receipt.fingerprint());
+    println!("   attempts {attempts}, latency {latency_ms} ms");
+}
+
 fn main() -> Result<()> {
+    let live = Live::from_env()?;
     let inventory = Inventory::load(package_dir().join("scenarios/inventory.json"))?;
     let scenario = |id: &str| -> Result<&templiqx_mock::Scenario> {
         Ok(&inventory
@@ -87,12 +226,18 @@ fn main() -> Result<()> {
         &rendered,
     );
 
-    // 2. Execute it on the mock runtime.
-    let clock = VirtualClock::new();
-    let model =
-        ScriptedRuntime::new(scenario("lease-happy-path")?, &target)?.with_clock(clock.clone());
-    let execution = model.execute(&rendered)?;
-    print_receipt(&execution.receipt, execution.attempts, &clock);
+    // 2. Execute it on the mock runtime (or the real model).
+    let execution = match &live {
+        Some(live) => live.run(&rendered, None)?,
+        None => {
+            let clock = VirtualClock::new();
+            let model = ScriptedRuntime::new(scenario("lease-happy-path")?, &target)?
+                .with_clock(clock.clone());
+            let execution = RuntimeAdapter::execute(&model, &rendered)?;
+            print_receipt(&execution.receipt, execution.attempts, &clock);
+            execution
+        }
+    };
 
     // 3. Decode into the generated `Output` (validated against output_schema).
     let facts = extraction::decode_output(&execution.output)?;
@@ -124,21 +269,35 @@ fn main() -> Result<()> {
     );
 
     // 5. Execute with streaming; the terminal event carries the receipt.
-    let clock = VirtualClock::new();
-    let model = ScriptedRuntime::new(scenario("lease-summary-streamed")?, &target)?
-        .with_clock(clock.clone());
     let mut deltas = 0;
     let mut completed = None;
-    let execution = model.execute_streaming(&rendered, &mut |event| match event {
+    let mut sink = |event: StreamEvent| match event {
         StreamEvent::Delta { .. } => deltas += 1,
         StreamEvent::Complete { receipt } => completed = Some(receipt),
         _ => {}
-    })?;
-    println!(
-        "   streamed {deltas} deltas; Complete carried the execute receipt: {}",
-        completed.as_ref() == Some(&execution.receipt)
-    );
-    print_receipt(&execution.receipt, execution.attempts, &clock);
+    };
+    let execution = match &live {
+        Some(live) => {
+            let execution = live.run(&rendered, Some(&mut sink))?;
+            println!(
+                "   streamed {deltas} deltas; Complete carried the execute receipt: {}",
+                completed.as_ref() == Some(&execution.receipt)
+            );
+            execution
+        }
+        None => {
+            let clock = VirtualClock::new();
+            let model = ScriptedRuntime::new(scenario("lease-summary-streamed")?, &target)?
+                .with_clock(clock.clone());
+            let execution = RuntimeAdapter::execute_streaming(&model, &rendered, &mut sink)?;
+            println!(
+                "   streamed {deltas} deltas; Complete carried the execute receipt: {}",
+                completed.as_ref() == Some(&execution.receipt)
+            );
+            print_receipt(&execution.receipt, execution.attempts, &clock);
+            execution
+        }
+    };
     let summary = drafting::decode_output(&execution.output)?;
     println!("   decoded: {:?}: {}", summary.title, summary.summary);
     Ok(())

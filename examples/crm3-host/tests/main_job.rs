@@ -19,6 +19,7 @@ fn golden(id: &str) -> String {
 #[test]
 fn the_main_job_chains_extraction_into_drafting_on_the_mock_runtime() {
     let out = Command::new(env!("CARGO_BIN_EXE_crm3-host"))
+        .env_remove("CRM3_PROVIDER")
         .output()
         .unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();

@@ -5,22 +5,15 @@ use std::path::{Path, PathBuf};
 use templiqx_contracts::CapabilityProfile;
 use templiqx_mock::{HarnessOptions, ReceiptMode};
 
-/// The shared directory (`../shared` from the workspace; `TEMPLIQX_SHARED`
-/// overrides).
-pub fn shared() -> PathBuf {
-    std::env::var_os("TEMPLIQX_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"))
+/// The external corpus root (read in place, never written), or `None`
+/// after a visible skip line when it is absent outside CI.
+pub fn external_root() -> Option<PathBuf> {
+    templiqx_conformance_suites::locate(templiqx_conformance_suites::Suite::Corpus)
 }
 
-/// The external corpus root (read in place, never written).
-pub fn external_root() -> PathBuf {
-    shared().join("corpus")
-}
-
-/// The external inventory.
-pub fn external_inventory() -> PathBuf {
-    external_root().join("crm3/scenarios/inventory.json")
+/// The external inventory, when the external corpus is there.
+pub fn external_inventory() -> Option<PathBuf> {
+    external_root().map(|r| r.join("crm3/scenarios/inventory.json"))
 }
 
 /// The project's own corpus root (`examples/`).

@@ -82,6 +82,7 @@ pub fn call(component: u32, args: Vec<Option<Expr>>) -> Node {
     Node::Call {
         component,
         args: Seq::Owned(args),
+        checks: Seq::EMPTY,
         site: SiteId::NONE,
     }
 }

@@ -5,12 +5,13 @@
 //! cargo bench -p templiqx-mock-gateway --bench load
 //! ```
 //!
-//! It starts `templiqx-mock-gateway --listen 127.0.0.1:0` on the external
-//! corpus (`../shared/corpus/crm3/scenarios`, else the project's own),
-//! opens `LOAD_CONNECTIONS` (64) HTTP/1.1 connections with hyper, and on
+//! It starts `templiqx-mock-gateway --listen 127.0.0.1:0` on the scenario
+//! root `LOAD_SCENARIO_ROOT` (default: the project's own
+//! `examples/crm3/scenarios`; point it at the external corpus's
+//! `crm3/scenarios` to load that one), opens `LOAD_CONNECTIONS` (64) HTTP/1.1 connections with hyper, and on
 //! each sends `POST /v1/scenarios/{id}/execute` back to back for a 1 s
 //! warm-up and then `LOAD_SECONDS` (10) measured seconds. The scenario is
-//! `LOAD_SCENARIO` (default `intake-document-01`: a success, the most work
+//! `LOAD_SCENARIO` (default `lease-happy-path`: a success, the most work
 //! per request — render, replay, output validation, three fingerprints),
 //! or `all` to rotate through every scenario. Every answer must be a 200
 //! whose body names the scenario; anything else counts as an error.
@@ -44,15 +45,13 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
 fn main() -> Result<(), BoxError> {
     let connections: usize = env_or("LOAD_CONNECTIONS", 64);
     let seconds: u64 = env_or("LOAD_SECONDS", 10).min(120);
-    let scenario: String = env_or("LOAD_SCENARIO", "intake-document-01".to_owned());
+    let scenario: String = env_or("LOAD_SCENARIO", "lease-happy-path".to_owned());
     let client_threads: usize = env_or("LOAD_CLIENT_THREADS", 1);
-    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let external = manifest_dir.join("../../../shared/corpus/crm3/scenarios");
-    let root = if external.join("inventory.json").is_file() {
-        external
-    } else {
-        manifest_dir.join("../../examples/crm3/scenarios")
-    };
+    let root: std::path::PathBuf = std::env::var_os("LOAD_SCENARIO_ROOT")
+        .map(Into::into)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/crm3/scenarios")
+        });
 
     let mut gateway = Gateway::start(&root)?;
     let pid = gateway.child.id();

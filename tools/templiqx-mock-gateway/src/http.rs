@@ -6,7 +6,7 @@ use crate::catalog::{Catalog, Refusal};
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::{BytesRejection, PathRejection};
-use axum::extract::{DefaultBodyLimit, Extension, Path, Request, State};
+use axum::extract::{DefaultBodyLimit, Extension, FromRequest, Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -151,10 +151,15 @@ async fn scenarios(State(state): State<Arc<AppState>>) -> Response {
     json_response(StatusCode::OK, state.scenarios_body.clone())
 }
 
+/// `POST /v1/scenarios/{id}/execute`. The body is read only after the id
+/// is known and the declared `Content-Length` is within
+/// [`MAX_BODY_BYTES`]: a larger declaration is answered 413 at once, the
+/// body neither read nor invited (no `100 Continue`), and the connection
+/// closed.
 async fn execute(
     State(state): State<Arc<AppState>>,
     id: Result<Path<String>, PathRejection>,
-    body: Result<Bytes, BytesRejection>,
+    request: Request,
 ) -> Response {
     // An id that does not even decode cannot be in the inventory; the
     // inventory is the only thing consulted (never the file system).
@@ -173,6 +178,21 @@ async fn execute(
             );
         }
     };
+    if let Some(declared) = declared_length(&request)
+        && declared > MAX_BODY_BYTES as u64
+    {
+        let mut response = error(
+            ErrorCode::PayloadTooLarge,
+            format!(
+                "the body declares {declared} bytes (Content-Length), over the limit of {MAX_BODY_BYTES}; it was not read"
+            ),
+        );
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return response;
+    }
+    let body: Result<Bytes, BytesRejection> = Bytes::from_request(request, &()).await;
     let body = match body {
         Ok(body) => body,
         Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
@@ -200,6 +220,19 @@ async fn execute(
             format!("the execution did not complete: {e}"),
         ),
     }
+}
+
+/// The request's `Content-Length`, when it has one that is a number
+/// (hyper has already refused a malformed or contradictory one with 400).
+fn declared_length(request: &Request) -> Option<u64> {
+    request
+        .headers()
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 fn execute_with(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Gateway, edit_inventory, external_copy, external_root, run_to_exit};
+use common::{Gateway, edit_inventory, own_copy, own_root, run_to_exit};
 use serde_json::json;
 
 #[test]
@@ -19,7 +19,7 @@ fn no_scenario_root_is_a_usage_error() {
 
 #[test]
 fn the_environment_supplies_the_root() {
-    let root = external_root();
+    let root = own_root();
     let root = root.to_str().unwrap();
     // `start_with_env` passes `--scenario-root`; start without it here.
     let mut child = std::process::Command::new(common::BIN)
@@ -75,45 +75,45 @@ fn refuses(root: &std::path::Path, scenario: &str, also: &str) {
 
 #[test]
 fn drift_stops_start_up() {
-    let (_dir, root) = external_copy();
+    let (_dir, root) = own_copy();
     edit_inventory(&root, |inv| {
-        inv["scenarios"][4]["expectation"]["status"] = json!("failure");
+        inv["scenarios"][1]["expectation"]["status"] = json!("failure");
     });
-    refuses(&root, "intake-document-01", "expected_status");
+    refuses(&root, "lease-happy-path", "expected_status");
 }
 
 #[test]
 fn a_duplicate_id_stops_start_up() {
-    let (_dir, root) = external_copy();
+    let (_dir, root) = own_copy();
     edit_inventory(&root, |inv| {
         let first = inv["scenarios"][0].clone();
         inv["scenarios"].as_array_mut().unwrap().push(first);
     });
-    refuses(&root, "ambiguous-date", "listed twice");
+    refuses(&root, "lease-ambiguous-rent", "listed twice");
 }
 
 #[test]
 fn a_missing_manifest_stops_start_up() {
-    let (_dir, root) = external_copy();
-    std::fs::remove_file(root.join("missing-notice-date/manifest.json")).unwrap();
-    refuses(&root, "missing-notice-date", "does not exist");
+    let (_dir, root) = own_copy();
+    std::fs::remove_file(root.join("lease-missing-notice/manifest.json")).unwrap();
+    refuses(&root, "lease-missing-notice", "does not exist");
 }
 
 #[test]
 fn an_escaping_manifest_path_stops_start_up() {
-    let (dir, root) = external_copy();
+    let (dir, root) = own_copy();
     // A manifest outside the corpus root, reached with `..`.
     let outside = dir.path().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::copy(
-        root.join("ambiguous-date/manifest.json"),
+        root.join("lease-missing-notice/manifest.json"),
         outside.join("manifest.json"),
     )
     .unwrap();
     edit_inventory(&root, |inv| {
-        inv["scenarios"][0]["manifest"] = json!("../outside/manifest.json");
+        inv["scenarios"][3]["manifest"] = json!("../outside/manifest.json");
     });
-    refuses(&root, "ambiguous-date", "leaves the corpus root");
+    refuses(&root, "lease-missing-notice", "leaves the corpus root");
 }
 
 #[test]
@@ -134,13 +134,13 @@ fn a_root_without_an_inventory_stops_start_up() {
 
 #[test]
 fn an_address_in_use_stops_start_up() {
-    let gateway = Gateway::start(&external_root(), &[]);
+    let gateway = Gateway::start(&own_root(), &[]);
     let (status, _, stderr) = run_to_exit(
         &[
             "--listen",
             &gateway.addr,
             "--scenario-root",
-            external_root().to_str().unwrap(),
+            own_root().to_str().unwrap(),
         ],
         &[],
     );

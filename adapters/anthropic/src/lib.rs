@@ -1,0 +1,559 @@
+//! A Templiqx [`AsyncRuntimeAdapter`] for the Anthropic Messages API
+//! (`POST {base_url}/v1/messages`, Anthropic's API reference, "Messages").
+//!
+//! ```no_run
+//! use templiqx::AsyncRuntimeAdapter;
+//! use templiqx_anthropic::{AnthropicAdapter, AnthropicConfig};
+//!
+//! # async fn run(request: &templiqx::RenderedInteraction<'_>) -> Result<(), Box<dyn std::error::Error>> {
+//! // The key from ANTHROPIC_API_KEY.
+//! let adapter = AnthropicAdapter::new(AnthropicConfig::anthropic("claude-sonnet-4-5")?)?;
+//! let execution = adapter.execute(request).await?;
+//! println!("{} {:?}", execution.output, execution.usage);
+//! # Ok(()) }
+//! ```
+//!
+//! What is sent (`docs/adapters.md`):
+//!
+//! - `system` and `developer` messages, in order, joined by a blank line,
+//!   become the top-level `system` prompt (the API has no system role in
+//!   `messages`); `user` and `assistant` messages keep their order;
+//! - the structured output is the input of one forced tool
+//!   (`tool_choice: {"type": "tool", "name": …}`) whose `input_schema` is
+//!   the contract's output schema, every keyword kept; the port validates
+//!   the tool input against the schema;
+//! - `runtime_policy`: `temperature`, `top_p`, `max_output_tokens` as
+//!   `max_tokens` (required by the API: [`AnthropicConfig::max_tokens`]
+//!   when the contract sets none), `timeout_ms` per attempt, `max_attempts`
+//!   (the port);
+//! - failures: [`templiqx_adapter_http::status_failure`] (529 `overloaded`
+//!   is `TQX_RUNTIME_UNAVAILABLE`); `stop_reason` `max_tokens` is
+//!   `TQX_RUNTIME_INVALID_RESPONSE` (`anthropic.truncated`), `refusal` is
+//!   `TQX_RUNTIME_INVALID_RESPONSE` (`anthropic.refusal`); a reply without
+//!   the tool call is `TQX_RUNTIME_INVALID_RESPONSE`
+//!   (`anthropic.no_tool_call`).
+
+// `RuntimeFailure` is the port's error type, returned by value.
+#![allow(clippy::result_large_err)]
+
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use std::time::Duration;
+use templiqx::contracts::Role;
+use templiqx::{
+    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Code, RenderedInteraction,
+    RuntimeFailure, StreamEvent, Usage,
+};
+use templiqx_adapter_http::{
+    Endpoint, failure_id, invalid_response, output_value, token_count, within,
+};
+
+pub use templiqx_adapter_http::{ApiKey, ConfigError, RetryPolicy};
+
+/// The adapter's name in descriptors and failure ids.
+pub const PROVIDER: &str = "anthropic";
+
+/// The environment variable [`AnthropicConfig::anthropic`] reads the key
+/// from.
+pub const API_KEY_VAR: &str = "ANTHROPIC_API_KEY";
+
+/// The `anthropic-version` header sent by default.
+pub const API_VERSION: &str = "2023-06-01";
+
+/// The host's configuration of an [`AnthropicAdapter`].
+#[derive(Clone, Debug)]
+pub struct AnthropicConfig {
+    /// The API base URL (`https://api.anthropic.com`); `/v1/messages` is
+    /// appended.
+    pub base_url: String,
+    /// The `model` of every request.
+    pub model: String,
+    /// Sent as `x-api-key` when set.
+    pub api_key: Option<ApiKey>,
+    /// Extra headers (`anthropic-beta`, a gateway's own); `x-api-key`,
+    /// `anthropic-version` and `content-type` are refused.
+    pub extra_headers: Vec<(String, String)>,
+    /// The `anthropic-version` header.
+    pub version: String,
+    /// `max_tokens` when the contract sets no
+    /// `runtime_policy.max_output_tokens` (the API requires it; default
+    /// 4096).
+    pub max_tokens: u32,
+    /// The forced tool's name (default `emit_output`).
+    pub tool_name: String,
+    /// The per-attempt timeout when the contract sets no
+    /// `runtime_policy.timeout_ms` (default 120 s).
+    pub timeout: Duration,
+    /// Backoff and `Retry-After` waits between attempts.
+    pub retry: RetryPolicy,
+}
+
+impl AnthropicConfig {
+    /// A configuration for `model` at `base_url` with the defaults: no key,
+    /// `anthropic-version: 2023-06-01`, `max_tokens` 4096, tool
+    /// `emit_output`, 120 s per attempt, [`RetryPolicy::default`].
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> AnthropicConfig {
+        AnthropicConfig {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            extra_headers: Vec::new(),
+            version: API_VERSION.into(),
+            max_tokens: 4096,
+            tool_name: "emit_output".into(),
+            timeout: Duration::from_secs(120),
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// Anthropic itself: `https://api.anthropic.com`, the key from
+    /// `ANTHROPIC_API_KEY`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::ApiKey`] when the variable is unset, empty or invalid.
+    pub fn anthropic(model: impl Into<String>) -> Result<AnthropicConfig, ConfigError> {
+        let key = ApiKey::from_env(API_KEY_VAR)?.ok_or_else(|| {
+            ConfigError::ApiKey(format!("set `{API_KEY_VAR}` to an Anthropic API key"))
+        })?;
+        Ok(AnthropicConfig::new("https://api.anthropic.com", model).api_key(key))
+    }
+
+    /// Sets the API key.
+    pub fn api_key(mut self, key: ApiKey) -> Self {
+        self.api_key = Some(key);
+        self
+    }
+
+    /// Adds an extra header.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.extra_headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sets the default `max_tokens`.
+    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// Sets the default per-attempt timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets the retry policy.
+    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+}
+
+/// The adapter. Its `Debug` shows no key.
+#[derive(Debug)]
+pub struct AnthropicAdapter {
+    descriptor: AdapterDescriptor,
+    endpoint: Endpoint,
+    config: AnthropicConfig,
+}
+
+impl AnthropicAdapter {
+    /// Checks the configuration and builds the adapter; its descriptor
+    /// provides `structured_output` and `streaming` (other capabilities are
+    /// stopped by the port's gate).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] for a bad base URL, header, version, tool name
+    /// (`^[a-zA-Z0-9_-]{1,64}$`), empty model, zero `max_tokens` or zero
+    /// timeout.
+    pub fn new(config: AnthropicConfig) -> Result<AnthropicAdapter, ConfigError> {
+        let base = templiqx_adapter_http::base_url(&config.base_url)?;
+        if config.model.trim().is_empty() {
+            return Err(ConfigError::Setting("the model must not be empty".into()));
+        }
+        if config.timeout.is_zero() || config.max_tokens == 0 {
+            return Err(ConfigError::Setting(
+                "the timeout and max_tokens must be positive".into(),
+            ));
+        }
+        let name_ok = (1..=64).contains(&config.tool_name.len())
+            && config
+                .tool_name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !name_ok {
+            return Err(ConfigError::Setting(format!(
+                "the tool name `{}` must match ^[a-zA-Z0-9_-]{{1,64}}$",
+                config.tool_name
+            )));
+        }
+        let mut headers = templiqx_adapter_http::extra_headers(
+            &config.extra_headers,
+            &["x-api-key", "anthropic-version", "content-type"],
+        )?;
+        let version =
+            templiqx_adapter_http::reqwest::header::HeaderValue::from_str(&config.version)
+                .map_err(|_| {
+                    ConfigError::Setting("the anthropic-version is not a header value".into())
+                })?;
+        headers.insert("anthropic-version", version);
+        if let Some(key) = &config.api_key {
+            headers.insert("x-api-key", key.header_value(""));
+        }
+        let endpoint = Endpoint::new(
+            PROVIDER,
+            format!("{base}/v1/messages"),
+            headers,
+            config.api_key.clone(),
+        )?;
+        Ok(AnthropicAdapter {
+            descriptor: AdapterDescriptor::new(PROVIDER, ["streaming", "structured_output"]),
+            endpoint,
+            config,
+        })
+    }
+
+    /// The JSON body sent for `request`; exactly what goes over the wire.
+    ///
+    /// # Errors
+    ///
+    /// `TQX_RUNTIME_PERMANENT`: `anthropic.output_schema` when the output
+    /// schema's root is not `type: object`; `anthropic.messages` when no
+    /// `user` or `assistant` message is left once system and developer
+    /// messages are moved to `system`.
+    pub fn request_body(
+        &self,
+        request: &RenderedInteraction<'_>,
+        stream: bool,
+    ) -> Result<Value, RuntimeFailure> {
+        let interaction = request.interaction;
+        let schema = templiqx_adapter_http::output_schema(PROVIDER, interaction)?;
+        let mut system: Vec<&str> = Vec::new();
+        let mut messages = Vec::new();
+        for m in &request.messages {
+            match m.role {
+                Role::System | Role::Developer => system.push(&m.content),
+                Role::User | Role::Assistant => {
+                    messages.push(json!({ "role": m.role.as_str(), "content": m.content }));
+                }
+            }
+        }
+        if messages.is_empty() {
+            return Err(RuntimeFailure::new(
+                Code::RuntimePermanent,
+                failure_id(PROVIDER, "messages"),
+                format!(
+                    "`{}` renders no user or assistant message; the Messages API needs at least one",
+                    interaction.contract_id
+                ),
+            ));
+        }
+        let policy = &interaction.runtime_policy;
+        let mut body = serde_json::Map::new();
+        body.insert("model".into(), json!(self.config.model));
+        body.insert(
+            "max_tokens".into(),
+            json!(policy.max_output_tokens.unwrap_or(self.config.max_tokens)),
+        );
+        if !system.is_empty() {
+            body.insert("system".into(), json!(system.join("\n\n")));
+        }
+        body.insert("messages".into(), Value::Array(messages));
+        body.insert(
+            "tools".into(),
+            json!([{
+                "name": self.config.tool_name,
+                "description": format!(
+                    "Record the answer: the structured output of `{}`.",
+                    interaction.contract_id
+                ),
+                "input_schema": schema,
+            }]),
+        );
+        body.insert(
+            "tool_choice".into(),
+            json!({ "type": "tool", "name": self.config.tool_name }),
+        );
+        if let Some(t) = policy.temperature {
+            body.insert("temperature".into(), json!(t));
+        }
+        if let Some(p) = policy.top_p {
+            body.insert("top_p".into(), json!(p));
+        }
+        if stream {
+            body.insert("stream".into(), json!(true));
+        }
+        Ok(Value::Object(body))
+    }
+
+    fn timeout(&self, request: &RenderedInteraction<'_>) -> Duration {
+        request
+            .interaction
+            .runtime_policy
+            .timeout_ms
+            .map(|ms| Duration::from_millis(u64::from(ms)))
+            .unwrap_or(self.config.timeout)
+    }
+
+    async fn attempt(
+        &self,
+        request: &RenderedInteraction<'_>,
+        sink: Option<&mut (dyn FnMut(StreamEvent) + Send)>,
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        let body = self.request_body(request, sink.is_some())?;
+        let response = self.endpoint.post(&body).await?;
+        match sink {
+            None => {
+                let value = self.endpoint.json(response).await?;
+                self.message(&value)
+            }
+            Some(sink) => self.stream(response, sink).await,
+        }
+    }
+
+    /// Reads a whole `message` object.
+    fn message(&self, value: &Value) -> Result<AdapterOutput, RuntimeFailure> {
+        if value.get("type").and_then(|t| t.as_str()) == Some("error") {
+            return Err(self.error_event(value));
+        }
+        let content = value
+            .get("content")
+            .and_then(|c| c.as_array())
+            .ok_or_else(|| invalid_response(PROVIDER, "no `content` array"))?;
+        let stop = value.get("stop_reason").and_then(|s| s.as_str());
+        let usage = value.get("usage").and_then(usage);
+        let input = content.iter().find(|b| {
+            b.get("type").and_then(|t| t.as_str()) == Some("tool_use")
+                && b.get("name").and_then(|n| n.as_str()) == Some(&self.config.tool_name)
+        });
+        let text: String = content
+            .iter()
+            .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
+            .collect();
+        self.finish(
+            input.and_then(|b| b.get("input")).cloned(),
+            &text,
+            stop,
+            usage,
+        )
+    }
+
+    /// Reads a streamed message, forwarding the tool input's JSON
+    /// fragments (`input_json_delta`) as `Delta` events.
+    async fn stream(
+        &self,
+        response: templiqx_adapter_http::reqwest::Response,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        let mut events = std::pin::pin!(self.endpoint.events(response));
+        let mut tool_index: Option<u64> = None;
+        let mut json_text = String::new();
+        let mut text = String::new();
+        let mut stop: Option<String> = None;
+        let mut input_tokens = None;
+        let mut output_tokens = None;
+        let mut stopped = false;
+        while let Some(event) = events.next().await {
+            let event = event?;
+            let data: Value = serde_json::from_str(&event.data).map_err(|e| {
+                invalid_response(PROVIDER, format!("a stream event is not JSON ({e})"))
+            })?;
+            let kind = data.get("type").and_then(|t| t.as_str()).unwrap_or("");
+            match kind {
+                "message_start" => {
+                    if let Some(u) = data.pointer("/message/usage") {
+                        input_tokens = token_count(u, "input_tokens").or(input_tokens);
+                        output_tokens = token_count(u, "output_tokens").or(output_tokens);
+                    }
+                }
+                "content_block_start" => {
+                    let block = &data["content_block"];
+                    if block.get("type").and_then(|t| t.as_str()) == Some("tool_use")
+                        && block.get("name").and_then(|n| n.as_str())
+                            == Some(&self.config.tool_name)
+                    {
+                        tool_index = data.get("index").and_then(|i| i.as_u64());
+                    }
+                }
+                "content_block_delta" => {
+                    let delta = &data["delta"];
+                    match delta.get("type").and_then(|t| t.as_str()) {
+                        Some("input_json_delta")
+                            if data.get("index").and_then(|i| i.as_u64()) == tool_index =>
+                        {
+                            if let Some(part) = delta.get("partial_json").and_then(|p| p.as_str())
+                                && !part.is_empty()
+                            {
+                                json_text.push_str(part);
+                                sink(StreamEvent::Delta {
+                                    text: part.to_owned(),
+                                });
+                            }
+                        }
+                        Some("text_delta") => {
+                            if let Some(t) = delta.get("text").and_then(|t| t.as_str()) {
+                                text.push_str(t);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                "message_delta" => {
+                    if let Some(s) = data.pointer("/delta/stop_reason").and_then(|s| s.as_str()) {
+                        stop = Some(s.to_owned());
+                    }
+                    if let Some(u) = data.get("usage") {
+                        output_tokens = token_count(u, "output_tokens").or(output_tokens);
+                        input_tokens = token_count(u, "input_tokens").or(input_tokens);
+                    }
+                }
+                "message_stop" => {
+                    stopped = true;
+                    break;
+                }
+                "error" => return Err(self.error_event(&data)),
+                // `ping`, `content_block_stop` and event types added later.
+                _ => {}
+            }
+        }
+        if !stopped {
+            return Err(invalid_response(
+                PROVIDER,
+                "the event stream ended without `message_stop`",
+            ));
+        }
+        let usage = match (input_tokens, output_tokens) {
+            (Some(input_tokens), Some(output_tokens)) => Some(Usage {
+                input_tokens,
+                output_tokens,
+            }),
+            _ => None,
+        };
+        let input = tool_index.map(|_| {
+            if json_text.trim().is_empty() {
+                json!({})
+            } else {
+                output_value(&json_text)
+            }
+        });
+        self.finish(input, &text, stop.as_deref(), usage)
+    }
+
+    /// An `error` event (in a stream, or as a 200 body from a proxy).
+    fn error_event(&self, data: &Value) -> RuntimeFailure {
+        let kind = data
+            .pointer("/error/type")
+            .and_then(|t| t.as_str())
+            .unwrap_or("error");
+        let message = data
+            .pointer("/error/message")
+            .and_then(|m| m.as_str())
+            .unwrap_or("no message");
+        let (code, step) = match kind {
+            "overloaded_error" | "api_error" => (Code::RuntimeUnavailable, "unavailable"),
+            "rate_limit_error" => (Code::RuntimeRateLimited, "rate_limited"),
+            _ => (Code::RuntimePermanent, "rejected"),
+        };
+        RuntimeFailure::new(
+            code,
+            failure_id(PROVIDER, step),
+            format!(
+                "{PROVIDER} reported `{kind}`: {}",
+                self.endpoint.redact(message)
+            ),
+        )
+    }
+
+    /// Turns the reply into an output or its explicit failure.
+    fn finish(
+        &self,
+        input: Option<Value>,
+        text: &str,
+        stop: Option<&str>,
+        usage: Option<Usage>,
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        match stop {
+            Some("max_tokens") => {
+                return Err(RuntimeFailure::new(
+                    Code::RuntimeInvalidResponse,
+                    failure_id(PROVIDER, "truncated"),
+                    "the output was cut off at the token limit (stop_reason `max_tokens`)",
+                ));
+            }
+            Some("refusal") => {
+                return Err(RuntimeFailure::new(
+                    Code::RuntimeInvalidResponse,
+                    failure_id(PROVIDER, "refusal"),
+                    "the model refused (stop_reason `refusal`)",
+                ));
+            }
+            _ => {}
+        }
+        match input {
+            Some(output) => Ok(AdapterOutput { output, usage }),
+            None => Err(RuntimeFailure::new(
+                Code::RuntimeInvalidResponse,
+                failure_id(PROVIDER, "no_tool_call"),
+                format!(
+                    "the reply holds no `{}` tool call (stop_reason {}){}",
+                    self.config.tool_name,
+                    stop.map_or("absent".to_owned(), |s| format!("`{s}`")),
+                    if text.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "; it said: {}",
+                            templiqx_adapter_http::preview(self.endpoint.redact(text).as_bytes())
+                        )
+                    }
+                ),
+            )),
+        }
+    }
+}
+
+/// `usage.input_tokens` and `usage.output_tokens`.
+fn usage(u: &Value) -> Option<Usage> {
+    Some(Usage {
+        input_tokens: token_count(u, "input_tokens")?,
+        output_tokens: token_count(u, "output_tokens")?,
+    })
+}
+
+impl AsyncRuntimeAdapter for AnthropicAdapter {
+    fn descriptor(&self) -> &AdapterDescriptor {
+        &self.descriptor
+    }
+
+    async fn invoke(
+        &self,
+        request: &RenderedInteraction<'_>,
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        within(PROVIDER, self.timeout(request), self.attempt(request, None)).await
+    }
+
+    async fn invoke_streaming(
+        &self,
+        request: &RenderedInteraction<'_>,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        within(
+            PROVIDER,
+            self.timeout(request),
+            self.attempt(request, Some(sink)),
+        )
+        .await
+    }
+
+    fn before_retry(
+        &self,
+        _request: &RenderedInteraction<'_>,
+        failure: &RuntimeFailure,
+        attempts_made: u32,
+    ) -> impl std::future::Future<Output = bool> + Send {
+        self.config.retry.before_retry(failure, attempts_made)
+    }
+}

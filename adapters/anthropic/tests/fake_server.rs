@@ -1,0 +1,576 @@
+//! `templiqx-anthropic` against a fake Messages API server (axum on
+//! loopback) answering in the wire format of Anthropic's API reference
+//! ("Messages", "Streaming Messages", "Errors"): every success and failure
+//! path of `docs/adapters.md`.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::routing::post;
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use templiqx::contracts::CapabilityProfile;
+use templiqx::contracts::canonical::fingerprint;
+use templiqx::{AsyncRuntimeAdapter, Code, Interaction, Receipt, StreamEvent};
+use templiqx_anthropic::{AnthropicAdapter, AnthropicConfig, ApiKey, RetryPolicy};
+
+const KEY: &str = "sk-ant-test-0123456789abcdef";
+
+#[derive(Clone)]
+enum Reply {
+    Raw(u16, Vec<(&'static str, String)>, String),
+    /// `text/event-stream`: (event name, data) pairs.
+    Sse(Vec<(String, Value)>),
+    Hang,
+}
+
+#[derive(Default)]
+struct Fake {
+    replies: Mutex<VecDeque<Reply>>,
+    seen: Mutex<Vec<(HeaderMap, Value)>>,
+}
+
+async fn handle(State(fake): State<Arc<Fake>>, headers: HeaderMap, body: String) -> Response {
+    let body: Value = serde_json::from_str(&body).expect("the adapter sends JSON");
+    fake.seen.lock().unwrap().push((headers, body));
+    let reply = fake.replies.lock().unwrap().pop_front().expect("a reply");
+    match reply {
+        Reply::Raw(status, headers, body) => {
+            let mut r = Response::builder()
+                .status(status)
+                .header("content-type", "application/json");
+            for (k, v) in headers {
+                r = r.header(k, v);
+            }
+            r.body(Body::from(body)).unwrap()
+        }
+        Reply::Sse(events) => {
+            let text: String = events
+                .iter()
+                .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+                .collect();
+            Response::builder()
+                .status(StatusCode::OK)
+                .header("content-type", "text/event-stream")
+                .body(Body::from(text))
+                .unwrap()
+        }
+        Reply::Hang => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            unreachable!()
+        }
+    }
+}
+
+async fn serve(replies: Vec<Reply>) -> (String, Arc<Fake>) {
+    let fake = Arc::new(Fake {
+        replies: Mutex::new(replies.into()),
+        ..Fake::default()
+    });
+    let app = Router::new()
+        .route("/v1/messages", post(handle))
+        .with_state(fake.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}"), fake)
+}
+
+fn contract(policy: &str) -> Interaction {
+    let text = format!(
+        r#"api_version: templiqx/v1alpha1
+id: lease-terms
+version: 0.1.0
+inputs:
+  clause: {{ schema: {{ type: string }}, required: true }}
+capabilities: [structured_output]
+messages:
+  - role: system
+    content: [{{ kind: text, value: "Extract the lease terms." }}]
+  - role: developer
+    content: [{{ kind: text, value: "Answer through the tool." }}]
+  - role: user
+    content:
+      - {{ kind: interpolate, expression: {{ kind: ref, path: inputs.clause }} }}
+output_schema:
+  type: object
+  additionalProperties: false
+  required: [rent, notice_days]
+  properties:
+    rent: {{ type: number, minimum: 0 }}
+    notice_days: {{ type: integer, minimum: 0 }}
+runtime_policy: {policy}
+"#
+    );
+    let c = templiqx_build::compile_str(
+        &text,
+        "lease-terms.yaml",
+        &CapabilityProfile::parse_list("structured_output"),
+    );
+    assert!(c.diagnostics.is_empty(), "{}", c.render_diagnostics());
+    c.interaction.unwrap()
+}
+
+fn default_contract() -> Interaction {
+    contract("{ temperature: 0.2, top_p: 0.9, max_output_tokens: 300, max_attempts: 2 }")
+}
+
+fn render(i: &Interaction) -> templiqx::RenderedInteraction<'_> {
+    let inputs = json!({ "clause": "Rent is EUR 900 per month; notice 30 days." });
+    templiqx::render(
+        i,
+        inputs.as_object().unwrap(),
+        json!({}).as_object().unwrap(),
+    )
+    .unwrap()
+}
+
+fn adapter(base: &str) -> AnthropicAdapter {
+    AnthropicAdapter::new(
+        AnthropicConfig::new(base, "claude-test")
+            .api_key(ApiKey::new(KEY).unwrap())
+            .header("anthropic-beta", "test-beta")
+            .retry(RetryPolicy {
+                initial_backoff: Duration::from_millis(10),
+                max_backoff: Duration::from_millis(40),
+                max_retry_after: Duration::from_secs(2),
+                jitter: true,
+            }),
+    )
+    .unwrap()
+}
+
+fn message(content: Value, stop: &str) -> String {
+    json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+        "content": content, "stop_reason": stop, "stop_sequence": null,
+        "usage": { "input_tokens": 120, "output_tokens": 17 }
+    })
+    .to_string()
+}
+
+fn tool_reply(input: Value) -> Reply {
+    Reply::Raw(
+        200,
+        vec![],
+        message(
+            json!([{ "type": "tool_use", "id": "toolu_1", "name": "emit_output", "input": input }]),
+            "tool_use",
+        ),
+    )
+}
+
+fn ok() -> Reply {
+    tool_reply(json!({ "rent": 900, "notice_days": 30 }))
+}
+
+fn error_body(kind: &str, message: &str) -> String {
+    json!({ "type": "error", "error": { "type": kind, "message": message } }).to_string()
+}
+
+#[tokio::test]
+async fn success_uses_a_forced_tool_and_a_top_level_system_prompt() {
+    let (base, fake) = serve(vec![ok()]).await;
+    let i = default_contract();
+    let request = render(&i);
+    let execution = adapter(&base).execute(&request).await.unwrap();
+    assert_eq!(execution.output, json!({ "rent": 900, "notice_days": 30 }));
+    let usage = execution.usage.unwrap();
+    assert_eq!((usage.input_tokens, usage.output_tokens), (120, 17));
+    assert_eq!(
+        execution.receipt,
+        Receipt::for_output(
+            &request.request_fingerprint(),
+            &fingerprint(&execution.output),
+            true
+        )
+    );
+    let seen = fake.seen.lock().unwrap();
+    let (headers, body) = &seen[0];
+    assert_eq!(headers["x-api-key"], KEY);
+    assert_eq!(headers["anthropic-version"], "2023-06-01");
+    assert_eq!(headers["anthropic-beta"], "test-beta");
+    assert!(headers.get("authorization").is_none());
+    assert_eq!(body["model"], "claude-test");
+    assert_eq!(body["max_tokens"], 300);
+    assert_eq!(body["temperature"], 0.2);
+    assert_eq!(body["top_p"], 0.9);
+    assert_eq!(
+        body["system"],
+        "Extract the lease terms.\n\nAnswer through the tool."
+    );
+    assert_eq!(
+        body["messages"],
+        json!([{ "role": "user", "content": "Rent is EUR 900 per month; notice 30 days." }])
+    );
+    assert_eq!(body["tools"][0]["name"], "emit_output");
+    assert_eq!(
+        body["tools"][0]["input_schema"],
+        serde_json::to_value(&i.output_schema).unwrap()
+    );
+    assert_eq!(
+        body["tool_choice"],
+        json!({ "type": "tool", "name": "emit_output" })
+    );
+}
+
+#[tokio::test]
+async fn max_tokens_defaults_when_the_contract_sets_none() {
+    let (base, fake) = serve(vec![ok()]).await;
+    let i = contract("{}");
+    let adapter =
+        AnthropicAdapter::new(AnthropicConfig::new(&base, "claude-test").max_tokens(1234)).unwrap();
+    adapter.execute(&render(&i)).await.unwrap();
+    let seen = fake.seen.lock().unwrap();
+    let (headers, body) = &seen[0];
+    assert_eq!(body["max_tokens"], 1234);
+    assert!(body.get("temperature").is_none());
+    assert!(headers.get("x-api-key").is_none(), "no key, no header");
+}
+
+fn stream_events(parts: &[&str], stop: &str) -> Vec<(String, Value)> {
+    let mut events = vec![
+        (
+            "message_start".to_owned(),
+            json!({ "type": "message_start", "message": {
+                "id": "msg_1", "type": "message", "role": "assistant", "content": [],
+                "model": "claude-test", "stop_reason": null,
+                "usage": { "input_tokens": 120, "output_tokens": 1 } } }),
+        ),
+        (
+            "content_block_start".to_owned(),
+            json!({ "type": "content_block_start", "index": 0,
+                    "content_block": { "type": "tool_use", "id": "toolu_1", "name": "emit_output", "input": {} } }),
+        ),
+        ("ping".to_owned(), json!({ "type": "ping" })),
+    ];
+    for p in parts {
+        events.push((
+            "content_block_delta".to_owned(),
+            json!({ "type": "content_block_delta", "index": 0,
+                    "delta": { "type": "input_json_delta", "partial_json": p } }),
+        ));
+    }
+    events.push((
+        "content_block_stop".to_owned(),
+        json!({ "type": "content_block_stop", "index": 0 }),
+    ));
+    events.push((
+        "message_delta".to_owned(),
+        json!({ "type": "message_delta", "delta": { "stop_reason": stop, "stop_sequence": null },
+                "usage": { "output_tokens": 23 } }),
+    ));
+    events.push(("message_stop".to_owned(), json!({ "type": "message_stop" })));
+    events
+}
+
+#[tokio::test]
+async fn streamed_success_forwards_the_tool_input_and_completes_with_the_execute_receipt() {
+    let (base, fake) = serve(vec![
+        Reply::Sse(stream_events(
+            &["", "{\"rent\": 900", ", \"notice_days\": 30}"],
+            "tool_use",
+        )),
+        ok(),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    let mut events = Vec::new();
+    let streamed = adapter
+        .execute_streaming(&request, &mut |e| events.push(e))
+        .await
+        .unwrap();
+    let plain = adapter.execute(&request).await.unwrap();
+    assert_eq!(
+        events,
+        [
+            StreamEvent::Delta {
+                text: "{\"rent\": 900".into()
+            },
+            StreamEvent::Delta {
+                text: ", \"notice_days\": 30}".into()
+            },
+            StreamEvent::Complete {
+                receipt: streamed.receipt.clone()
+            },
+        ]
+    );
+    assert_eq!(streamed.receipt, plain.receipt);
+    assert_eq!(streamed.output, plain.output);
+    let usage = streamed.usage.unwrap();
+    assert_eq!((usage.input_tokens, usage.output_tokens), (120, 23));
+    assert_eq!(fake.seen.lock().unwrap()[0].1["stream"], true);
+}
+
+#[tokio::test]
+async fn rate_limits_are_waited_out_within_the_budget_and_reported_beyond_it() {
+    let limited = |after: &str| {
+        Reply::Raw(
+            429,
+            vec![("retry-after", after.to_owned())],
+            error_body(
+                "rate_limit_error",
+                "Number of request tokens has exceeded your rate limit",
+            ),
+        )
+    };
+    let (base, _) = serve(vec![limited("1"), ok(), limited("60")]).await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    let started = std::time::Instant::now();
+    let execution = adapter.execute(&request).await.unwrap();
+    assert_eq!(execution.attempts, 2);
+    assert!(started.elapsed() >= Duration::from_secs(1));
+    let error = adapter.execute(&request).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimeRateLimited);
+    assert_eq!(error.failure.id, "anthropic.rate_limited");
+    assert_eq!(error.failure.retry_after_ms, Some(60_000));
+    assert_eq!(error.attempts, 1);
+    assert_eq!(error.receipt, error.failure.receipt());
+}
+
+#[tokio::test]
+async fn overloaded_and_server_errors_are_retried_then_succeed() {
+    let (base, _) = serve(vec![
+        Reply::Raw(529, vec![], error_body("overloaded_error", "Overloaded")),
+        ok(),
+    ])
+    .await;
+    let i = default_contract();
+    let execution = adapter(&base).execute(&render(&i)).await.unwrap();
+    assert_eq!(execution.attempts, 2);
+    let (base, _) = serve(vec![
+        Reply::Raw(500, vec![], error_body("api_error", "Internal")),
+        Reply::Raw(500, vec![], error_body("api_error", "Internal")),
+    ])
+    .await;
+    let error = adapter(&base).execute(&render(&i)).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimeUnavailable);
+    assert_eq!(error.attempts, 2);
+}
+
+#[tokio::test]
+async fn a_hang_past_the_policy_timeout_is_a_timeout() {
+    let (base, _) = serve(vec![Reply::Hang]).await;
+    let i = contract("{ timeout_ms: 200 }");
+    let error = adapter(&base).execute(&render(&i)).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimeTimeout);
+    assert_eq!(error.failure.id, "anthropic.timeout");
+    assert!(error.failure.detail.contains("200 ms"));
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_the_wire_format_is_an_invalid_response() {
+    let mut cut = stream_events(&["{\"rent\": 900"], "tool_use");
+    cut.truncate(4);
+    let (base, _) = serve(vec![
+        Reply::Raw(200, vec![], "upstream connect error".into()),
+        Reply::Raw(200, vec![], json!({ "type": "message" }).to_string()),
+        Reply::Sse(cut),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    for _ in 0..2 {
+        let error = adapter.execute(&request).await.unwrap_err();
+        assert_eq!(error.failure.code, Code::RuntimeInvalidResponse);
+        assert_eq!(error.failure.id, "anthropic.invalid_response");
+        assert_eq!(error.attempts, 1);
+    }
+    let mut events = Vec::new();
+    let error = adapter
+        .execute_streaming(&request, &mut |e| events.push(e))
+        .await
+        .unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimeInvalidResponse);
+    assert!(error.failure.detail.contains("message_stop"));
+    assert_eq!(error.attempts, 1, "it had forwarded a delta: not retried");
+    assert!(matches!(events.last(), Some(StreamEvent::Failed { .. })));
+}
+
+#[tokio::test]
+async fn refusal_truncation_and_a_missing_tool_call_are_failures_with_their_reason() {
+    let (base, _) = serve(vec![
+        Reply::Raw(
+            200,
+            vec![],
+            message(json!([{ "type": "text", "text": "I can't help." }]), "refusal"),
+        ),
+        Reply::Raw(
+            200,
+            vec![],
+            message(
+                json!([{ "type": "tool_use", "id": "t", "name": "emit_output", "input": { "rent": 9 } }]),
+                "max_tokens",
+            ),
+        ),
+        Reply::Raw(
+            200,
+            vec![],
+            message(json!([{ "type": "text", "text": "The rent is 900." }]), "end_turn"),
+        ),
+        Reply::Sse(stream_events(&["{\"rent\": "], "max_tokens")),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    let ids: Vec<(Code, String)> = {
+        let mut ids = Vec::new();
+        for _ in 0..3 {
+            let e = adapter.execute(&request).await.unwrap_err();
+            ids.push((e.failure.code, e.failure.id));
+        }
+        ids
+    };
+    assert_eq!(
+        ids,
+        [
+            (Code::RuntimeInvalidResponse, "anthropic.refusal".to_owned()),
+            (
+                Code::RuntimeInvalidResponse,
+                "anthropic.truncated".to_owned()
+            ),
+            (
+                Code::RuntimeInvalidResponse,
+                "anthropic.no_tool_call".to_owned()
+            ),
+        ]
+    );
+    let error = adapter
+        .execute_streaming(&request, &mut |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(error.failure.id, "anthropic.truncated");
+}
+
+#[tokio::test]
+async fn tool_input_that_is_not_schema_valid_or_not_json_is_an_output_schema_failure() {
+    let (base, _) = serve(vec![
+        tool_reply(json!({ "rent": "nine hundred", "notice_days": 30 })),
+        Reply::Sse(stream_events(
+            &["{\"rent\": 900, \"notice_days\""],
+            "tool_use",
+        )),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    let error = adapter.execute(&request).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::OutputSchema);
+    assert_eq!(error.diagnostics[0].json_pointer.as_deref(), Some("/rent"));
+    let error = adapter
+        .execute_streaming(&request, &mut |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(error.failure.code, Code::OutputSchema);
+    let text = json!("{\"rent\": 900, \"notice_days\"");
+    assert_eq!(
+        error.receipt,
+        Receipt::for_output("", &fingerprint(&text), false)
+    );
+}
+
+#[tokio::test]
+async fn the_api_key_never_leaks() {
+    let (base, _) = serve(vec![
+        Reply::Raw(
+            401,
+            vec![],
+            error_body("authentication_error", &format!("invalid x-api-key {KEY}")),
+        ),
+        Reply::Sse(vec![(
+            "error".to_owned(),
+            json!({ "type": "error", "error": { "type": "overloaded_error",
+                                                "message": format!("key {KEY} overloaded") } }),
+        )]),
+    ])
+    .await;
+    let i = contract("{ max_attempts: 1 }");
+    let request = render(&i);
+    let adapter = adapter(&base);
+    assert!(!format!("{adapter:?}").contains(KEY));
+    let first = adapter.execute(&request).await.unwrap_err();
+    assert_eq!(first.failure.code, Code::RuntimePermanent);
+    let second = adapter
+        .execute_streaming(&request, &mut |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(second.failure.code, Code::RuntimeUnavailable);
+    for error in [first, second] {
+        for text in [
+            format!("{error}"),
+            format!("{error:?}"),
+            serde_json::to_string(&error.receipt).unwrap(),
+            error.receipt.fingerprint(),
+            serde_json::to_string(&error.failure).unwrap(),
+            serde_json::to_string(&adapter.request_body(&request, false).unwrap()).unwrap(),
+        ] {
+            assert!(
+                !text.contains("0123456789abcdef"),
+                "the key leaked into {text}"
+            );
+        }
+        assert!(error.failure.detail.contains("<redacted>"));
+    }
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_unavailable_and_bad_configuration_is_refused() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let i = contract("{}");
+    let error = adapter(&base).execute(&render(&i)).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimeUnavailable);
+    assert_eq!(error.failure.id, "anthropic.unavailable");
+    let config = AnthropicConfig::new("http://x", "m");
+    assert!(
+        AnthropicAdapter::new(AnthropicConfig {
+            tool_name: "a b".into(),
+            ..config.clone()
+        })
+        .is_err()
+    );
+    assert!(AnthropicAdapter::new(config.clone().max_tokens(0)).is_err());
+    assert!(AnthropicAdapter::new(config.header("x-api-key", "k")).is_err());
+}
+
+#[tokio::test]
+async fn a_contract_without_user_messages_is_refused_before_sending() {
+    let text = r#"api_version: templiqx/v1alpha1
+id: only-system
+version: 0.1.0
+capabilities: [structured_output]
+messages:
+  - role: system
+    content: [{ kind: text, value: "Say hi." }]
+output_schema: { type: object }
+"#;
+    let c = templiqx_build::compile_str(
+        text,
+        "only-system.yaml",
+        &CapabilityProfile::parse_list("structured_output"),
+    );
+    let i = c.interaction.expect("compiles");
+    let (base, fake) = serve(vec![]).await;
+    let request = templiqx::render(
+        &i,
+        json!({}).as_object().unwrap(),
+        json!({}).as_object().unwrap(),
+    )
+    .unwrap();
+    let error = adapter(&base).execute(&request).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimePermanent);
+    assert_eq!(error.failure.id, "anthropic.messages");
+    assert!(fake.seen.lock().unwrap().is_empty());
+}

@@ -1,0 +1,885 @@
+//! What the Templiqx HTTP provider adapters share (`docs/adapters.md`).
+//!
+//! - [`ApiKey`]: a secret that never appears in `Debug`, errors, failure
+//!   details, receipts or fingerprints; [`ApiKey::redact`] scrubs it from
+//!   any text a provider echoes back.
+//! - [`Endpoint`]: one JSON `POST` per attempt, the per-attempt timeout
+//!   ([`within`]), HTTP statuses and transport errors mapped to the
+//!   `TQX_RUNTIME_*` codes ([`status_failure`], the table in
+//!   `docs/adapters.md`, "Failures").
+//! - [`RetryPolicy`]: capped exponential backoff with jitter, and waiting out
+//!   `Retry-After` ([`retry_after`], RFC 9110 section 10.2.3) when it fits
+//!   the budget; [`RetryPolicy::before_retry`] is what the adapters'
+//!   `AsyncRuntimeAdapter::before_retry` returns.
+//! - [`Endpoint::events`]: server-sent events (parsed by `eventsource-stream`) from a
+//!   streamed response.
+//! - [`output_value`]: the model's text as the JSON output the port
+//!   validates.
+
+// `RuntimeFailure` is the port's error type, returned by value.
+#![allow(clippy::result_large_err)]
+
+use futures_util::{Stream, StreamExt};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use std::fmt;
+use std::future::Future;
+use std::time::{Duration, SystemTime};
+use templiqx::{Code, RuntimeFailure};
+
+pub use eventsource_stream::Event;
+pub use reqwest;
+
+/// An API key. Its `Debug` form is `ApiKey(<redacted>)`; it has no
+/// `Display` and no `Serialize`, so it cannot reach a log line, an error, a
+/// receipt or a fingerprint by accident.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// Wraps a key.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::ApiKey`] when the key is empty or cannot be sent in an
+    /// HTTP header (control characters, non-visible ASCII).
+    pub fn new(key: impl Into<String>) -> Result<ApiKey, ConfigError> {
+        let key = key.into();
+        if key.is_empty() || HeaderValue::from_str(&key).is_err() {
+            return Err(ConfigError::ApiKey(
+                "an API key must be non-empty visible ASCII".into(),
+            ));
+        }
+        Ok(ApiKey(key))
+    }
+
+    /// The key in the environment variable `var`, or `None` when it is unset
+    /// or empty.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::ApiKey`] when it is set but not a valid key (the
+    /// message names the variable, never the value).
+    pub fn from_env(var: &str) -> Result<Option<ApiKey>, ConfigError> {
+        match std::env::var(var) {
+            Ok(v) if v.is_empty() => Ok(None),
+            Ok(v) => ApiKey::new(v).map(Some).map_err(|_| {
+                ConfigError::ApiKey(format!(
+                    "the environment variable `{var}` does not hold a valid API key (non-empty visible ASCII)"
+                ))
+            }),
+            Err(std::env::VarError::NotPresent) => Ok(None),
+            Err(std::env::VarError::NotUnicode(_)) => Err(ConfigError::ApiKey(format!(
+                "the environment variable `{var}` is not valid Unicode"
+            ))),
+        }
+    }
+
+    /// The key itself, for building the one header that carries it.
+    pub fn expose_secret(&self) -> &str {
+        &self.0
+    }
+
+    /// A header value carrying `prefix` and the key, marked sensitive (so
+    /// `reqwest`/`http` never print it).
+    pub fn header_value(&self, prefix: &str) -> HeaderValue {
+        let mut v = HeaderValue::from_str(&format!("{prefix}{}", self.0))
+            .unwrap_or_else(|_| HeaderValue::from_static(""));
+        v.set_sensitive(true);
+        v
+    }
+
+    /// `text` with every occurrence of the key replaced by `<redacted>`.
+    pub fn redact(&self, text: &str) -> String {
+        text.replace(&self.0, "<redacted>")
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(<redacted>)")
+    }
+}
+
+/// A host's adapter configuration that cannot work; reported when the
+/// adapter is built, before anything is sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfigError {
+    /// The base URL is not an absolute `http`/`https` URL.
+    BaseUrl(String),
+    /// An extra header has an invalid name or value, or overrides a header
+    /// the adapter sets itself.
+    Header(String),
+    /// The API key is unusable.
+    ApiKey(String),
+    /// Another setting is out of range.
+    Setting(String),
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::BaseUrl(m)
+            | ConfigError::Header(m)
+            | ConfigError::ApiKey(m)
+            | ConfigError::Setting(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Checks a base URL: absolute, `http` or `https`, no query or fragment.
+/// Returns it without a trailing `/`.
+///
+/// # Errors
+///
+/// [`ConfigError::BaseUrl`] naming what is wrong.
+pub fn base_url(url: &str) -> Result<String, ConfigError> {
+    let parsed = reqwest::Url::parse(url)
+        .map_err(|e| ConfigError::BaseUrl(format!("the base URL `{url}` is not a URL: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(ConfigError::BaseUrl(format!(
+            "the base URL `{url}` must use http or https"
+        )));
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() {
+        return Err(ConfigError::BaseUrl(format!(
+            "the base URL `{url}` must not carry a query or a fragment"
+        )));
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(ConfigError::BaseUrl(
+            "the base URL must not carry credentials; pass the API key instead".into(),
+        ));
+    }
+    Ok(url.trim_end_matches('/').to_owned())
+}
+
+/// Builds the header map of `extra` headers, refusing invalid names or
+/// values and any header in `reserved` (lowercase names the adapter sets).
+///
+/// # Errors
+///
+/// [`ConfigError::Header`] naming the header (never its value).
+pub fn extra_headers(
+    extra: &[(String, String)],
+    reserved: &[&str],
+) -> Result<HeaderMap, ConfigError> {
+    let mut map = HeaderMap::new();
+    for (name, value) in extra {
+        let header = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| ConfigError::Header(format!("`{name}` is not a valid header name")))?;
+        if reserved.contains(&header.as_str()) {
+            return Err(ConfigError::Header(format!(
+                "the header `{name}` is set by the adapter; configure it through its setting instead"
+            )));
+        }
+        let mut value = HeaderValue::from_str(value).map_err(|_| {
+            ConfigError::Header(format!("the value of the header `{name}` is not valid"))
+        })?;
+        // Extra headers often carry credentials of a gateway.
+        value.set_sensitive(true);
+        map.append(header, value);
+    }
+    Ok(map)
+}
+
+/// How an adapter retries between attempts (`runtime_policy.max_attempts`
+/// bounds how many attempts there are; this says how long to wait).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// The backoff before the second attempt; it doubles per attempt.
+    pub initial_backoff: Duration,
+    /// The cap on one backoff.
+    pub max_backoff: Duration,
+    /// The longest `Retry-After` the adapter waits out itself; a longer one
+    /// ends the execution with `TQX_RUNTIME_RATE_LIMITED` and its
+    /// `retry_after_ms`, for the host to decide.
+    pub max_retry_after: Duration,
+    /// Whether backoffs are jittered (each wait drawn uniformly from the
+    /// upper half of the capped backoff).
+    pub jitter: bool,
+}
+
+impl Default for RetryPolicy {
+    /// 500 ms doubling to at most 8 s, jittered; `Retry-After` waited out up
+    /// to 30 s.
+    fn default() -> Self {
+        RetryPolicy {
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(8),
+            max_retry_after: Duration::from_secs(30),
+            jitter: true,
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The wait after attempt number `attempts_made` (1-based) failed:
+    /// `min(max_backoff, initial_backoff × 2^(attempts_made − 1))`, and with
+    /// jitter a uniform draw from its upper half.
+    pub fn backoff(&self, attempts_made: u32) -> Duration {
+        let exponent = attempts_made.saturating_sub(1).min(20);
+        let capped = self
+            .initial_backoff
+            .saturating_mul(1 << exponent)
+            .min(self.max_backoff);
+        if !self.jitter || capped.is_zero() {
+            return capped;
+        }
+        let half = capped / 2;
+        let nanos = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
+        half + Duration::from_nanos(fastrand::u64(0..=nanos))
+    }
+
+    /// The retry decision of the HTTP adapters, waiting before answering
+    /// `true`:
+    ///
+    /// - `TQX_RUNTIME_TIMEOUT`, `TQX_RUNTIME_UNAVAILABLE`: wait
+    ///   [`backoff`](RetryPolicy::backoff), retry;
+    /// - `TQX_RUNTIME_RATE_LIMITED` with `retry_after_ms` within
+    ///   `max_retry_after`: wait that long, retry; beyond it: no retry (the
+    ///   host gets the failure and its `retry_after_ms`); without
+    ///   `retry_after_ms`: wait `backoff`, retry;
+    /// - anything else: no retry.
+    pub fn before_retry(
+        &self,
+        failure: &RuntimeFailure,
+        attempts_made: u32,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        let wait = match failure.code {
+            Code::RuntimeTimeout | Code::RuntimeUnavailable => Some(self.backoff(attempts_made)),
+            Code::RuntimeRateLimited => match failure.retry_after_ms {
+                Some(ms) => {
+                    let d = Duration::from_millis(ms);
+                    (d <= self.max_retry_after).then_some(d)
+                }
+                None => Some(self.backoff(attempts_made)),
+            },
+            _ => None,
+        };
+        async move {
+            match wait {
+                Some(d) => {
+                    tokio::time::sleep(d).await;
+                    true
+                }
+                None => false,
+            }
+        }
+    }
+}
+
+/// The wait a response asks for, in milliseconds: `retry-after-ms` (a
+/// non-negative number of milliseconds, as OpenAI sends it) when present
+/// and valid, else `Retry-After` as delay-seconds or an HTTP-date (RFC 9110
+/// section 10.2.3; a date in the past is 0). `None` when neither is usable.
+pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<u64> {
+    if let Some(ms) = headers
+        .get("retry-after-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+    {
+        return Some(ms.ceil() as u64);
+    }
+    let value = headers
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(seconds.saturating_mul(1000));
+    }
+    let date = httpdate::parse_http_date(value).ok()?;
+    Some(
+        date.duration_since(now)
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+            .unwrap_or(0),
+    )
+}
+
+/// Failure ids: `<provider>.<step>`, stable (they enter the failure
+/// fingerprint).
+pub fn failure_id(provider: &str, step: &str) -> String {
+    format!("{provider}.{step}")
+}
+
+/// Maps a non-success HTTP status to its failure (`docs/adapters.md`,
+/// "Failures"):
+///
+/// | status | code | id |
+/// |---|---|---|
+/// | 429 | `TQX_RUNTIME_RATE_LIMITED`, `retry_after_ms` from the headers | `<p>.rate_limited` |
+/// | 408 | `TQX_RUNTIME_TIMEOUT` | `<p>.timeout` |
+/// | 5xx (529 included) | `TQX_RUNTIME_UNAVAILABLE` | `<p>.unavailable` |
+/// | other 4xx (401, 403, 400, 404, 413, 422, …) | `TQX_RUNTIME_PERMANENT` | `<p>.rejected` |
+/// | anything else that is not 2xx | `TQX_RUNTIME_INVALID_RESPONSE` | `<p>.invalid_response` |
+///
+/// The detail names the status and the provider's own error message (the
+/// `error.message` of the JSON body, first 300 characters), with the API
+/// key redacted.
+pub fn status_failure(
+    provider: &str,
+    status: reqwest::StatusCode,
+    headers: &HeaderMap,
+    body: &[u8],
+    key: Option<&ApiKey>,
+) -> RuntimeFailure {
+    let message = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| {
+            let e = v.get("error")?;
+            e.get("message")
+                .and_then(|m| m.as_str())
+                .or_else(|| e.as_str())
+                .map(str::to_owned)
+        })
+        .map(|m| truncate(&m, 300));
+    let mut detail = format!("{provider} answered HTTP {status}");
+    if let Some(m) = message {
+        detail.push_str(": ");
+        detail.push_str(&m);
+    }
+    if let Some(key) = key {
+        detail = key.redact(&detail);
+    }
+    let (code, step) = match status.as_u16() {
+        429 => (Code::RuntimeRateLimited, "rate_limited"),
+        408 => (Code::RuntimeTimeout, "timeout"),
+        500..=599 => (Code::RuntimeUnavailable, "unavailable"),
+        400..=499 => (Code::RuntimePermanent, "rejected"),
+        _ => (Code::RuntimeInvalidResponse, "invalid_response"),
+    };
+    let mut failure = RuntimeFailure::new(code, failure_id(provider, step), detail);
+    if code == Code::RuntimeRateLimited {
+        failure.retry_after_ms = retry_after(headers, SystemTime::now());
+    }
+    failure
+}
+
+/// A transport error: a timeout is `TQX_RUNTIME_TIMEOUT`
+/// (`<p>.timeout`); anything else (refused connection, reset, DNS, TLS, a
+/// body cut off) `TQX_RUNTIME_UNAVAILABLE` (`<p>.unavailable`). The detail
+/// carries no URL (it could hold a gateway's credentials).
+pub fn transport_failure(provider: &str, error: reqwest::Error) -> RuntimeFailure {
+    let error = error.without_url();
+    if error.is_timeout() {
+        return RuntimeFailure::new(
+            Code::RuntimeTimeout,
+            failure_id(provider, "timeout"),
+            format!("{provider} did not answer in time"),
+        );
+    }
+    let what = if error.is_connect() {
+        "could not connect"
+    } else if error.is_body() || error.is_decode() {
+        "the response body broke off"
+    } else {
+        "the request failed"
+    };
+    let mut detail = format!("{provider}: {what}");
+    let mut source = std::error::Error::source(&error);
+    while let Some(s) = source {
+        detail.push_str(": ");
+        detail.push_str(&s.to_string());
+        source = s.source();
+    }
+    RuntimeFailure::new(
+        Code::RuntimeUnavailable,
+        failure_id(provider, "unavailable"),
+        detail,
+    )
+}
+
+/// A body that is not the provider's wire format:
+/// `TQX_RUNTIME_INVALID_RESPONSE` (`<p>.invalid_response`).
+pub fn invalid_response(provider: &str, what: impl fmt::Display) -> RuntimeFailure {
+    RuntimeFailure::new(
+        Code::RuntimeInvalidResponse,
+        failure_id(provider, "invalid_response"),
+        format!("{provider} answered with something that is not its wire format: {what}"),
+    )
+}
+
+/// Runs one attempt within `timeout`; past it, `TQX_RUNTIME_TIMEOUT`
+/// (`<p>.timeout`) naming the limit in milliseconds.
+///
+/// # Errors
+///
+/// The attempt's own failure, or the timeout.
+pub async fn within<T>(
+    provider: &str,
+    timeout: Duration,
+    attempt: impl Future<Output = Result<T, RuntimeFailure>>,
+) -> Result<T, RuntimeFailure> {
+    match tokio::time::timeout(timeout, attempt).await {
+        Ok(result) => result,
+        Err(_) => Err(RuntimeFailure::new(
+            Code::RuntimeTimeout,
+            failure_id(provider, "timeout"),
+            format!(
+                "{provider} did not answer within {} ms",
+                timeout.as_millis()
+            ),
+        )),
+    }
+}
+
+/// An HTTP endpoint of a provider: the client, the URL and the headers of
+/// every request (the key's header marked sensitive).
+#[derive(Clone)]
+pub struct Endpoint {
+    provider: &'static str,
+    client: reqwest::Client,
+    url: String,
+    headers: HeaderMap,
+    key: Option<ApiKey>,
+}
+
+impl fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("provider", &self.provider)
+            .field("url", &self.url)
+            .field(
+                "headers",
+                &self.headers.keys().map(|k| k.as_str()).collect::<Vec<_>>(),
+            )
+            .field("key", &self.key)
+            .finish()
+    }
+}
+
+impl Endpoint {
+    /// An endpoint posting to `url` with `headers` (already holding the
+    /// key's header, from [`ApiKey::header_value`]); `key` is kept only to
+    /// redact it from error messages.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Setting`] when the HTTP client cannot be built (no TLS
+    /// roots).
+    pub fn new(
+        provider: &'static str,
+        url: String,
+        headers: HeaderMap,
+        key: Option<ApiKey>,
+    ) -> Result<Endpoint, ConfigError> {
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("templiqx/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ConfigError::Setting(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Endpoint {
+            provider,
+            client,
+            url,
+            headers,
+            key,
+        })
+    }
+
+    /// The URL requests go to.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Posts `body` as JSON and returns the response when its status is
+    /// 2xx; otherwise reads the body and maps the status
+    /// ([`status_failure`]).
+    ///
+    /// # Errors
+    ///
+    /// [`status_failure`] or [`transport_failure`].
+    pub async fn post(
+        &self,
+        body: &serde_json::Value,
+    ) -> Result<reqwest::Response, RuntimeFailure> {
+        let bytes = serde_json::to_vec(body).map_err(|e| {
+            RuntimeFailure::new(
+                Code::RuntimePermanent,
+                failure_id(self.provider, "request"),
+                format!("cannot serialise the request: {e}"),
+            )
+        })?;
+        let response = self
+            .client
+            .post(&self.url)
+            .headers(self.headers.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(bytes)
+            .send()
+            .await
+            .map_err(|e| transport_failure(self.provider, e))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let headers = response.headers().clone();
+        let body = response.bytes().await.unwrap_or_default();
+        Err(status_failure(
+            self.provider,
+            status,
+            &headers,
+            &body,
+            self.key.as_ref(),
+        ))
+    }
+
+    /// Reads a whole response body as JSON.
+    ///
+    /// # Errors
+    ///
+    /// [`transport_failure`] when the body breaks off;
+    /// [`invalid_response`] when it is not JSON.
+    pub async fn json(
+        &self,
+        response: reqwest::Response,
+    ) -> Result<serde_json::Value, RuntimeFailure> {
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| transport_failure(self.provider, e))?;
+        serde_json::from_slice(&bytes).map_err(|e| {
+            invalid_response(
+                self.provider,
+                format!("the body is not JSON ({e}): {}", preview(&bytes)),
+            )
+        })
+    }
+
+    /// The server-sent events of a streamed response, parsed by
+    /// `eventsource-stream` (the WHATWG `text/event-stream` rules).
+    pub fn events(
+        &self,
+        response: reqwest::Response,
+    ) -> impl Stream<Item = Result<Event, RuntimeFailure>> + Send + use<> {
+        let provider = self.provider;
+        let stream = eventsource_stream::Eventsource::eventsource(response.bytes_stream());
+        stream.map(move |item| {
+            item.map_err(|e| match e {
+                eventsource_stream::EventStreamError::Transport(e) => {
+                    transport_failure(provider, e)
+                }
+                other => {
+                    invalid_response(provider, format!("the event stream is malformed: {other}"))
+                }
+            })
+        })
+    }
+
+    /// Redacts the key from `text` (identity without a key).
+    pub fn redact(&self, text: &str) -> String {
+        match &self.key {
+            Some(k) => k.redact(text),
+            None => text.to_owned(),
+        }
+    }
+}
+
+/// The first 200 characters of a body, for a failure detail.
+pub fn preview(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = truncate(text.trim(), 200);
+    if text.is_empty() {
+        "(an empty body)".into()
+    } else {
+        format!("`{text}`")
+    }
+}
+
+fn truncate(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_owned(),
+    }
+}
+
+/// The model's output text as the JSON value the port validates: the
+/// parsed JSON, or — when the text is not JSON — the text itself as a JSON
+/// string, so that the port reports `TQX_OUTPUT_SCHEMA` (an object was
+/// expected: the adapters require an object root) with the receipt it
+/// defines, whose failure fingerprint is that string's fingerprint.
+pub fn output_value(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|_| serde_json::Value::String(text.to_owned()))
+}
+
+/// Reads a non-negative integer token count at `field` of `usage`.
+pub fn token_count(usage: &serde_json::Value, field: &str) -> Option<u64> {
+    usage.get(field).and_then(serde_json::Value::as_u64)
+}
+
+/// The output schema as JSON Schema, for the wire.
+///
+/// # Errors
+///
+/// `TQX_RUNTIME_PERMANENT` (`<p>.output_schema`) when the schema's root is
+/// not `type: object` alone: provider structured output (OpenAI's
+/// `json_schema`, a forced tool's `input_schema`) requires an object root,
+/// and an object root is what lets a reply that is not JSON be reported as
+/// `TQX_OUTPUT_SCHEMA` ([`output_value`]). Nothing is sent.
+pub fn output_schema(
+    provider: &str,
+    interaction: &templiqx::Interaction,
+) -> Result<serde_json::Value, RuntimeFailure> {
+    let schema = &interaction.output_schema;
+    if !schema.types.is_only(templiqx::contracts::JsonType::Object) {
+        return Err(RuntimeFailure::new(
+            Code::RuntimePermanent,
+            failure_id(provider, "output_schema"),
+            format!(
+                "the output schema of `{}` must have `type: object` at its root for {provider} structured output",
+                interaction.contract_id
+            ),
+        ));
+    }
+    serde_json::to_value(schema).map_err(|e| {
+        RuntimeFailure::new(
+            Code::RuntimePermanent,
+            failure_id(provider, "output_schema"),
+            format!("cannot serialise the output schema: {e}"),
+        )
+    })
+}
+
+/// Whether `schema` (JSON Schema, as [`output_schema`] writes it) can be
+/// sent with OpenAI's `strict: true` without changing its meaning
+/// (OpenAI's Structured Outputs guide, "Supported schemas"): every object
+/// has `additionalProperties: false` and lists every property in
+/// `required`, and no keyword outside the strict subset appears
+/// (`minLength` and `maxLength` are outside it). Returns the first reason
+/// it cannot, as `pointer: reason`.
+pub fn strict_blocker(schema: &serde_json::Value) -> Option<String> {
+    fn walk(v: &serde_json::Value, at: &str) -> Option<String> {
+        let serde_json::Value::Object(m) = v else {
+            return None;
+        };
+        for key in m.keys() {
+            match key.as_str() {
+                "type"
+                | "properties"
+                | "required"
+                | "additionalProperties"
+                | "items"
+                | "enum"
+                | "const"
+                | "minimum"
+                | "maximum"
+                | "exclusiveMinimum"
+                | "exclusiveMaximum"
+                | "minItems"
+                | "maxItems"
+                | "format"
+                | "title"
+                | "description" => {}
+                other => {
+                    return Some(format!(
+                        "{at}/{other}: `{other}` is not in the strict subset"
+                    ));
+                }
+            }
+        }
+        if let Some(serde_json::Value::Object(props)) = m.get("properties") {
+            if m.get("additionalProperties") != Some(&serde_json::Value::Bool(false)) {
+                return Some(format!(
+                    "{at}: an object without `additionalProperties: false`"
+                ));
+            }
+            let required: Vec<&str> = m
+                .get("required")
+                .and_then(|r| r.as_array())
+                .map(|r| r.iter().filter_map(|n| n.as_str()).collect())
+                .unwrap_or_default();
+            for (name, sub) in props {
+                if !required.contains(&name.as_str()) {
+                    return Some(format!("{at}/properties/{name}: an optional property"));
+                }
+                if let Some(reason) = walk(sub, &format!("{at}/properties/{name}")) {
+                    return Some(reason);
+                }
+            }
+        } else if m.get("type").and_then(|t| t.as_str()) == Some("object")
+            && m.get("additionalProperties") != Some(&serde_json::Value::Bool(false))
+        {
+            return Some(format!(
+                "{at}: an object without `additionalProperties: false`"
+            ));
+        }
+        if let Some(items) = m.get("items") {
+            return walk(items, &format!("{at}/items"));
+        }
+        None
+    }
+    walk(schema, "")
+}
+
+/// Unit tests of the pure parts; the HTTP paths are tested through the
+/// adapters' fake servers.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_key_never_prints() {
+        let key = ApiKey::new("sk-live-abc123").unwrap();
+        assert_eq!(format!("{key:?}"), "ApiKey(<redacted>)");
+        assert_eq!(
+            key.redact("bad key sk-live-abc123 given"),
+            "bad key <redacted> given"
+        );
+        let header = key.header_value("Bearer ");
+        assert!(header.is_sensitive());
+        assert!(!format!("{header:?}").contains("abc123"));
+        assert!(ApiKey::new("").is_err());
+        assert!(ApiKey::new("a\nb").is_err());
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_dates_and_milliseconds() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let mut h = HeaderMap::new();
+        assert_eq!(retry_after(&h, now), None);
+        h.insert("retry-after", HeaderValue::from_static("7"));
+        assert_eq!(retry_after(&h, now), Some(7000));
+        let later = httpdate::fmt_http_date(now + Duration::from_secs(90));
+        h.insert("retry-after", HeaderValue::from_str(&later).unwrap());
+        assert_eq!(retry_after(&h, now), Some(90_000));
+        let earlier = httpdate::fmt_http_date(now - Duration::from_secs(90));
+        h.insert("retry-after", HeaderValue::from_str(&earlier).unwrap());
+        assert_eq!(retry_after(&h, now), Some(0));
+        h.insert("retry-after", HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&h, now), None);
+        h.insert("retry-after-ms", HeaderValue::from_static("1250.5"));
+        assert_eq!(retry_after(&h, now), Some(1251));
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_its_cap_and_jitters_within_the_upper_half() {
+        let p = RetryPolicy {
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_millis(700),
+            max_retry_after: Duration::from_secs(1),
+            jitter: false,
+        };
+        let plain: Vec<u128> = (1..=5).map(|n| p.backoff(n).as_millis()).collect();
+        assert_eq!(plain, [100, 200, 400, 700, 700]);
+        let jittered = RetryPolicy { jitter: true, ..p };
+        let draws: Vec<Duration> = (0..200).map(|_| jittered.backoff(3)).collect();
+        assert!(
+            draws
+                .iter()
+                .all(|d| *d >= Duration::from_millis(200) && *d <= Duration::from_millis(400))
+        );
+        assert!(draws.iter().any(|d| *d != draws[0]), "no jitter");
+    }
+
+    #[test]
+    fn statuses_map_to_runtime_codes() {
+        let key = ApiKey::new("sk-secret-1").unwrap();
+        let mut h = HeaderMap::new();
+        h.insert("retry-after", HeaderValue::from_static("2"));
+        let body = br#"{"error":{"message":"Incorrect API key provided: sk-secret-1"}}"#;
+        let f = |s: u16| {
+            status_failure(
+                "p",
+                reqwest::StatusCode::from_u16(s).unwrap(),
+                &h,
+                body,
+                Some(&key),
+            )
+        };
+        assert_eq!(f(429).code, Code::RuntimeRateLimited);
+        assert_eq!(f(429).retry_after_ms, Some(2000));
+        assert_eq!(f(408).code, Code::RuntimeTimeout);
+        assert_eq!(f(500).code, Code::RuntimeUnavailable);
+        assert_eq!(f(529).code, Code::RuntimeUnavailable);
+        assert_eq!(f(401).code, Code::RuntimePermanent);
+        assert_eq!(f(400).id, "p.rejected");
+        assert_eq!(f(302).code, Code::RuntimeInvalidResponse);
+        assert!(!f(401).detail.contains("sk-secret-1"), "{}", f(401).detail);
+        assert!(f(401).detail.contains("HTTP 401"));
+    }
+
+    #[test]
+    fn base_urls_and_headers_are_checked() {
+        assert_eq!(
+            base_url("http://127.0.0.1:8/v1/").unwrap(),
+            "http://127.0.0.1:8/v1"
+        );
+        assert!(base_url("ftp://x").is_err());
+        assert!(base_url("not a url").is_err());
+        assert!(base_url("https://u:p@x/").is_err());
+        let ok = extra_headers(&[("X-Org".into(), "a".into())], &["authorization"]).unwrap();
+        assert!(ok.get("x-org").unwrap().is_sensitive());
+        assert!(
+            extra_headers(&[("Authorization".into(), "a".into())], &["authorization"]).is_err()
+        );
+        assert!(extra_headers(&[("bad name".into(), "a".into())], &[]).is_err());
+    }
+
+    #[test]
+    fn strict_mode_is_used_only_when_it_keeps_the_schema() {
+        let strict = serde_json::json!({
+            "type": "object", "additionalProperties": false, "required": ["a", "b"],
+            "properties": {
+                "a": {"type": "string", "format": "date"},
+                "b": {"type": "array", "minItems": 1, "items": {
+                    "type": "object", "additionalProperties": false, "required": ["n"],
+                    "properties": {"n": {"type": "integer", "minimum": 0}}}}
+            }
+        });
+        assert_eq!(strict_blocker(&strict), None);
+        let mut length = strict.clone();
+        length["properties"]["a"]["minLength"] = 1.into();
+        assert_eq!(
+            strict_blocker(&length).as_deref(),
+            Some("/properties/a/minLength: `minLength` is not in the strict subset")
+        );
+        let mut optional = strict.clone();
+        optional["required"] = serde_json::json!(["a"]);
+        assert_eq!(
+            strict_blocker(&optional).as_deref(),
+            Some("/properties/b: an optional property")
+        );
+        let mut open = strict;
+        open["properties"]["b"]["items"]["additionalProperties"] = true.into();
+        assert!(
+            strict_blocker(&open)
+                .unwrap()
+                .starts_with("/properties/b/items")
+        );
+    }
+
+    #[test]
+    fn non_json_text_is_handed_on_as_a_string() {
+        assert_eq!(output_value("{\"a\":1}"), serde_json::json!({"a": 1}));
+        assert_eq!(output_value("Sure! {"), serde_json::json!("Sure! {"));
+    }
+
+    #[tokio::test(flavor = "current_thread", start_paused = true)]
+    async fn before_retry_waits_backoff_or_retry_after_within_budget() {
+        let p = RetryPolicy {
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(1),
+            max_retry_after: Duration::from_secs(5),
+            jitter: false,
+        };
+        let start = tokio::time::Instant::now();
+        let unavailable = RuntimeFailure::new(Code::RuntimeUnavailable, "p.unavailable", "x");
+        assert!(p.before_retry(&unavailable, 2).await);
+        assert_eq!(start.elapsed(), Duration::from_millis(200));
+        let mut limited = RuntimeFailure::new(Code::RuntimeRateLimited, "p.rate_limited", "x");
+        limited.retry_after_ms = Some(3000);
+        let start = tokio::time::Instant::now();
+        assert!(p.before_retry(&limited, 1).await);
+        assert_eq!(start.elapsed(), Duration::from_secs(3));
+        limited.retry_after_ms = Some(6000);
+        let start = tokio::time::Instant::now();
+        assert!(!p.before_retry(&limited, 1).await);
+        assert_eq!(start.elapsed(), Duration::ZERO);
+        let permanent = RuntimeFailure::new(Code::RuntimePermanent, "p.rejected", "x");
+        assert!(!p.before_retry(&permanent, 1).await);
+        let invalid = RuntimeFailure::new(Code::RuntimeInvalidResponse, "p.refusal", "x");
+        assert!(!p.before_retry(&invalid, 1).await);
+    }
+}

@@ -1,0 +1,564 @@
+//! A Templiqx [`AsyncRuntimeAdapter`] for the OpenAI Chat Completions wire
+//! format (`POST {base_url}/chat/completions`, OpenAI's API reference,
+//! "Create chat completion"), which OpenAI, Azure OpenAI, vLLM, Ollama,
+//! llama.cpp's server and LM Studio serve.
+//!
+//! ```no_run
+//! use templiqx::AsyncRuntimeAdapter;
+//! use templiqx_openai::{OpenAiAdapter, OpenAiConfig, StructuredOutput};
+//!
+//! # async fn run(request: &templiqx::RenderedInteraction<'_>) -> Result<(), Box<dyn std::error::Error>> {
+//! // A llama.cpp server on loopback: no key, `json_object` + `schema`.
+//! let config = OpenAiConfig::new("http://127.0.0.1:8080/v1", "gemma-3-270m")
+//!     .structured_output(StructuredOutput::JsonObjectSchema);
+//! let adapter = OpenAiAdapter::new(config)?;
+//! let execution = adapter.execute(request).await?;
+//! println!("{} {:?}", execution.output, execution.usage);
+//! # Ok(()) }
+//! ```
+//!
+//! What is sent, the schema mapping, the failure table and the retry rules
+//! are in `docs/adapters.md`; in short:
+//!
+//! - messages keep their order and roles (`developer` becomes `system` with
+//!   [`DeveloperRole::System`]);
+//! - the output schema goes out as the [`StructuredOutput`] mode says;
+//!   `json_schema` is `strict: true` exactly when the schema is in the
+//!   strict subset ([`templiqx_adapter_http::strict_blocker`]), else
+//!   `strict: false` with every keyword kept (the port validates the reply
+//!   either way);
+//! - `runtime_policy`: `temperature`, `top_p`, `max_output_tokens` (as
+//!   `max_completion_tokens` or `max_tokens`), `timeout_ms` per attempt
+//!   (default [`OpenAiConfig::timeout`]), `max_attempts` (the port);
+//! - failures: [`templiqx_adapter_http::status_failure`]; `finish_reason`
+//!   `length` is `TQX_RUNTIME_INVALID_RESPONSE` (`openai.truncated`),
+//!   `content_filter` is `TQX_RUNTIME_PERMANENT` (`openai.content_filter`),
+//!   a `refusal` is `TQX_RUNTIME_INVALID_RESPONSE` (`openai.refusal`).
+
+// `RuntimeFailure` is the port's error type, returned by value.
+#![allow(clippy::result_large_err)]
+
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use std::time::Duration;
+use templiqx::contracts::Role;
+use templiqx::{
+    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Code, RenderedInteraction,
+    RuntimeFailure, StreamEvent, Usage,
+};
+use templiqx_adapter_http::{
+    Endpoint, failure_id, invalid_response, output_value, strict_blocker, token_count, within,
+};
+
+pub use templiqx_adapter_http::{ApiKey, ConfigError, RetryPolicy};
+
+/// The adapter's name in descriptors and failure ids.
+pub const PROVIDER: &str = "openai";
+
+/// The environment variable [`OpenAiConfig::openai`] reads the key from.
+pub const API_KEY_VAR: &str = "OPENAI_API_KEY";
+
+/// How the `developer` role is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DeveloperRole {
+    /// As `developer` (OpenAI).
+    #[default]
+    Developer,
+    /// As `system`, for servers that do not know `developer` (most
+    /// OpenAI-compatible servers).
+    System,
+}
+
+/// How the output schema reaches the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum StructuredOutput {
+    /// `response_format: {"type": "json_schema", "json_schema": {"name",
+    /// "schema", "strict"}}` (OpenAI, Azure OpenAI, vLLM, Ollama, LM Studio).
+    #[default]
+    JsonSchema,
+    /// `response_format: {"type": "json_object", "schema": …}`: the form
+    /// llama-cpp-python's server constrains decoding with (it refuses
+    /// `json_schema`).
+    JsonObjectSchema,
+    /// No `response_format`: a last `system` message carries the schema
+    /// ("Reply with one JSON object valid against this JSON Schema: …").
+    PromptOnly,
+}
+
+/// Which request field carries `runtime_policy.max_output_tokens`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum MaxTokensField {
+    /// `max_completion_tokens` (OpenAI; `max_tokens` is deprecated there).
+    #[default]
+    MaxCompletionTokens,
+    /// `max_tokens` (llama.cpp, older compatible servers).
+    MaxTokens,
+}
+
+/// The host's configuration of an [`OpenAiAdapter`].
+#[derive(Clone, Debug)]
+pub struct OpenAiConfig {
+    /// The API base URL, up to and including the version segment
+    /// (`https://api.openai.com/v1`); `/chat/completions` is appended.
+    pub base_url: String,
+    /// The `model` of every request.
+    pub model: String,
+    /// Sent as `Authorization: Bearer …` when set.
+    pub api_key: Option<ApiKey>,
+    /// Extra headers of every request (`OpenAI-Organization`, a gateway's
+    /// own header); `authorization` and `content-type` are refused.
+    pub extra_headers: Vec<(String, String)>,
+    /// How `developer` messages are sent.
+    pub developer_role: DeveloperRole,
+    /// How the output schema is sent.
+    pub structured_output: StructuredOutput,
+    /// Which field carries the token cap.
+    pub max_tokens_field: MaxTokensField,
+    /// Whether streamed requests ask for usage
+    /// (`stream_options: {"include_usage": true}`).
+    pub stream_usage: bool,
+    /// The per-attempt timeout when the contract sets no
+    /// `runtime_policy.timeout_ms` (default 120 s).
+    pub timeout: Duration,
+    /// Backoff and `Retry-After` waits between attempts.
+    pub retry: RetryPolicy,
+}
+
+impl OpenAiConfig {
+    /// A configuration for `model` at `base_url`, with the defaults: no key,
+    /// `developer` sent as is, [`StructuredOutput::JsonSchema`],
+    /// `max_completion_tokens`, usage asked for when streaming, 120 s per
+    /// attempt, [`RetryPolicy::default`].
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> OpenAiConfig {
+        OpenAiConfig {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            extra_headers: Vec::new(),
+            developer_role: DeveloperRole::Developer,
+            structured_output: StructuredOutput::JsonSchema,
+            max_tokens_field: MaxTokensField::MaxCompletionTokens,
+            stream_usage: true,
+            timeout: Duration::from_secs(120),
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// OpenAI itself: `https://api.openai.com/v1`, the key from
+    /// `OPENAI_API_KEY`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::ApiKey`] when the variable is unset, empty or invalid.
+    pub fn openai(model: impl Into<String>) -> Result<OpenAiConfig, ConfigError> {
+        let key = ApiKey::from_env(API_KEY_VAR)?.ok_or_else(|| {
+            ConfigError::ApiKey(format!("set `{API_KEY_VAR}` to an OpenAI API key"))
+        })?;
+        Ok(OpenAiConfig::new("https://api.openai.com/v1", model).api_key(key))
+    }
+
+    /// Sets the API key.
+    pub fn api_key(mut self, key: ApiKey) -> Self {
+        self.api_key = Some(key);
+        self
+    }
+
+    /// Adds an extra header.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.extra_headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sets how `developer` messages are sent.
+    pub fn developer_role(mut self, role: DeveloperRole) -> Self {
+        self.developer_role = role;
+        self
+    }
+
+    /// Sets the structured-output mode.
+    pub fn structured_output(mut self, mode: StructuredOutput) -> Self {
+        self.structured_output = mode;
+        self
+    }
+
+    /// Sets the token-cap field.
+    pub fn max_tokens_field(mut self, field: MaxTokensField) -> Self {
+        self.max_tokens_field = field;
+        self
+    }
+
+    /// Sets the default per-attempt timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets the retry policy.
+    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+}
+
+/// The adapter. Its `Debug` shows no key.
+#[derive(Debug)]
+pub struct OpenAiAdapter {
+    descriptor: AdapterDescriptor,
+    endpoint: Endpoint,
+    config: OpenAiConfig,
+}
+
+impl OpenAiAdapter {
+    /// Checks the configuration and builds the adapter. Its descriptor
+    /// provides `structured_output` and `streaming`: a contract requiring
+    /// another capability (an extension's) is stopped by the port's
+    /// capability gate, never sent with the extension dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] for a bad base URL, extra header, empty model or
+    /// zero timeout.
+    pub fn new(config: OpenAiConfig) -> Result<OpenAiAdapter, ConfigError> {
+        let base = templiqx_adapter_http::base_url(&config.base_url)?;
+        if config.model.trim().is_empty() {
+            return Err(ConfigError::Setting("the model must not be empty".into()));
+        }
+        if config.timeout.is_zero() {
+            return Err(ConfigError::Setting("the timeout must be positive".into()));
+        }
+        let mut headers = templiqx_adapter_http::extra_headers(
+            &config.extra_headers,
+            &["authorization", "content-type"],
+        )?;
+        if let Some(key) = &config.api_key {
+            headers.insert(
+                templiqx_adapter_http::reqwest::header::AUTHORIZATION,
+                key.header_value("Bearer "),
+            );
+        }
+        let endpoint = Endpoint::new(
+            PROVIDER,
+            format!("{base}/chat/completions"),
+            headers,
+            config.api_key.clone(),
+        )?;
+        Ok(OpenAiAdapter {
+            descriptor: AdapterDescriptor::new(PROVIDER, ["streaming", "structured_output"]),
+            endpoint,
+            config,
+        })
+    }
+
+    /// The JSON body sent for `request` (`stream` adds `"stream": true` and,
+    /// when configured, `stream_options`). Exactly what goes over the wire.
+    ///
+    /// # Errors
+    ///
+    /// `TQX_RUNTIME_PERMANENT` (`openai.output_schema`) when the output
+    /// schema's root is not `type: object`.
+    pub fn request_body(
+        &self,
+        request: &RenderedInteraction<'_>,
+        stream: bool,
+    ) -> Result<Value, RuntimeFailure> {
+        let interaction = request.interaction;
+        let schema = templiqx_adapter_http::output_schema(PROVIDER, interaction)?;
+        let mut messages: Vec<Value> = request
+            .messages
+            .iter()
+            .map(|m| {
+                let role = match (m.role, self.config.developer_role) {
+                    (Role::Developer, DeveloperRole::System) => "system",
+                    (role, _) => role.as_str(),
+                };
+                json!({ "role": role, "content": m.content })
+            })
+            .collect();
+        let mut body = serde_json::Map::new();
+        body.insert("model".into(), json!(self.config.model));
+        let name = schema_name(&interaction.contract_id);
+        match self.config.structured_output {
+            StructuredOutput::JsonSchema => {
+                let strict = strict_blocker(&schema).is_none();
+                body.insert(
+                    "response_format".into(),
+                    json!({
+                        "type": "json_schema",
+                        "json_schema": { "name": name, "schema": schema, "strict": strict }
+                    }),
+                );
+            }
+            StructuredOutput::JsonObjectSchema => {
+                body.insert(
+                    "response_format".into(),
+                    json!({ "type": "json_object", "schema": schema }),
+                );
+            }
+            StructuredOutput::PromptOnly => {
+                messages.push(json!({
+                    "role": "system",
+                    "content": format!(
+                        "Reply with one JSON object valid against this JSON Schema, and nothing else:\n{}",
+                        templiqx::contracts::canonical::to_canonical_string(&schema)
+                    ),
+                }));
+            }
+        }
+        body.insert("messages".into(), Value::Array(messages));
+        let policy = &interaction.runtime_policy;
+        if let Some(t) = policy.temperature {
+            body.insert("temperature".into(), json!(t));
+        }
+        if let Some(p) = policy.top_p {
+            body.insert("top_p".into(), json!(p));
+        }
+        if let Some(n) = policy.max_output_tokens {
+            let field = match self.config.max_tokens_field {
+                MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
+                MaxTokensField::MaxTokens => "max_tokens",
+            };
+            body.insert(field.into(), json!(n));
+        }
+        if stream {
+            body.insert("stream".into(), json!(true));
+            if self.config.stream_usage {
+                body.insert("stream_options".into(), json!({ "include_usage": true }));
+            }
+        }
+        Ok(Value::Object(body))
+    }
+
+    fn timeout(&self, request: &RenderedInteraction<'_>) -> Duration {
+        request
+            .interaction
+            .runtime_policy
+            .timeout_ms
+            .map(|ms| Duration::from_millis(u64::from(ms)))
+            .unwrap_or(self.config.timeout)
+    }
+
+    async fn attempt(
+        &self,
+        request: &RenderedInteraction<'_>,
+        sink: Option<&mut (dyn FnMut(StreamEvent) + Send)>,
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        let body = self.request_body(request, sink.is_some())?;
+        let response = self.endpoint.post(&body).await?;
+        match sink {
+            None => {
+                let value = self.endpoint.json(response).await?;
+                self.completion(&value)
+            }
+            Some(sink) => self.stream(response, sink).await,
+        }
+    }
+
+    /// Reads a whole `chat.completion` object.
+    fn completion(&self, value: &Value) -> Result<AdapterOutput, RuntimeFailure> {
+        let choice = value
+            .get("choices")
+            .and_then(|c| c.as_array())
+            .and_then(|c| c.first())
+            .ok_or_else(|| invalid_response(PROVIDER, "no `choices[0]`"))?;
+        let message = choice
+            .get("message")
+            .and_then(|m| m.as_object())
+            .ok_or_else(|| invalid_response(PROVIDER, "no `choices[0].message`"))?;
+        let content = match message.get("content") {
+            Some(Value::String(s)) => s.as_str(),
+            None | Some(Value::Null) => "",
+            Some(_) => {
+                return Err(invalid_response(
+                    PROVIDER,
+                    "`choices[0].message.content` is not a string",
+                ));
+            }
+        };
+        let refusal = message.get("refusal").and_then(|r| r.as_str());
+        let finish = choice.get("finish_reason").and_then(|f| f.as_str());
+        let usage = value.get("usage").and_then(usage);
+        self.finish(content, refusal, finish, usage)
+    }
+
+    /// Reads a streamed completion, forwarding content deltas.
+    async fn stream(
+        &self,
+        response: templiqx_adapter_http::reqwest::Response,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        let mut events = std::pin::pin!(self.endpoint.events(response));
+        let mut content = String::new();
+        let mut refusal = String::new();
+        let mut finish: Option<String> = None;
+        let mut tokens = None;
+        let mut done = false;
+        while let Some(event) = events.next().await {
+            let event = event?;
+            if event.data == "[DONE]" {
+                done = true;
+                break;
+            }
+            let chunk: Value = serde_json::from_str(&event.data).map_err(|e| {
+                invalid_response(PROVIDER, format!("a stream chunk is not JSON ({e})"))
+            })?;
+            if let Some(error) = chunk.get("error") {
+                return Err(stream_error(&self.endpoint, error));
+            }
+            if let Some(u) = chunk.get("usage").and_then(usage) {
+                tokens = Some(u);
+            }
+            let Some(choice) = chunk
+                .get("choices")
+                .and_then(|c| c.as_array())
+                .and_then(|c| c.first())
+            else {
+                continue;
+            };
+            if let Some(delta) = choice.get("delta") {
+                if let Some(text) = delta.get("content").and_then(|c| c.as_str())
+                    && !text.is_empty()
+                {
+                    content.push_str(text);
+                    sink(StreamEvent::Delta {
+                        text: text.to_owned(),
+                    });
+                }
+                if let Some(text) = delta.get("refusal").and_then(|c| c.as_str()) {
+                    refusal.push_str(text);
+                }
+            }
+            if let Some(f) = choice.get("finish_reason").and_then(|f| f.as_str()) {
+                finish = Some(f.to_owned());
+            }
+        }
+        if !done && finish.is_none() {
+            return Err(invalid_response(
+                PROVIDER,
+                "the event stream ended without a `finish_reason` or `[DONE]`",
+            ));
+        }
+        let refusal = (!refusal.is_empty()).then_some(refusal.as_str());
+        self.finish(&content, refusal, finish.as_deref(), tokens)
+    }
+
+    /// Turns the reply into an output or its explicit failure.
+    fn finish(
+        &self,
+        content: &str,
+        refusal: Option<&str>,
+        finish: Option<&str>,
+        usage: Option<Usage>,
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        if let Some(r) = refusal.filter(|r| !r.is_empty()) {
+            return Err(RuntimeFailure::new(
+                Code::RuntimeInvalidResponse,
+                failure_id(PROVIDER, "refusal"),
+                format!("the model refused: {}", self.endpoint.redact(r)),
+            ));
+        }
+        match finish {
+            Some("length") => {
+                return Err(RuntimeFailure::new(
+                    Code::RuntimeInvalidResponse,
+                    failure_id(PROVIDER, "truncated"),
+                    format!(
+                        "the output was cut off at the token limit (finish_reason `length`) after {} characters",
+                        content.chars().count()
+                    ),
+                ));
+            }
+            Some("content_filter") => {
+                return Err(RuntimeFailure::new(
+                    Code::RuntimePermanent,
+                    failure_id(PROVIDER, "content_filter"),
+                    "the provider's content filter withheld the output (finish_reason `content_filter`)",
+                ));
+            }
+            _ => {}
+        }
+        Ok(AdapterOutput {
+            output: output_value(content),
+            usage,
+        })
+    }
+}
+
+/// `usage.prompt_tokens` and `usage.completion_tokens`.
+fn usage(u: &Value) -> Option<Usage> {
+    Some(Usage {
+        input_tokens: token_count(u, "prompt_tokens")?,
+        output_tokens: token_count(u, "completion_tokens")?,
+    })
+}
+
+/// An `error` object inside a stream: the provider gave up mid-answer.
+fn stream_error(endpoint: &Endpoint, error: &Value) -> RuntimeFailure {
+    let message = error
+        .get("message")
+        .and_then(|m| m.as_str())
+        .unwrap_or("no message");
+    RuntimeFailure::new(
+        Code::RuntimeUnavailable,
+        failure_id(PROVIDER, "unavailable"),
+        format!(
+            "{PROVIDER} reported an error in the stream: {}",
+            endpoint.redact(message)
+        ),
+    )
+}
+
+/// `response_format.json_schema.name`: `^[a-zA-Z0-9_-]{1,64}$` (OpenAI's API
+/// reference); the contract id with other characters replaced by `_`.
+pub fn schema_name(contract_id: &str) -> String {
+    let name: String = contract_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if name.is_empty() {
+        "output".into()
+    } else {
+        name
+    }
+}
+
+impl AsyncRuntimeAdapter for OpenAiAdapter {
+    fn descriptor(&self) -> &AdapterDescriptor {
+        &self.descriptor
+    }
+
+    async fn invoke(
+        &self,
+        request: &RenderedInteraction<'_>,
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        within(PROVIDER, self.timeout(request), self.attempt(request, None)).await
+    }
+
+    async fn invoke_streaming(
+        &self,
+        request: &RenderedInteraction<'_>,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        within(
+            PROVIDER,
+            self.timeout(request),
+            self.attempt(request, Some(sink)),
+        )
+        .await
+    }
+
+    fn before_retry(
+        &self,
+        _request: &RenderedInteraction<'_>,
+        failure: &RuntimeFailure,
+        attempts_made: u32,
+    ) -> impl std::future::Future<Output = bool> + Send {
+        self.config.retry.before_retry(failure, attempts_made)
+    }
+}

@@ -1,0 +1,572 @@
+//! `templiqx-openai` against a fake Chat Completions server (axum on
+//! loopback) that answers in the wire format of OpenAI's API reference
+//! ("Create chat completion", "The chat completion chunk object"): every
+//! success and failure path of `docs/adapters.md`.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::routing::post;
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use templiqx::contracts::CapabilityProfile;
+use templiqx::contracts::canonical::fingerprint;
+use templiqx::{AsyncRuntimeAdapter, Code, Interaction, Receipt, StreamEvent};
+use templiqx_openai::{
+    ApiKey, DeveloperRole, MaxTokensField, OpenAiAdapter, OpenAiConfig, RetryPolicy,
+    StructuredOutput,
+};
+
+const KEY: &str = "sk-test-0123456789abcdef";
+
+/// One scripted answer of the fake server.
+#[derive(Clone)]
+enum Reply {
+    /// A status, extra headers and a body.
+    Raw(u16, Vec<(&'static str, String)>, String),
+    /// `text/event-stream` with these `data:` payloads.
+    Sse(Vec<String>),
+    /// Never answers.
+    Hang,
+}
+
+#[derive(Default)]
+struct Fake {
+    replies: Mutex<VecDeque<Reply>>,
+    seen: Mutex<Vec<(HeaderMap, Value)>>,
+}
+
+async fn handle(State(fake): State<Arc<Fake>>, headers: HeaderMap, body: String) -> Response {
+    let body: Value = serde_json::from_str(&body).expect("the adapter sends JSON");
+    fake.seen.lock().unwrap().push((headers, body));
+    let reply = fake.replies.lock().unwrap().pop_front().expect("a reply");
+    match reply {
+        Reply::Raw(status, headers, body) => {
+            let mut r = Response::builder()
+                .status(status)
+                .header("content-type", "application/json");
+            for (k, v) in headers {
+                r = r.header(k, v);
+            }
+            r.body(Body::from(body)).unwrap()
+        }
+        Reply::Sse(events) => {
+            let text: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+            Response::builder()
+                .status(StatusCode::OK)
+                .header("content-type", "text/event-stream")
+                .body(Body::from(text))
+                .unwrap()
+        }
+        Reply::Hang => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            unreachable!()
+        }
+    }
+}
+
+/// Starts the fake on 127.0.0.1:0; returns its base URL (`…/v1`).
+async fn serve(replies: Vec<Reply>) -> (String, Arc<Fake>) {
+    let fake = Arc::new(Fake {
+        replies: Mutex::new(replies.into()),
+        ..Fake::default()
+    });
+    let app = Router::new()
+        .route("/v1/chat/completions", post(handle))
+        .with_state(fake.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}/v1"), fake)
+}
+
+fn contract(policy: &str, extra_schema: &str) -> Interaction {
+    let text = format!(
+        r#"api_version: templiqx/v1alpha1
+id: lease-terms
+version: 0.1.0
+inputs:
+  clause: {{ schema: {{ type: string }}, required: true }}
+capabilities: [structured_output]
+messages:
+  - role: system
+    content: [{{ kind: text, value: "Extract the lease terms." }}]
+  - role: developer
+    content: [{{ kind: text, value: "Answer with JSON only." }}]
+  - role: user
+    content:
+      - {{ kind: interpolate, expression: {{ kind: ref, path: inputs.clause }} }}
+output_schema:
+  type: object
+  additionalProperties: false
+  required: [rent, notice_days]
+  properties:
+    rent: {{ type: number, minimum: 0{extra_schema} }}
+    notice_days: {{ type: integer, minimum: 0 }}
+runtime_policy: {policy}
+"#
+    );
+    let c = templiqx_build::compile_str(
+        &text,
+        "lease-terms.yaml",
+        &CapabilityProfile::parse_list("structured_output"),
+    );
+    assert!(c.diagnostics.is_empty(), "{}", c.render_diagnostics());
+    c.interaction.unwrap()
+}
+
+fn default_contract() -> Interaction {
+    contract(
+        "{ temperature: 0, top_p: 0.5, max_output_tokens: 100, max_attempts: 2 }",
+        "",
+    )
+}
+
+fn render(i: &Interaction) -> templiqx::RenderedInteraction<'_> {
+    let inputs = json!({ "clause": "Rent is EUR 900 per month; notice 30 days." });
+    templiqx::render(
+        i,
+        inputs.as_object().unwrap(),
+        json!({}).as_object().unwrap(),
+    )
+    .unwrap()
+}
+
+fn adapter(base: &str) -> OpenAiAdapter {
+    OpenAiAdapter::new(
+        OpenAiConfig::new(base, "gpt-test")
+            .api_key(ApiKey::new(KEY).unwrap())
+            .header("OpenAI-Organization", "org-1")
+            .retry(RetryPolicy {
+                initial_backoff: Duration::from_millis(10),
+                max_backoff: Duration::from_millis(40),
+                max_retry_after: Duration::from_secs(2),
+                jitter: true,
+            }),
+    )
+    .unwrap()
+}
+
+fn completion(content: &str, finish: &str) -> String {
+    json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-test",
+        "choices": [{ "index": 0, "finish_reason": finish,
+                      "message": { "role": "assistant", "content": content, "refusal": null } }],
+        "usage": { "prompt_tokens": 42, "completion_tokens": 9, "total_tokens": 51 }
+    })
+    .to_string()
+}
+
+const OUTPUT: &str = r#"{"rent":900,"notice_days":30}"#;
+
+fn ok(content: &str) -> Reply {
+    Reply::Raw(200, vec![], completion(content, "stop"))
+}
+
+#[tokio::test]
+async fn success_sends_the_documented_request_and_returns_output_usage_and_receipt() {
+    let (base, fake) = serve(vec![ok(OUTPUT)]).await;
+    let i = default_contract();
+    let request = render(&i);
+    let execution = adapter(&base).execute(&request).await.unwrap();
+    assert_eq!(execution.output, json!({ "rent": 900, "notice_days": 30 }));
+    assert_eq!(execution.attempts, 1);
+    let usage = execution.usage.unwrap();
+    assert_eq!((usage.input_tokens, usage.output_tokens), (42, 9));
+    assert_eq!(
+        execution.receipt,
+        Receipt::for_output(
+            &request.request_fingerprint(),
+            &fingerprint(&execution.output),
+            true
+        )
+    );
+
+    let seen = fake.seen.lock().unwrap();
+    let (headers, body) = &seen[0];
+    assert_eq!(headers["authorization"], format!("Bearer {KEY}"));
+    assert_eq!(headers["openai-organization"], "org-1");
+    assert_eq!(body["model"], "gpt-test");
+    assert_eq!(body["temperature"], 0.0);
+    assert_eq!(body["top_p"], 0.5);
+    assert_eq!(body["max_completion_tokens"], 100);
+    assert!(body.get("stream").is_none());
+    let roles: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["system", "developer", "user"]);
+    assert_eq!(
+        body["messages"][2]["content"],
+        "Rent is EUR 900 per month; notice 30 days."
+    );
+    let format = &body["response_format"];
+    assert_eq!(format["type"], "json_schema");
+    assert_eq!(format["json_schema"]["name"], "lease-terms");
+    assert_eq!(format["json_schema"]["strict"], true);
+    assert_eq!(
+        format["json_schema"]["schema"],
+        serde_json::to_value(&i.output_schema).unwrap()
+    );
+}
+
+#[tokio::test]
+async fn a_schema_outside_the_strict_subset_is_sent_whole_and_not_strict() {
+    let (base, fake) = serve(vec![ok(OUTPUT)]).await;
+    // `notice_days` optional: strict mode cannot say "may be absent".
+    let mut i = contract("{}", ", maximum: 100000, description: Monthly rent");
+    i.output_schema.required = templiqx::contracts::Seq::Owned(vec!["rent".into()]);
+    let request = render(&i);
+    adapter(&base).execute(&request).await.unwrap();
+    let body = &fake.seen.lock().unwrap()[0].1;
+    let sent = &body["response_format"]["json_schema"];
+    assert_eq!(sent["strict"], false);
+    assert_eq!(
+        sent["schema"],
+        serde_json::to_value(&i.output_schema).unwrap()
+    );
+    assert_eq!(sent["schema"]["required"], json!(["rent"]));
+    assert_eq!(sent["schema"]["properties"]["rent"]["maximum"], 100000);
+    assert!(body.get("temperature").is_none(), "no policy, no field");
+}
+
+#[tokio::test]
+async fn servers_without_json_schema_or_developer_get_their_forms() {
+    let (base, fake) = serve(vec![ok(OUTPUT), ok(OUTPUT)]).await;
+    let i = default_contract();
+    let request = render(&i);
+    let llama = OpenAiAdapter::new(
+        OpenAiConfig::new(&base, "gemma")
+            .structured_output(StructuredOutput::JsonObjectSchema)
+            .developer_role(DeveloperRole::System)
+            .max_tokens_field(MaxTokensField::MaxTokens),
+    )
+    .unwrap();
+    llama.execute(&request).await.unwrap();
+    let prompt = OpenAiAdapter::new(
+        OpenAiConfig::new(&base, "gemma").structured_output(StructuredOutput::PromptOnly),
+    )
+    .unwrap();
+    prompt.execute(&request).await.unwrap();
+    let seen = fake.seen.lock().unwrap();
+    let (headers, body) = &seen[0];
+    assert!(headers.get("authorization").is_none(), "no key, no header");
+    assert_eq!(body["response_format"]["type"], "json_object");
+    assert_eq!(
+        body["response_format"]["schema"],
+        serde_json::to_value(&i.output_schema).unwrap()
+    );
+    assert_eq!(body["messages"][1]["role"], "system");
+    assert_eq!(body["max_tokens"], 100);
+    assert!(body.get("max_completion_tokens").is_none());
+    let body = &seen[1].1;
+    assert!(body.get("response_format").is_none());
+    let last = body["messages"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["role"], "system");
+    assert!(
+        last["content"]
+            .as_str()
+            .unwrap()
+            .contains(r#""required":["rent","notice_days"]"#)
+    );
+}
+
+fn chunk(delta: Value, finish: Option<&str>) -> String {
+    json!({ "id": "c", "object": "chat.completion.chunk", "created": 1, "model": "gpt-test",
+            "choices": [{ "index": 0, "delta": delta, "finish_reason": finish }] })
+    .to_string()
+}
+
+#[tokio::test]
+async fn streamed_success_forwards_deltas_and_completes_with_the_execute_receipt() {
+    let events = vec![
+        chunk(json!({ "role": "assistant", "content": "" }), None),
+        chunk(json!({ "content": "{\"rent\":900," }), None),
+        chunk(json!({ "content": "\"notice_days\":30}" }), None),
+        chunk(json!({}), Some("stop")),
+        json!({ "id": "c", "object": "chat.completion.chunk", "choices": [],
+                "usage": { "prompt_tokens": 42, "completion_tokens": 11, "total_tokens": 53 } })
+        .to_string(),
+        "[DONE]".to_owned(),
+    ];
+    let (base, fake) = serve(vec![Reply::Sse(events), ok(OUTPUT)]).await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    let mut seen_events = Vec::new();
+    let streamed = adapter
+        .execute_streaming(&request, &mut |e| seen_events.push(e))
+        .await
+        .unwrap();
+    let plain = adapter.execute(&request).await.unwrap();
+    assert_eq!(
+        seen_events[..2],
+        [
+            StreamEvent::Delta {
+                text: "{\"rent\":900,".into()
+            },
+            StreamEvent::Delta {
+                text: "\"notice_days\":30}".into()
+            },
+        ]
+    );
+    assert_eq!(
+        seen_events[2],
+        StreamEvent::Complete {
+            receipt: streamed.receipt.clone()
+        }
+    );
+    assert_eq!(seen_events.len(), 3);
+    assert_eq!(streamed.receipt, plain.receipt);
+    assert_eq!(streamed.usage.unwrap().output_tokens, 11);
+    let body = &fake.seen.lock().unwrap()[0].1;
+    assert_eq!(body["stream"], true);
+    assert_eq!(body["stream_options"], json!({ "include_usage": true }));
+}
+
+#[tokio::test]
+async fn rate_limits_are_waited_out_within_the_budget_and_reported_beyond_it() {
+    let limited = |after: &str| {
+        Reply::Raw(
+            429,
+            vec![("retry-after", after.to_owned())],
+            json!({ "error": { "message": "Rate limit reached", "type": "requests" } }).to_string(),
+        )
+    };
+    let (base, _) = serve(vec![limited("1"), ok(OUTPUT), limited("120")]).await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    let started = std::time::Instant::now();
+    let execution = adapter.execute(&request).await.unwrap();
+    assert_eq!(execution.attempts, 2);
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "waited Retry-After"
+    );
+    let error = adapter.execute(&request).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimeRateLimited);
+    assert_eq!(error.failure.id, "openai.rate_limited");
+    assert_eq!(error.failure.retry_after_ms, Some(120_000));
+    assert_eq!(error.attempts, 1, "120 s does not fit the 2 s budget");
+    assert_eq!(error.receipt, error.failure.receipt());
+    assert!(error.failure.detail.contains("Rate limit reached"));
+}
+
+#[tokio::test]
+async fn a_server_error_is_retried_with_backoff_then_succeeds() {
+    let (base, _) = serve(vec![
+        Reply::Raw(500, vec![], "{\"error\":{\"message\":\"boom\"}}".into()),
+        ok(OUTPUT),
+    ])
+    .await;
+    let i = default_contract();
+    let execution = adapter(&base).execute(&render(&i)).await.unwrap();
+    assert_eq!(execution.attempts, 2);
+    let (base, _) = serve(vec![
+        Reply::Raw(503, vec![], String::new()),
+        Reply::Raw(502, vec![], String::new()),
+    ])
+    .await;
+    let error = adapter(&base).execute(&render(&i)).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimeUnavailable);
+    assert_eq!(error.attempts, 2, "max_attempts: 2");
+}
+
+#[tokio::test]
+async fn a_hang_past_the_policy_timeout_is_a_timeout() {
+    let (base, _) = serve(vec![Reply::Hang]).await;
+    let i = contract("{ timeout_ms: 200 }", "");
+    let error = adapter(&base).execute(&render(&i)).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimeTimeout);
+    assert_eq!(error.failure.id, "openai.timeout");
+    assert!(error.failure.detail.contains("200 ms"));
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_the_wire_format_is_an_invalid_response() {
+    let (base, _) = serve(vec![
+        Reply::Raw(200, vec![], "<html>proxy error</html>".into()),
+        Reply::Raw(
+            200,
+            vec![],
+            json!({ "object": "list", "data": [] }).to_string(),
+        ),
+        Reply::Sse(vec!["{not json".into()]),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    for _ in 0..2 {
+        let error = adapter.execute(&request).await.unwrap_err();
+        assert_eq!(error.failure.code, Code::RuntimeInvalidResponse);
+        assert_eq!(error.failure.id, "openai.invalid_response");
+        assert_eq!(error.attempts, 1, "not retried");
+    }
+    let mut events = Vec::new();
+    let error = adapter
+        .execute_streaming(&request, &mut |e| events.push(e))
+        .await
+        .unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimeInvalidResponse);
+    assert_eq!(
+        events,
+        [StreamEvent::Failed {
+            failure: error.failure.clone()
+        }]
+    );
+}
+
+#[tokio::test]
+async fn refusal_content_filter_and_truncation_are_failures_with_their_reason() {
+    let refusal = json!({
+        "choices": [{ "index": 0, "finish_reason": "stop",
+            "message": { "role": "assistant", "content": null, "refusal": "I can't help with that." } }]
+    })
+    .to_string();
+    let (base, _) = serve(vec![
+        Reply::Raw(200, vec![], refusal),
+        Reply::Raw(200, vec![], completion("", "content_filter")),
+        Reply::Raw(200, vec![], completion("{\"rent\":9", "length")),
+        Reply::Sse(vec![
+            chunk(json!({ "content": "{\"rent\":" }), None),
+            chunk(json!({}), Some("length")),
+            "[DONE]".into(),
+        ]),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    let error = adapter.execute(&request).await.unwrap_err();
+    assert_eq!(
+        (error.failure.code, error.failure.id.as_str()),
+        (Code::RuntimeInvalidResponse, "openai.refusal")
+    );
+    assert!(error.failure.detail.contains("I can't help with that."));
+    let error = adapter.execute(&request).await.unwrap_err();
+    assert_eq!(
+        (error.failure.code, error.failure.id.as_str()),
+        (Code::RuntimePermanent, "openai.content_filter")
+    );
+    let error = adapter.execute(&request).await.unwrap_err();
+    assert_eq!(
+        (error.failure.code, error.failure.id.as_str()),
+        (Code::RuntimeInvalidResponse, "openai.truncated")
+    );
+    let mut events = Vec::new();
+    let error = adapter
+        .execute_streaming(&request, &mut |e| events.push(e))
+        .await
+        .unwrap_err();
+    assert_eq!(error.failure.id, "openai.truncated");
+    assert_eq!(error.attempts, 1);
+    assert!(matches!(events.last(), Some(StreamEvent::Failed { .. })));
+}
+
+#[tokio::test]
+async fn output_that_is_not_json_or_not_schema_valid_is_an_output_schema_failure() {
+    let (base, _) = serve(vec![
+        ok("Sure! Here are the terms: rent 900"),
+        ok(r#"{"rent":-1,"notice_days":30}"#),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    let error = adapter.execute(&request).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::OutputSchema);
+    let text = json!("Sure! Here are the terms: rent 900");
+    assert_eq!(
+        error.receipt,
+        Receipt::for_output("", &fingerprint(&text), false)
+    );
+    let error = adapter.execute(&request).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::OutputSchema);
+    assert_eq!(error.diagnostics[0].json_pointer.as_deref(), Some("/rent"));
+}
+
+#[tokio::test]
+async fn the_api_key_never_leaks() {
+    let echo = json!({ "error": { "message": format!("Incorrect API key provided: {KEY}."),
+                                  "type": "invalid_request_error", "code": "invalid_api_key" } })
+    .to_string();
+    let (base, _) = serve(vec![Reply::Raw(401, vec![], echo)]).await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    assert!(!format!("{adapter:?}").contains(KEY));
+    assert!(format!("{adapter:?}").contains("ApiKey(<redacted>)"));
+    let error = adapter.execute(&request).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimePermanent);
+    assert_eq!(error.attempts, 1);
+    for text in [
+        format!("{error}"),
+        format!("{error:?}"),
+        serde_json::to_string(&error.receipt).unwrap(),
+        error.receipt.fingerprint(),
+        serde_json::to_string(&error.failure).unwrap(),
+        format!("{:?}", error.diagnostics),
+        serde_json::to_string(&adapter.request_body(&request, true).unwrap()).unwrap(),
+        request.request_fingerprint(),
+    ] {
+        assert!(!text.contains(KEY), "the key leaked into {text}");
+        assert!(!text.contains("0123456789abcdef"), "part of the key leaked");
+    }
+    assert!(error.failure.detail.contains("<redacted>"));
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_unavailable_and_bad_configuration_is_refused() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    drop(listener);
+    let i = contract("{ max_attempts: 1 }", "");
+    let error = adapter(&base).execute(&render(&i)).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimeUnavailable);
+    assert_eq!(error.failure.id, "openai.unavailable");
+
+    assert!(OpenAiAdapter::new(OpenAiConfig::new("file:///x", "m")).is_err());
+    assert!(OpenAiAdapter::new(OpenAiConfig::new("http://x/v1", " ")).is_err());
+    let err =
+        OpenAiAdapter::new(OpenAiConfig::new("http://x/v1", "m").header("Authorization", KEY))
+            .unwrap_err();
+    assert!(!err.to_string().contains(KEY));
+}
+
+#[tokio::test]
+async fn a_non_object_output_schema_is_refused_before_sending() {
+    let text = r#"api_version: templiqx/v1alpha1
+id: word
+version: 0.1.0
+capabilities: [structured_output]
+messages:
+  - role: user
+    content: [{ kind: text, value: "Say a word." }]
+output_schema: { type: string }
+"#;
+    let c = templiqx_build::compile_str(
+        text,
+        "word.yaml",
+        &CapabilityProfile::parse_list("structured_output"),
+    );
+    let i = c.interaction.expect("compiles");
+    let (base, fake) = serve(vec![]).await;
+    let request = templiqx::render(
+        &i,
+        json!({}).as_object().unwrap(),
+        json!({}).as_object().unwrap(),
+    )
+    .unwrap();
+    let error = adapter(&base).execute(&request).await.unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimePermanent);
+    assert_eq!(error.failure.id, "openai.output_schema");
+    assert!(fake.seen.lock().unwrap().is_empty());
+}

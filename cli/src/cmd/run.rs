@@ -1,0 +1,347 @@
+//! `templiqx run CONTRACT --request REQUEST.json --target CAP,… --provider P
+//! --base-url URL --model M`: render, execute on a real model through
+//! `templiqx-openai` or `templiqx-anthropic`, validate, report
+//! (`docs/cli.md`, "run"; `docs/adapters.md`).
+
+use crate::args::{ProviderArgs, ProviderKind, StructuredOutputArg};
+use crate::cmd::render::{human as print_rendered, scopes};
+use crate::input::{current_dir, read_json};
+use crate::ui::{SourceTexts, Status, Ui};
+use anstyle::Style;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::{self, IsTerminal, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+use templiqx::{AsyncRuntimeAdapter, Execution, ExecutionError, Receipt, StreamEvent};
+use templiqx_build::package::Loader;
+use templiqx_contracts::{CapabilityProfile, Operation, OperationEnvelope, RenderedInteraction};
+
+/// Runs `run`.
+pub fn run(
+    ui: &mut Ui,
+    contract: &Path,
+    request: &Path,
+    target: &CapabilityProfile,
+    provider: &ProviderArgs,
+    stream: bool,
+) -> io::Result<Status> {
+    let mut loader = Loader::new(current_dir());
+    let compiled = loader.compile_file(contract, target);
+    let mut diagnostics = compiled.diagnostics;
+    let mut sources = SourceTexts::default();
+    sources.extend_from(&loader.sources);
+    let scopes = match read_json(request, &mut sources) {
+        Ok(file) => match scopes(&file) {
+            Ok(s) => Some((file, s)),
+            Err(d) => {
+                diagnostics.extend(d);
+                None
+            }
+        },
+        Err(d) => {
+            diagnostics.push(d);
+            None
+        }
+    };
+    let mut rendered = None;
+    if let (Some(interaction), Some((file, (inputs, context)))) = (&compiled.interaction, &scopes) {
+        match templiqx::render(interaction, inputs, context) {
+            Ok(r) => rendered = Some(r),
+            Err(e) => diagnostics.extend(e.diagnostics.into_iter().map(|d| {
+                if d.json_pointer.is_some() {
+                    file.locate(d)
+                } else {
+                    d
+                }
+            })),
+        }
+    }
+    let (Some(rendered), Some(interaction)) = (rendered, &compiled.interaction) else {
+        let status = Status::of(&diagnostics);
+        if ui.json() {
+            let env =
+                OperationEnvelope::<serde_json::Value>::new(Operation::Execute, None, diagnostics);
+            ui.json_line(&env)?;
+        } else {
+            ui.diagnostics(&diagnostics, &sources)?;
+            ui.error_line(&format!(
+                "could not render `{}`; nothing was sent",
+                compiled.file
+            ))?;
+        }
+        return Ok(status);
+    };
+
+    let adapter = match Adapter::new(provider) {
+        Ok(a) => a,
+        Err(message) => {
+            let _ = writeln!(io::stderr(), "error: {message}");
+            return Ok(Status::Error);
+        }
+    };
+    if !ui.json() {
+        print_rendered(ui, &rendered)?;
+        ui.line("")?;
+        ui.flush()?;
+    }
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let spinner = Spinner::start(provider);
+    let started = Instant::now();
+    let mut deltas = 0usize;
+    let mut printed = false;
+    let json = ui.json();
+    let result = {
+        let mut sink = |event: StreamEvent| {
+            if let StreamEvent::Delta { text } = &event {
+                deltas += 1;
+                spinner.stop();
+                if !json {
+                    let mut out = io::stdout().lock();
+                    let _ = out.write_all(text.as_bytes());
+                    let _ = out.flush();
+                    printed = true;
+                }
+            }
+        };
+        runtime.block_on(adapter.execute(&rendered, stream.then_some(&mut sink)))
+    };
+    let latency = started.elapsed();
+    spinner.stop();
+    if printed {
+        ui.line("")?;
+    }
+    report(
+        ui,
+        &rendered,
+        interaction,
+        provider,
+        result,
+        latency,
+        stream.then_some(deltas),
+        &sources,
+    )
+}
+
+/// The configured adapter.
+enum Adapter {
+    OpenAi(templiqx_openai::OpenAiAdapter),
+    Anthropic(templiqx_anthropic::AnthropicAdapter),
+}
+
+impl Adapter {
+    fn new(args: &ProviderArgs) -> Result<Adapter, String> {
+        let timeout = Duration::from_millis(args.timeout_ms);
+        match args.provider {
+            ProviderKind::Openai => {
+                let var = args
+                    .api_key_env
+                    .as_deref()
+                    .unwrap_or(templiqx_openai::API_KEY_VAR);
+                let key = templiqx_openai::ApiKey::from_env(var).map_err(|e| e.to_string())?;
+                let mut config = templiqx_openai::OpenAiConfig::new(&args.base_url, &args.model)
+                    .timeout(timeout)
+                    .structured_output(match args.structured_output {
+                        StructuredOutputArg::JsonSchema => {
+                            templiqx_openai::StructuredOutput::JsonSchema
+                        }
+                        StructuredOutputArg::JsonObjectSchema => {
+                            templiqx_openai::StructuredOutput::JsonObjectSchema
+                        }
+                        StructuredOutputArg::PromptOnly => {
+                            templiqx_openai::StructuredOutput::PromptOnly
+                        }
+                    });
+                config.api_key = key;
+                if args.developer_as_system {
+                    config = config.developer_role(templiqx_openai::DeveloperRole::System);
+                }
+                if args.max_tokens_field_legacy {
+                    config = config.max_tokens_field(templiqx_openai::MaxTokensField::MaxTokens);
+                }
+                for (name, value) in parse_headers(&args.headers)? {
+                    config = config.header(name, value);
+                }
+                templiqx_openai::OpenAiAdapter::new(config)
+                    .map(Adapter::OpenAi)
+                    .map_err(|e| e.to_string())
+            }
+            ProviderKind::Anthropic => {
+                if args.structured_output != StructuredOutputArg::JsonSchema
+                    || args.developer_as_system
+                    || args.max_tokens_field_legacy
+                {
+                    return Err("--structured-output, --developer-as-system and --max-tokens-field-legacy apply to --provider openai only (anthropic uses a forced tool and a top-level system prompt)".into());
+                }
+                let var = args
+                    .api_key_env
+                    .as_deref()
+                    .unwrap_or(templiqx_anthropic::API_KEY_VAR);
+                let key = templiqx_anthropic::ApiKey::from_env(var).map_err(|e| e.to_string())?;
+                let mut config =
+                    templiqx_anthropic::AnthropicConfig::new(&args.base_url, &args.model)
+                        .timeout(timeout);
+                config.api_key = key;
+                for (name, value) in parse_headers(&args.headers)? {
+                    config = config.header(name, value);
+                }
+                templiqx_anthropic::AnthropicAdapter::new(config)
+                    .map(Adapter::Anthropic)
+                    .map_err(|e| e.to_string())
+            }
+        }
+    }
+
+    async fn execute(
+        &self,
+        request: &RenderedInteraction<'_>,
+        sink: Option<&mut (dyn FnMut(StreamEvent) + Send)>,
+    ) -> Result<Execution, ExecutionError> {
+        match (self, sink) {
+            (Adapter::OpenAi(a), None) => a.execute(request).await,
+            (Adapter::OpenAi(a), Some(s)) => a.execute_streaming(request, s).await,
+            (Adapter::Anthropic(a), None) => a.execute(request).await,
+            (Adapter::Anthropic(a), Some(s)) => a.execute_streaming(request, s).await,
+        }
+    }
+}
+
+/// `NAME:VALUE` headers.
+fn parse_headers(headers: &[String]) -> Result<Vec<(String, String)>, String> {
+    headers
+        .iter()
+        .map(|h| match h.split_once(':') {
+            Some((name, value)) if !name.trim().is_empty() => {
+                Ok((name.trim().to_owned(), value.trim().to_owned()))
+            }
+            _ => Err("--header takes NAME:VALUE (the name is missing)".to_owned()),
+        })
+        .collect()
+}
+
+/// A spinner on standard error while waiting for the model, when it is a
+/// terminal.
+struct Spinner(ProgressBar);
+
+impl Spinner {
+    fn start(args: &ProviderArgs) -> Spinner {
+        if !io::stderr().is_terminal() {
+            return Spinner(ProgressBar::hidden());
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(format!("waiting for {} ({})", args.model, args.base_url));
+        bar.enable_steady_tick(Duration::from_millis(100));
+        Spinner(bar)
+    }
+
+    fn stop(&self) {
+        if !self.0.is_finished() {
+            self.0.finish_and_clear();
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    ui: &mut Ui,
+    rendered: &RenderedInteraction<'_>,
+    interaction: &templiqx::Interaction,
+    provider: &ProviderArgs,
+    result: Result<Execution, ExecutionError>,
+    latency: Duration,
+    deltas: Option<usize>,
+    sources: &SourceTexts,
+) -> io::Result<Status> {
+    let latency_ms = u64::try_from(latency.as_millis()).unwrap_or(u64::MAX);
+    let (receipt, attempts, usage, output, diagnostics) = match &result {
+        Ok(e) => (
+            e.receipt.clone(),
+            e.attempts,
+            e.usage,
+            Some(e.output.clone()),
+            Vec::new(),
+        ),
+        Err(e) => (
+            e.receipt.clone(),
+            e.attempts,
+            None,
+            None,
+            e.diagnostics.clone(),
+        ),
+    };
+    let status = Status::of(&diagnostics);
+    if ui.json() {
+        let mut body = serde_json::json!({
+            "provider": provider.provider.name(),
+            "model": provider.model,
+            "output": output,
+            "receipt": receipt,
+            "attempts": attempts,
+            "latency_ms": latency_ms,
+            "usage": usage,
+        });
+        if let Some(n) = deltas {
+            body["deltas"] = n.into();
+        }
+        let env = OperationEnvelope::new(Operation::Execute, Some(body), diagnostics)
+            .with_fingerprint("contract", &*interaction.contract_fingerprint)
+            .with_fingerprint("interaction", &*interaction.interaction_fingerprint)
+            .with_fingerprint("request", rendered.request_fingerprint())
+            .with_fingerprint("receipt", receipt.fingerprint());
+        ui.json_line(&env)?;
+        return Ok(status);
+    }
+    ui.diagnostics(&diagnostics, sources)?;
+    let dim = Style::new().dimmed();
+    if let Some(output) = &output {
+        let title = ui.paint(Style::new().bold(), "output");
+        ui.line(&title)?;
+        ui.line(&serde_json::to_string_pretty(output).map_err(io::Error::other)?)?;
+        ui.line("")?;
+    }
+    let verdict = match &receipt {
+        Receipt::Success { .. } => "success".to_owned(),
+        Receipt::Failure { code, .. } => format!("failure {code}"),
+    };
+    let mut lines = vec![
+        ("receipt", verdict),
+        ("receipt fp", receipt.fingerprint()),
+        (
+            "attempts",
+            format!(
+                "{attempts}, {latency_ms} ms via {} `{}`",
+                provider.provider.name(),
+                provider.model
+            ),
+        ),
+    ];
+    if let Some(u) = usage {
+        let seconds = latency.as_secs_f64();
+        let rate = if seconds > 0.0 {
+            format!(", {:.1} output tokens/s", u.output_tokens as f64 / seconds)
+        } else {
+            String::new()
+        };
+        lines.push((
+            "tokens",
+            format!("{} in, {} out{rate}", u.input_tokens, u.output_tokens),
+        ));
+    }
+    if let Some(n) = deltas {
+        lines.push(("streamed", format!("{n} deltas")));
+    }
+    for (name, value) in lines {
+        let name = ui.paint(dim, &format!("{name:<13}"));
+        ui.line(&format!("{name}{value}"))?;
+    }
+    if result.is_err() {
+        ui.error_line("the execution failed")?;
+    }
+    Ok(status)
+}

@@ -1,0 +1,273 @@
+//! `templiqx run`, run as a process against fake provider servers on
+//! loopback (axum on 127.0.0.1:0): output, receipt, usage and streaming in
+//! both formats; failures with their codes; nothing sent for a request that
+//! does not render; configuration errors are usage errors; the key never
+//! printed.
+
+mod common;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
+use axum::routing::post;
+use common::*;
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+const CONTRACT: &str = "examples/crm3/contracts/lease-term-extraction.yaml";
+const REQUEST: &str = "examples/crm3/evals/extraction-request.json";
+const KEY: &str = "sk-cli-test-secret-42";
+
+#[derive(Default)]
+struct Fake {
+    replies: Mutex<VecDeque<(u16, &'static str, String)>>,
+    seen: Mutex<Vec<(HeaderMap, Value)>>,
+}
+
+async fn handle(State(fake): State<Arc<Fake>>, headers: HeaderMap, body: String) -> Response {
+    fake.seen
+        .lock()
+        .unwrap()
+        .push((headers, serde_json::from_str(&body).unwrap()));
+    let (status, kind, body) = fake.replies.lock().unwrap().pop_front().expect("a reply");
+    Response::builder()
+        .status(status)
+        .header("content-type", kind)
+        .body(Body::from(body))
+        .unwrap()
+}
+
+/// A fake server for `path` on its own runtime thread; returns its address.
+fn serve(path: &'static str, replies: Vec<(u16, &'static str, String)>) -> (String, Arc<Fake>) {
+    let fake = Arc::new(Fake {
+        replies: Mutex::new(replies.into()),
+        ..Fake::default()
+    });
+    let app = Router::new()
+        .route(path, post(handle))
+        .with_state(fake.clone());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                axum::serve(listener, app).await.unwrap();
+            });
+    });
+    (format!("http://{addr}"), fake)
+}
+
+fn eval_output() -> String {
+    let text =
+        std::fs::read_to_string(repo().join("examples/crm3/evals/extraction-output.json")).unwrap();
+    serde_json::from_str::<Value>(&text).unwrap().to_string()
+}
+
+fn openai_completion(content: &str) -> (u16, &'static str, String) {
+    (
+        200,
+        "application/json",
+        json!({ "id": "c", "object": "chat.completion", "choices": [{ "index": 0,
+                "finish_reason": "stop", "message": { "role": "assistant", "content": content } }],
+                "usage": { "prompt_tokens": 321, "completion_tokens": 123, "total_tokens": 444 } })
+        .to_string(),
+    )
+}
+
+fn run_openai(base: &str, extra: &[&str]) -> std::process::Output {
+    templiqx()
+        .args(["run", CONTRACT, "-r", REQUEST, "-t", "structured_output"])
+        .args(["--provider", "openai", "--base-url", &format!("{base}/v1")])
+        .args(["--model", "fake-model"])
+        .args(extra)
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn run_prints_the_output_receipt_and_usage_and_sends_the_key_only_in_its_header() {
+    let (base, fake) = serve(
+        "/v1/chat/completions",
+        vec![
+            openai_completion(&eval_output()),
+            openai_completion(&eval_output()),
+        ],
+    );
+    let human = run_openai(&base, &[]);
+    let text = stdout(&human);
+    assert_eq!(human.status.code(), Some(0), "{text}");
+    for needle in [
+        "[0] system",
+        "\"start_date\": \"2026-03-01\"",
+        "receipt      success",
+        "via openai `fake-model`",
+        "tokens       321 in, 123 out",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
+    let json = run_openai(&base, &["--format", "json"]);
+    assert_eq!(json.status.code(), Some(0));
+    let envs = envelopes(&json);
+    assert_eq!(envs.len(), 1);
+    let env = &envs[0];
+    assert_envelope(env, "execute");
+    assert_eq!(env["ok"], true);
+    assert_eq!(env["result"]["output"]["notice_days"], 60);
+    assert_eq!(env["result"]["receipt"]["outcome"], "success");
+    assert_eq!(env["result"]["attempts"], 1);
+    assert_eq!(
+        env["result"]["usage"],
+        json!({ "input_tokens": 321, "output_tokens": 123 })
+    );
+    for name in ["contract", "interaction", "request", "receipt"] {
+        assert!(env["fingerprints"][name].is_string(), "{name}: {env}");
+    }
+    let seen = fake.seen.lock().unwrap();
+    assert_eq!(seen[0].0["authorization"], format!("Bearer {KEY}"));
+    for out in [&human, &json] {
+        assert!(!stdout(out).contains(KEY));
+        assert!(!String::from_utf8_lossy(&out.stderr).contains(KEY));
+    }
+}
+
+#[test]
+fn run_streams_deltas_as_they_come() {
+    let output = eval_output();
+    let (a, b) = output.split_at(40);
+    let mut sse = String::new();
+    for chunk in [
+        json!({ "choices": [{ "index": 0, "delta": { "content": a }, "finish_reason": null }] }),
+        json!({ "choices": [{ "index": 0, "delta": { "content": b }, "finish_reason": "stop" }] }),
+    ] {
+        sse.push_str(&format!("data: {chunk}\n\n"));
+    }
+    sse.push_str("data: [DONE]\n\n");
+    let (base, fake) = serve(
+        "/v1/chat/completions",
+        vec![
+            (200, "text/event-stream", sse.clone()),
+            (200, "text/event-stream", sse),
+        ],
+    );
+    let human = run_openai(&base, &["--stream"]);
+    let text = stdout(&human);
+    assert_eq!(human.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!("{output}\n")),
+        "the deltas, in order:\n{text}"
+    );
+    assert!(text.contains("streamed     2 deltas"), "{text}");
+    let json = run_openai(&base, &["--stream", "--format", "json"]);
+    let env = &envelopes(&json)[0];
+    assert_eq!(env["result"]["deltas"], 2);
+    assert_eq!(env["ok"], true);
+    assert_eq!(fake.seen.lock().unwrap()[0].1["stream"], true);
+}
+
+#[test]
+fn run_reports_failures_with_their_code_and_receipt() {
+    let (base, _) = serve(
+        "/v1/chat/completions",
+        vec![
+            openai_completion("not json at all"),
+            (
+                400,
+                "application/json",
+                json!({ "error": { "message": "Unsupported value: 'response_format'" } })
+                    .to_string(),
+            ),
+        ],
+    );
+    let out = run_openai(&base, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let env = &envelopes(&out)[0];
+    assert_eq!(codes(env), ["TQX_OUTPUT_SCHEMA"]);
+    assert_eq!(env["result"]["receipt"]["outcome"], "failure");
+    assert_eq!(env["result"]["output"], Value::Null);
+    let out = run_openai(&base, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("error[TQX_RUNTIME_PERMANENT]"), "{text}");
+    assert!(text.contains("Unsupported value"), "{text}");
+    assert!(
+        text.contains("receipt      failure TQX_RUNTIME_PERMANENT"),
+        "{text}"
+    );
+}
+
+#[test]
+fn run_works_with_anthropic() {
+    let output: Value = serde_json::from_str(&eval_output()).unwrap();
+    let reply = json!({ "id": "m", "type": "message", "role": "assistant", "model": "claude-fake",
+        "content": [{ "type": "tool_use", "id": "t", "name": "emit_output", "input": output }],
+        "stop_reason": "tool_use", "usage": { "input_tokens": 500, "output_tokens": 90 } });
+    let (base, fake) = serve(
+        "/v1/messages",
+        vec![(200, "application/json", reply.to_string())],
+    );
+    let out = templiqx()
+        .args(["run", CONTRACT, "-r", REQUEST, "-t", "structured_output"])
+        .args(["--provider", "anthropic", "--base-url", &base])
+        .args(["--model", "claude-fake", "--format", "json"])
+        .env("ANTHROPIC_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let env = &envelopes(&out)[0];
+    assert_eq!(env["result"]["output"], output);
+    assert_eq!(env["result"]["provider"], "anthropic");
+    let seen = fake.seen.lock().unwrap();
+    assert_eq!(seen[0].0["x-api-key"], KEY);
+    assert_eq!(seen[0].1["tool_choice"]["name"], "emit_output");
+}
+
+#[test]
+fn nothing_is_sent_for_a_request_that_does_not_render_and_bad_configuration_is_a_usage_error() {
+    let (base, fake) = serve("/v1/chat/completions", vec![]);
+    let dir = tempfile::tempdir().unwrap();
+    let request = dir.path().join("request.json");
+    std::fs::write(&request, r#"{"inputs": {}, "context": {}}"#).unwrap();
+    let out = templiqx()
+        .args(["run", CONTRACT, "-r"])
+        .arg(&request)
+        .args(["-t", "structured_output", "--provider", "openai"])
+        .args(["--base-url", &format!("{base}/v1"), "--model", "m"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("TQX_VALUE_INVALID"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("nothing was sent"));
+
+    let out = run_openai("ftp://nowhere", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("must use http or https"));
+    let out = templiqx()
+        .args(["run", CONTRACT, "-r", REQUEST, "-t", "structured_output"])
+        .args([
+            "--provider",
+            "anthropic",
+            "--base-url",
+            &base,
+            "--model",
+            "m",
+        ])
+        .args(["--structured-output", "prompt-only"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--provider openai only"));
+    assert!(fake.seen.lock().unwrap().is_empty());
+}

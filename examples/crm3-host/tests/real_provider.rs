@@ -1,0 +1,105 @@
+//! The main job with `CRM3_PROVIDER=openai`, against a fake Chat Completions
+//! server on loopback that answers with the package's eval outputs: the
+//! host goes through `templiqx-openai` (plain for the extraction, streamed
+//! for the drafting) and prints latency and token counts.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::post;
+use serde_json::{Value, json};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+fn eval(name: &str) -> String {
+    let path = format!("{}/../crm3/evals/{name}", env!("CARGO_MANIFEST_DIR"));
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    value.to_string()
+}
+
+async fn handle(State(seen): State<Arc<Mutex<Vec<Value>>>>, body: String) -> Response {
+    let body: Value = serde_json::from_str(&body).unwrap();
+    let stream = body["stream"] == true;
+    let first = {
+        let mut seen = seen.lock().unwrap();
+        seen.push(body);
+        seen.len() == 1
+    };
+    let usage = json!({ "prompt_tokens": 300, "completion_tokens": 80, "total_tokens": 380 });
+    if !stream {
+        let content = if first {
+            eval("extraction-output.json")
+        } else {
+            eval("drafting-output.json")
+        };
+        let reply = json!({ "id": "x", "object": "chat.completion", "choices": [{ "index": 0,
+            "finish_reason": "stop", "message": { "role": "assistant", "content": content } }],
+            "usage": usage });
+        return Response::builder()
+            .header("content-type", "application/json")
+            .body(Body::from(reply.to_string()))
+            .unwrap();
+    }
+    let content = eval("drafting-output.json");
+    let (a, b) = content.split_at(content.len() / 2);
+    let mut text = String::new();
+    for chunk in [
+        json!({ "choices": [{ "index": 0, "delta": { "content": a }, "finish_reason": null }] }),
+        json!({ "choices": [{ "index": 0, "delta": { "content": b }, "finish_reason": null }] }),
+        json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }] }),
+        json!({ "choices": [], "usage": usage }),
+    ] {
+        text.push_str(&format!("data: {chunk}\n\n"));
+    }
+    text.push_str("data: [DONE]\n\n");
+    Response::builder()
+        .header("content-type", "text/event-stream")
+        .body(Body::from(text))
+        .unwrap()
+}
+
+#[test]
+fn the_main_job_runs_on_an_openai_compatible_server_when_asked() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(handle))
+        .with_state(seen.clone());
+    runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let out = Command::new(env!("CARGO_BIN_EXE_crm3-host"))
+        .env("CRM3_PROVIDER", "openai")
+        .env("CRM3_BASE_URL", format!("http://{addr}/v1"))
+        .env("CRM3_MODEL", "fake-model")
+        .env("CRM3_STRUCTURED_OUTPUT", "json-object-schema")
+        .env("CRM3_DEVELOPER_AS_SYSTEM", "1")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for needle in [
+        "== lease-term-extraction",
+        "decoded: 2026-03-01 .. 2027-02-28, EUR 1450.5 per month, 60 days' notice, 4 evidence links",
+        "tokens: 300 in, 80 out",
+        "streamed 2 deltas; Complete carried the execute receipt: true",
+        "decoded: \"Lease summary\"",
+    ] {
+        assert!(stdout.contains(needle), "missing {needle:?} in\n{stdout}");
+    }
+    assert!(!stdout.contains("virtual time"), "the mock ran:\n{stdout}");
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0]["model"], "fake-model");
+    assert_eq!(seen[0]["response_format"]["type"], "json_object");
+    assert_eq!(seen[1]["stream"], true);
+}
