@@ -103,8 +103,8 @@ pub fn compile_str(text: &str, file_name: &str, target: &CapabilityProfile) -> C
     }
 }
 
-/// The `parse` operation (seed 002, "Stable diagnostics"): strict parsing
-/// of one contract text; the result is the parsed contract.
+/// The `parse` operation (`docs/diagnostics.md`, "Operation envelopes"): strict
+/// parsing of one contract text; the result is the parsed contract.
 pub fn parse_str(text: &str, file_name: &str) -> OperationEnvelope<Contract> {
     let mut sources = Sources::new();
     let file = sources.add(file_name, text);

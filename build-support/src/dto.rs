@@ -1,4 +1,4 @@
-//! The `templiqx/v1alpha1` contract format as Rust data (seed 002).
+//! The `templiqx/v1alpha1` contract format as Rust data (`docs/format.md`).
 //!
 //! These are the strict DTOs the parser ([`crate::parse`]) produces from a
 //! spanned YAML tree. They serialise (for the contract fingerprint) to the
@@ -94,7 +94,8 @@ impl<T: Serialize> Serialize for OrderedMap<T> {
     }
 }
 
-/// A whole contract (seed 002: "A contract defines exactly one model interaction").
+/// A whole contract: exactly one model interaction (`docs/format.md`,
+/// "Top-level fields").
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "json-schema", schemars(deny_unknown_fields))]
@@ -218,7 +219,7 @@ pub struct MessageDecl {
     pub content: Vec<ContentNode>,
 }
 
-/// A structured content node (seed 002: "Structured content").
+/// A structured content node (`docs/format.md`, "Content nodes").
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ContentNode {
     /// What the node does.
@@ -297,8 +298,8 @@ pub enum NodeKind {
     },
 }
 
-/// A typed expression (seed 002: references, JSON literals, equality,
-/// negation, conjunction, disjunction).
+/// A typed expression: references, JSON literals, equality, negation,
+/// conjunction, disjunction (`docs/format.md`, "Expressions").
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Expr {
     /// The expression.
@@ -355,7 +356,7 @@ pub enum ExprKind {
     },
 }
 
-/// A typed extension (seed 002: "Capabilities and extensions").
+/// A typed extension (`docs/format.md`, "Extensions").
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "json-schema", schemars(deny_unknown_fields))]
@@ -374,7 +375,8 @@ pub struct ExtensionDecl {
     pub value: serde_json::Value,
 }
 
-/// A component in typed form or the legacy list form (seed 002: "Typed components").
+/// A component in typed form or the legacy list form (`docs/format.md`,
+/// "Components").
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "json-schema", schemars(deny_unknown_fields))]

@@ -150,7 +150,8 @@ impl JsonSchema for RuntimePolicySchema {
     }
 }
 
-/// A schema of the bounded JSON Schema subset (DESIGN section 4): only the
+/// A schema of the bounded JSON Schema subset (`docs/format.md`, "The
+/// bounded JSON Schema subset"): only the
 /// subset's keywords, each with the value type JSON Schema gives it.
 pub struct BoundedSchema;
 

@@ -1,6 +1,6 @@
-//! One test per rejection rule of seed 002 that concerns a single contract
-//! file: each asserts the diagnostic code, the JSON pointer of the offending
-//! node, and the line it is reported on.
+//! One test per rejection rule of the contract format (`docs/format.md`) that
+//! concerns a single contract file: each asserts the diagnostic code, the JSON
+//! pointer of the offending node, and the line it is reported on.
 
 use templiqx_build::compile_str;
 use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};

@@ -1,5 +1,6 @@
-//! One test per `TQX_SCHEMA_*` rule of the bounded subset (DESIGN section
-//! 4), asserting the code and the JSON pointer of each diagnostic.
+//! One test per `TQX_SCHEMA_*` rule of the bounded subset (`docs/format.md`,
+//! "The bounded JSON Schema subset"), asserting the code and the JSON
+//! pointer of each diagnostic.
 
 use serde_json::{Value, json};
 use templiqx_build::schema::{KEYWORDS, MAX_SCHEMA_DEPTH, compile_schema};

@@ -1,7 +1,8 @@
-//! Walks `docs/diagnostics.md` through the `templiqx` binary (issue 7):
-//! each compile-time example through `check`, each render-time example
-//! through `render`, each scenario example through `scenarios run`. Every
-//! run must report the example's code and no other error.
+//! Walks `docs/diagnostics.md` through the `templiqx` binary
+//! (`docs/diagnostics.md`, "Layout (read by a test)"): each compile-time
+//! example through `check`, each render-time example through `render`, each
+//! scenario example through `scenarios run`. Every run must report the
+//! example's code and no other error.
 //!
 //! (`build-support/tests/catalogue.rs` and `tests/tests/catalogue_render.rs`
 //! check the same examples against the libraries, quoted text included.)

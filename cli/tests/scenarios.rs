@@ -59,7 +59,7 @@ fn the_external_corpus_passes_completely_in_transport_mode() {
         "scenario missing-notice-date ... ok (failure TQX_RUNTIME_INVALID_RESPONSE, 0 ms virtual, 1 attempt)",
         "scenario missing-required-field ... ok (failure TQX_RUNTIME_PERMANENT, 0 ms virtual, 1 attempt)",
         "  golden_receipt_fingerprint (all 8 scenarios): the manifest's golden is the in-process receipt's; compared in in-process receipt mode",
-        "  document_expectation (all 8 scenarios): checking rendered documents belongs to a document adapter, which Templiqx does not have (DESIGN section 5); the expectation enters the scenario fingerprint",
+        "  document_expectation (all 8 scenarios): checking rendered documents belongs to a document adapter, which Templiqx does not have (docs/mock.md, \"Evidence\"); the expectation enters the scenario fingerprint",
     ] {
         assert!(has_line(&text, line), "{line}\n---\n{text}");
     }
@@ -116,7 +116,7 @@ fn in_process_the_foreign_success_goldens_differ_with_a_note() {
         "scenario ambiguous-date ... ok (failure TQX_RUNTIME_INVALID_RESPONSE, 0 ms virtual, 1 attempt)",
         "scenario invalid-output-schema ... ok (failure TQX_OUTPUT_SCHEMA, 0 ms virtual, 1 attempt)",
         "  receipt_fingerprint (all 8 scenarios): the inventory's receipt fingerprint is the HTTP transport's; compared in transport receipt mode",
-        "  document_expectation (all 8 scenarios): checking rendered documents belongs to a document adapter, which Templiqx does not have (DESIGN section 5); the expectation enters the scenario fingerprint",
+        "  document_expectation (all 8 scenarios): checking rendered documents belongs to a document adapter, which Templiqx does not have (docs/mock.md, \"Evidence\"); the expectation enters the scenario fingerprint",
     ] {
         assert!(has_line(&text, line), "{line}\n---\n{text}");
     }

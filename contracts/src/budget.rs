@@ -1,4 +1,4 @@
-//! Render budgets (seed `templiqx/v1alpha1`, section "Render budgets").
+//! Render budgets (`docs/format.md`, "Render budgets").
 //!
 //! Compile-time constants, deliberately not configurable: a limit that varied
 //! per deployment would make renders non-deterministic across deployments.

@@ -1,4 +1,6 @@
-//! Templiqx canonical JSON and fingerprints (DESIGN section 4).
+//! Templiqx canonical JSON and fingerprints (`docs/format.md`, "Canonical
+//! JSON and fingerprints"; `docs/decisions.md`, "Canonical JSON: exact big
+//! integers").
 //!
 //! Canonical JSON is RFC 8785 (JSON Canonicalization Scheme):
 //!

@@ -1,7 +1,7 @@
 //! Diagnostics: stable `TQX_*` codes, severities, locations and help.
 //!
-//! The codes named by the format seeds are fixed; the rest are this
-//! project's, listed in `docs/diagnostics.md` with an example each.
+//! Every code is stable once published; each is listed in
+//! `docs/diagnostics.md` with an example.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -1,4 +1,5 @@
-//! `OperationEnvelope<T>`: what every operation returns (seed: "Stable diagnostics").
+//! `OperationEnvelope<T>`: what every operation returns (`docs/diagnostics.md`,
+//! "Operation envelopes").
 
 use crate::diagnostic::Diagnostic;
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,6 @@
 //! The two `format`s of the bounded subset, checked exactly as RFC 3339
-//! section 5.6 writes them (DESIGN section 4: "`format` (`date`,
-//! `date-time`, enforced as RFC 3339)").
+//! section 5.6 writes them (`docs/format.md`, "The bounded JSON Schema
+//! subset": `format` is `date` or `date-time`, enforced as RFC 3339).
 //!
 //! ```text
 //! date-fullyear   = 4DIGIT

@@ -12,7 +12,8 @@ use crate::seq::{Ptr, Seq, Str};
 use crate::value::IrValue;
 use serde::{Deserialize, Serialize};
 
-/// A message role (seed: system, developer, user, assistant).
+/// A message role: system, developer, user, assistant (`docs/format.md`,
+/// "Messages").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
@@ -38,8 +39,8 @@ impl Role {
     }
 }
 
-/// A fixed interpolation filter (seed: trim, lower, upper, json, format_date,
-/// format_number).
+/// A fixed interpolation filter: trim, lower, upper, json, format_date,
+/// format_number (`docs/format.md`, "Filters").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Filter {
@@ -106,8 +107,8 @@ pub struct Path {
     pub source: Str,
 }
 
-/// A typed expression (seed: references, JSON literals, equality, negation,
-/// conjunction, disjunction).
+/// A typed expression: references, JSON literals, equality, negation,
+/// conjunction, disjunction (`docs/format.md`, "Expressions").
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Expr {
@@ -243,7 +244,7 @@ pub struct Message {
     pub site: SiteId,
 }
 
-/// Bounded runtime hints (seed: `runtime_policy`, a closed set).
+/// Bounded runtime hints, a closed set (`docs/format.md`, "`runtime_policy`").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuntimePolicy {
@@ -264,7 +265,7 @@ pub struct RuntimePolicy {
     pub max_attempts: Option<u32>,
 }
 
-/// A validated extension (seed: "Capabilities and extensions").
+/// A validated extension (`docs/format.md`, "Extensions").
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub struct Extension {

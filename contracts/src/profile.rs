@@ -1,5 +1,6 @@
-//! Target capability profiles (seed 002: "Compilation requires an explicit
-//! target capability profile"). There is deliberately no default profile.
+//! Target capability profiles: compilation always takes an explicit one
+//! (`docs/format.md`, "Capabilities and the target profile"). There is
+//! deliberately no default profile.
 
 use std::collections::BTreeSet;
 

@@ -1,4 +1,5 @@
-//! Payload-free execution receipts and runtime failures (DESIGN section 5).
+//! Payload-free execution receipts and runtime failures (`docs/runtime.md`,
+//! "Receipts").
 //!
 //! A receipt records the outcome and fingerprints only, never request text
 //! or output payloads; receipts are what crosses trust boundaries.
@@ -36,7 +37,8 @@ impl RuntimeFailure {
     }
 
     /// The failure fingerprint: fingerprint of
-    /// `{"id", "code", "retry_after_ms": number or null}` (DESIGN section 5).
+    /// `{"id", "code", "retry_after_ms": number or null}` (`docs/runtime.md`,
+    /// "Receipts").
     pub fn fingerprint(&self) -> String {
         fingerprint(&json!({
             "id": self.id,
@@ -89,7 +91,8 @@ pub enum Receipt {
 }
 
 impl Receipt {
-    /// The receipt for a runtime success, normalised per DESIGN section 5:
+    /// The receipt for a runtime success, normalised (`docs/runtime.md`,
+    /// "Receipts"):
     /// a schema-invalid output becomes a `TQX_OUTPUT_SCHEMA` failure receipt
     /// whose `failure_fingerprint` is the output fingerprint.
     pub fn for_output(
@@ -112,7 +115,7 @@ impl Receipt {
         }
     }
 
-    /// The receipt fingerprint (DESIGN section 5): fingerprint of
+    /// The receipt fingerprint (`docs/runtime.md`, "Receipts"): fingerprint of
     /// `{"outcome": "success", "request_fingerprint", "output_fingerprint",
     /// "output_schema_valid"}` or `{"outcome": "failure", "code",
     /// "failure_fingerprint", "retry_after_ms": number or null}`.

@@ -1,4 +1,5 @@
-//! The compiled form of the bounded JSON Schema subset (DESIGN section 4).
+//! The compiled form of the bounded JSON Schema subset (`docs/format.md`,
+//! "The bounded JSON Schema subset").
 //! Values are checked against it by [`crate::validate`].
 //!
 //! The compiler (`templiqx-build`) turns a schema document into a [`Schema`]

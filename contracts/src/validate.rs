@@ -1,7 +1,8 @@
 //! Validation of values against a compiled [`Schema`] of the bounded subset.
 //!
 //! The semantics are those of JSON Schema 2020-12 for the subset's keywords
-//! (DESIGN section 4), with one deliberate strengthening: `format` is an
+//! (`docs/format.md`, "The bounded JSON Schema subset"), with one
+//! deliberate strengthening: `format` is an
 //! *assertion* (Templiqx enforces `date` and `date-time` as RFC 3339, see
 //! [`crate::format`]), where 2020-12 makes it an annotation by default.
 //!

@@ -1,5 +1,5 @@
-//! Virtual time (seed 000: "Delays advance an injected virtual clock only.
-//! The mock runtime never sleeps").
+//! Virtual time: delays advance an injected virtual clock only, and the
+//! mock runtime never sleeps (`docs/mock.md`, "ScriptedRuntime").
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,4 +1,4 @@
-//! Evidence matching (DESIGN section 5).
+//! Evidence matching (`docs/mock.md`, "Evidence").
 //!
 //! A scenario's `evidence` items (`{document_id, fragment_id,
 //! quote_sha256}`) must each match an **evidence entry** found in the

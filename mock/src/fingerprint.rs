@@ -1,4 +1,5 @@
-//! The payload-free scenario fingerprint (seed 000, "Fingerprint Policy").
+//! The payload-free scenario fingerprint (`docs/mock.md`, "Scenario
+//! fingerprint").
 //!
 //! The fingerprint is the canonical-JSON SHA-256 of this document:
 //!

@@ -1,6 +1,6 @@
-//! The in-process conformance harness (issue 5, "Build" 6): every inventory
-//! scenario compiled, rendered, executed on a [`ScriptedRuntime`] (and
-//! again streaming), and compared field by field with its expectations.
+//! The in-process conformance harness (`docs/mock.md`, "Harness report"): every
+//! inventory scenario compiled, rendered, executed on a [`ScriptedRuntime`]
+//! (and again streaming), and compared field by field with its expectations.
 //!
 //! Per scenario, in this order (each a [`Check`] named after the manifest
 //! or inventory field it compares):
@@ -18,20 +18,20 @@
 //! | `golden_receipt_fingerprint` | the manifest's in-process golden | the receipt's fingerprint (in-process mode) |
 //! | `receipt_fingerprint` | the inventory's transport fingerprint | the transport receipt's fingerprint (transport mode) |
 //! | `stream` | streaming parity | `execute_streaming`: the replayed deltas, one terminal event carrying `execute`'s receipt or failure, the same virtual time |
-//! | `document_expectation` | — | never checked: there is no document adapter (DESIGN section 5) |
+//! | `document_expectation` | — | never checked: there is no document adapter (`docs/mock.md`, "Evidence") |
 //!
 //! The receipt mode picks which receipt fingerprint is compared; the other
 //! is reported as not checked. A scenario passes when no check differs.
 //!
-//! **Receipt modes** (DESIGN section 5). In-process receipts cover the
-//! fingerprint of the real rendered interaction. Transport receipts are
-//! what the HTTP gateway reports: the same outcome, with the request
-//! fingerprint of the [transport stub interaction](transport_stub_interaction).
-//! Failure receipts cover no request fingerprint, so both modes agree on
-//! them. A success golden written by another implementation covers that
-//! implementation's encoding of the rendered interaction and cannot match
-//! ours; the harness reports such a difference with a note saying so
-//! rather than hiding it.
+//! **Receipt modes** (`docs/mock.md`, "Receipts and receipt modes"). In-process
+//! receipts cover the fingerprint of the real rendered interaction. Transport
+//! receipts are what the HTTP gateway reports: the same outcome, with the
+//! request fingerprint of the [transport stub
+//! interaction](transport_stub_interaction). Failure receipts cover no request
+//! fingerprint, so both modes agree on them. A success golden written by
+//! another implementation covers that implementation's encoding of the rendered
+//! interaction and cannot match ours; the harness reports such a difference
+//! with a note saying so rather than hiding it.
 
 use crate::evidence::{EvidenceCheck, check_evidence};
 use crate::inventory::{Inventory, InventoryScenario};
@@ -51,7 +51,8 @@ use templiqx_contracts::{
     Schema, Seq, StreamEvent,
 };
 
-/// The `compiler` of the transport stub interaction (DESIGN section 5).
+/// The `compiler` of the transport stub interaction (`docs/mock.md`,
+/// "Receipts and receipt modes").
 pub const TRANSPORT_COMPILER: &str = "templiqx-mock-gateway";
 
 /// The `contract_version` of the transport stub interaction.
@@ -102,7 +103,8 @@ impl HarnessOptions {
     }
 }
 
-/// The transport stub interaction of DESIGN section 5: `compiler`
+/// The transport stub interaction (`docs/mock.md`, "Receipts and receipt
+/// modes"): `compiler`
 /// [`TRANSPORT_COMPILER`], the scenario's `contract_id`, `contract_version`
 /// [`TRANSPORT_CONTRACT_VERSION`], and everything else empty. Rendered
 /// with no messages, it serialises to
@@ -689,7 +691,7 @@ fn run_one(
     checks.push(Check::not_checked(
         CheckField::DocumentExpectation,
         json!(m.document_expectation),
-        "checking rendered documents belongs to a document adapter, which Templiqx does not have (DESIGN section 5); the expectation enters the scenario fingerprint",
+        "checking rendered documents belongs to a document adapter, which Templiqx does not have (docs/mock.md, \"Evidence\"); the expectation enters the scenario fingerprint",
     ));
     report
 }

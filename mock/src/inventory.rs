@@ -1,8 +1,8 @@
-//! The scenario inventory (`inventory.json`): the source of truth for
-//! scenario discovery (seed 000). Nothing scans directories; a manifest the
-//! inventory does not list is not a scenario.
+//! The scenario inventory (`inventory.json`): the source of truth for scenario
+//! discovery (`docs/mock.md`, "Inventory and paths"). Nothing scans
+//! directories; a manifest the inventory does not list is not a scenario.
 //!
-//! Layout (DESIGN section 5): the inventory sits inside a package
+//! Layout: the inventory sits inside a package
 //! directory (the nearest ancestor holding `templiqx.yaml`, as cargo finds
 //! `Cargo.toml`); the **corpus root** is the directory that holds the
 //! package directory. Inventory `manifest` paths are relative to the corpus
@@ -43,13 +43,14 @@ pub struct InventoryEntry {
     pub expectation: TransportExpectation,
 }
 
-/// The transport-level expectation of an inventory entry (seed 000).
+/// The transport-level expectation of an inventory entry (`docs/mock.md`,
+/// "Inventory and paths").
 ///
-/// Status, diagnostic code, schema validity and output fingerprint must
-/// agree with the manifest (checked when the inventory loads); the receipt
+/// Status, diagnostic code, schema validity and output fingerprint must agree
+/// with the manifest (checked when the inventory loads); the receipt
 /// fingerprint is the HTTP gateway's, computed with the transport stub
-/// interaction (DESIGN section 5), and differs from the manifest's
-/// in-process golden for a success.
+/// interaction (`docs/mock.md`, "Receipts and receipt modes"), and differs from
+/// the manifest's in-process golden for a success.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TransportExpectation {

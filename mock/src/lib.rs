@@ -6,7 +6,7 @@
 //! success, a typed failure, a token stream); [`ScriptedRuntime`] replays it
 //! behind the runtime's [`RuntimeAdapter`](templiqx::RuntimeAdapter) port,
 //! so the port's own `execute` gates capabilities, validates the output and
-//! builds the payload-free receipt of DESIGN section 5.
+//! builds the payload-free receipt (`docs/runtime.md`, "Receipts").
 //!
 //! ```
 //! use templiqx::{RuntimeAdapter, render};
@@ -69,7 +69,8 @@
 //! # What is where
 //!
 //! - [`scenario`]: the strict DTOs ([`ScenarioManifest`], [`ScenarioStep`],
-//!   [`ScenarioStreamEvent`], …) and the lifecycle rules of seed 000;
+//!   [`ScenarioStreamEvent`], …) and the lifecycle rules (`docs/mock.md`,
+//!   "Format notes");
 //! - [`Scenario`]: a manifest with its request and expected output,
 //!   read with every path confined to the corpus root;
 //! - [`Inventory`]: `inventory.json`, the only way scenarios are
@@ -84,7 +85,7 @@
 //!
 //! This is conformance tooling, not a production API: it has no auth,
 //! retrieval, provider or MCP concerns, and hosts own those around
-//! Templiqx (seed 000). `docs/mock.md` explains the decisions.
+//! Templiqx. `docs/mock.md` states the format and explains the decisions.
 
 pub mod clock;
 pub mod document;

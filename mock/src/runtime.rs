@@ -1,5 +1,6 @@
 //! [`ScriptedRuntime`]: a [`RuntimeAdapter`] that replays a scenario
-//! (seed 000, "Lifecycle" and the typed stream rules).
+//! (`docs/mock.md`, "ScriptedRuntime"; its lifecycle and typed stream
+//! rules are under "Format notes").
 
 use crate::clock::VirtualClock;
 use crate::error::MockError;
@@ -30,7 +31,8 @@ pub const SCRIPTED_ADAPTER_NAME: &str = "templiqx-mock.scripted";
 ///   `expected_output` document (no usage);
 /// - `runtime_failure` fails with a [`RuntimeFailure`] whose `id` is the
 ///   step id and whose `code`, `detail` and `retry_after_ms` are the
-///   step's, so its fingerprint is exactly DESIGN section 5's;
+///   step's, so its fingerprint is exactly the one `docs/runtime.md`,
+///   "Receipts", defines;
 /// - a typed stream returns its [`StreamAggregate`]: the `finish` output
 ///   (or the parsed deltas) and the summed usage.
 ///
@@ -251,18 +253,17 @@ impl ScriptedRuntime {
     /// has a large output schema. The in-process path
     /// ([`RuntimeAdapter::execute`]) is unchanged.
     ///
-    /// A lifecycle ending in a success that passes the capability gate
-    /// (every required capability in the descriptor) is one invocation (an
-    /// output is never retried), concluded by the port's own
-    /// [`conclude_output`]: output
-    /// validation and the receipt of DESIGN section 5 — a success receipt
-    /// over `request_fingerprint`, or the normalised `TQX_OUTPUT_SCHEMA`
-    /// failure. The output's fingerprint is computed once per script, as
-    /// the output is fixed when the runtime is built. A capability the runtime lacks and a
-    /// runtime failure (with its retries) are [`RuntimeAdapter::execute`]
-    /// itself: no output, no request fingerprint, nothing to save.
-    /// `mock/tests/transport_fast_path.rs` holds the two paths equal on
-    /// every scenario of both corpora.
+    /// A lifecycle ending in a success that passes the capability gate (every
+    /// required capability in the descriptor) is one invocation (an output is
+    /// never retried), concluded by the port's own [`conclude_output`]: output
+    /// validation and the receipt (`docs/runtime.md`, "Receipts") — a success
+    /// receipt over `request_fingerprint`, or the normalised
+    /// `TQX_OUTPUT_SCHEMA` failure. The output's fingerprint is computed once
+    /// per script, as the output is fixed when the runtime is built. A
+    /// capability the runtime lacks and a runtime failure (with its retries)
+    /// are [`RuntimeAdapter::execute`] itself: no output, no request
+    /// fingerprint, nothing to save. `mock/tests/transport_fast_path.rs` holds
+    /// the two paths equal on every scenario of both corpora.
     ///
     /// ```
     /// use templiqx::{RuntimeAdapter, render};

@@ -1,9 +1,9 @@
-//! The scenario DTOs of `templiqx.mock/v1alpha1` (seed 000) and the
+//! The scenario DTOs of `templiqx.mock/v1alpha1` (`docs/mock.md`) and the
 //! lifecycle rules the parser enforces.
 //!
 //! Every DTO is strict (`deny_unknown_fields`). Deserialising checks the
 //! shape; [`ScenarioManifest::validate`] checks the rules of the format
-//! (seed 000, "Lifecycle"), and every constructor of this crate
+//! (`docs/mock.md`, "Format notes"), and every constructor of this crate
 //! ([`ScenarioManifest::from_json`], [`ScenarioManifest::from_yaml`],
 //! [`Scenario::load`](crate::Scenario::load), the inventory loader,
 //! [`ScriptedRuntime::new`](crate::ScriptedRuntime::new)) runs both, so a
@@ -20,7 +20,7 @@ use templiqx_contracts::{Code, Diagnostic};
 /// The only `api_version` this crate reads.
 pub const API_VERSION: &str = "templiqx.mock/v1alpha1";
 
-/// One scenario manifest (seed 000, "Fields").
+/// One scenario manifest (`docs/mock.md`, "Manifest fields").
 ///
 /// Paths (`input`, `expected_output`) are relative to the manifest file.
 /// Optional fields may be absent or `null`.
@@ -69,7 +69,7 @@ pub struct ScenarioManifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub events: Option<Vec<ScenarioStreamEvent>>,
     /// Evidence items that must each match an evidence entry of the
-    /// request or the output (DESIGN section 5).
+    /// request or the output (`docs/mock.md`, "Evidence").
     #[serde(default)]
     pub evidence: Vec<EvidenceExpectation>,
     /// What a document adapter would have to render; carried into the
@@ -81,8 +81,9 @@ pub struct ScenarioManifest {
     pub golden_receipt_fingerprint: Option<String>,
 }
 
-/// What a scenario exercises (seed 000: `kind`). Informational: it enters
-/// the scenario fingerprint, and no rule depends on it.
+/// What a scenario exercises (`docs/mock.md`, "Manifest fields": `kind`).
+/// Informational: it enters the scenario fingerprint, and no rule depends on
+/// it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ScenarioKind {
@@ -144,7 +145,7 @@ impl fmt::Display for ScenarioStatus {
     }
 }
 
-/// What a receipt may be (DESIGN section 5).
+/// What a receipt may be (`docs/mock.md`, "Receipts and receipt modes").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReceiptPayloadPolicy {
@@ -165,7 +166,7 @@ impl ReceiptPayloadPolicy {
     }
 }
 
-/// One step of a runtime lifecycle (seed 000, "Lifecycle"), tagged by
+/// One step of a runtime lifecycle (`docs/mock.md`, "Format notes"), tagged by
 /// `kind`.
 ///
 /// A valid lifecycle is `request_received`, any number of `delay`s, and
@@ -201,7 +202,7 @@ pub enum ScenarioStep {
     /// The runtime failed (terminal).
     RuntimeFailure {
         /// The step id; it becomes the failure's `id`, which enters the
-        /// failure fingerprint (DESIGN section 5).
+        /// failure fingerprint (`docs/runtime.md`, "Receipts").
         id: String,
         /// The failure.
         failure: StepFailure,
@@ -264,10 +265,11 @@ pub const RUNTIME_FAILURE_CODES: &[Code] = &[
     Code::RuntimePermanent,
 ];
 
-/// One event of a typed aggregate stream (seed 000: "Scenarios may use
-/// events instead of steps"), tagged by `kind`. Distinct from the runtime's
-/// [`StreamEvent`](templiqx_contracts::StreamEvent): these describe what a
-/// model streamed; the runtime replays the deltas as `StreamEvent::Delta`.
+/// One event of a typed aggregate stream, which a scenario may give instead of
+/// steps (`docs/mock.md`, "Format notes"), tagged by `kind`. Distinct from the
+/// runtime's [`StreamEvent`](templiqx_contracts::StreamEvent): these describe
+/// what a model streamed; the runtime replays the deltas as
+/// `StreamEvent::Delta`.
 ///
 /// A valid stream is one `start`, any number of non-empty `delta`,
 /// `reasoning` and `usage` events, then `end` and `finish`, with unique
@@ -348,7 +350,7 @@ impl ScenarioStreamEvent {
     }
 }
 
-/// An evidence item a scenario expects (DESIGN section 5).
+/// An evidence item a scenario expects (`docs/mock.md`, "Evidence").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EvidenceExpectation {
@@ -360,7 +362,7 @@ pub struct EvidenceExpectation {
     pub quote_sha256: String,
 }
 
-/// What a document adapter would render (DESIGN section 5).
+/// What a document adapter would render (`docs/mock.md`, "Evidence").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DocumentExpectation {
@@ -485,15 +487,14 @@ impl ScenarioManifest {
     /// a `not_applicable` document expectation has no unresolved
     /// references.
     ///
-    /// Lifecycle (seed 000): exactly one of `steps` and `events`. Steps:
-    /// not empty; unique, non-empty ids; `request_received` first and once;
-    /// no `delay` before it and none with `delay_ms` 0 (a missing
-    /// `delay_ms` is a shape error); no terminal step before it; exactly
-    /// one terminal step, and nothing after it; a `runtime_failure` has a
-    /// failure object (a shape error otherwise) with a `TQX_RUNTIME_*`
-    /// code; a `runtime_success` without an inline `output` needs the
-    /// manifest's `expected_output`. Events: see
-    /// [`validate_events`].
+    /// Lifecycle (`docs/mock.md`, "Format notes"): exactly one of `steps` and
+    /// `events`. Steps: not empty; unique, non-empty ids; `request_received`
+    /// first and once; no `delay` before it and none with `delay_ms` 0 (a
+    /// missing `delay_ms` is a shape error); no terminal step before it;
+    /// exactly one terminal step, and nothing after it; a `runtime_failure` has
+    /// a failure object (a shape error otherwise) with a `TQX_RUNTIME_*` code;
+    /// a `runtime_success` without an inline `output` needs the manifest's
+    /// `expected_output`. Events: see [`validate_events`].
     ///
     /// # Errors
     ///
@@ -736,11 +737,11 @@ impl ScenarioManifest {
     }
 }
 
-/// Checks a typed stream (seed 000): one `start` first; then only
-/// non-empty `delta` and `reasoning`, and `usage` events reporting at
-/// least one token (their sums must fit in `u64`); then `end`, then
-/// `finish` last; unique, non-empty event ids; and an output: the
-/// `finish` event's, or the concatenated deltas forming one JSON document.
+/// Checks a typed stream (`docs/mock.md`, "Format notes"): one `start` first;
+/// then only non-empty `delta` and `reasoning`, and `usage` events reporting at
+/// least one token (their sums must fit in `u64`); then `end`, then `finish`
+/// last; unique, non-empty event ids; and an output: the `finish` event's, or
+/// the concatenated deltas forming one JSON document.
 ///
 /// # Errors
 ///

@@ -1,7 +1,7 @@
-//! The synchronous aggregation of a typed stream (seed 000: "The
-//! synchronous adapter concatenates deltas and reasoning in event order and
-//! sums usage deterministically; an explicit finish output takes precedence
-//! when supplied").
+//! The synchronous aggregation of a typed stream: deltas and reasoning
+//! concatenated in event order, usage summed, and an explicit `finish`
+//! output preferred over the deltas (`docs/mock.md`, "Format notes",
+//! "Stream output").
 
 use crate::document::parse_json;
 use crate::scenario::ScenarioStreamEvent;

@@ -1,12 +1,13 @@
-//! The parser's rules (seed 000, "Lifecycle" and the typed stream rules):
-//! one test per rejection rule, each checking the code, the JSON Pointer
-//! and what the message names.
+//! The parser's rules (`docs/mock.md`, "Format notes": steps and typed
+//! streams): one test per rejection rule, each checking the code, the JSON
+//! Pointer and what the message names.
 
 use serde_json::{Value, json};
 use templiqx_contracts::Code;
 use templiqx_mock::{MockError, ScenarioManifest, ScenarioStep, ScenarioStreamEvent};
 
-/// The seed's first example, completed with the optional fields.
+/// A success manifest with a delay, written as the external corpus's
+/// `intake-document-01` is (`docs/mock.md`, "Manifest fields").
 fn steps_manifest() -> Value {
     json!({
         "api_version": "templiqx.mock/v1alpha1",
@@ -26,7 +27,7 @@ fn steps_manifest() -> Value {
     })
 }
 
-/// The seed's typed stream example in a manifest.
+/// The same manifest with a typed stream instead of steps.
 fn events_manifest() -> Value {
     let mut m = steps_manifest();
     let o = m.as_object_mut().unwrap();
@@ -68,7 +69,7 @@ fn set(v: &mut Value, pointer: &str, value: Value) {
 }
 
 #[test]
-fn the_seed_examples_parse() {
+fn the_example_manifests_parse() {
     let m = parse(&steps_manifest()).unwrap();
     assert_eq!(m.steps.as_ref().unwrap().len(), 3);
     assert!(matches!(

@@ -1,7 +1,8 @@
 //! The project's own scenario corpus (`examples/crm3/scenarios`): it passes
-//! completely in both receipt modes, covers what issue 5 asks for, and a
-//! few of its goldens are recomputed here from hand-written canonical JSON,
-//! so they are not merely what the implementation produced.
+//! completely in both receipt modes, covers every `kind`, both policies,
+//! delays, a rate-limited failure and typed streams (`docs/mock.md`,
+//! "Results"), and a few of its goldens are recomputed here from hand-written
+//! canonical JSON, so they are not merely what the implementation produced.
 
 mod common;
 

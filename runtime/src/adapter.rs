@@ -1,6 +1,6 @@
 //! The runtime adapter port: how a rendered interaction reaches a model
-//! (DESIGN sections 1 and 3), in a blocking ([`RuntimeAdapter`]) and an
-//! async ([`AsyncRuntimeAdapter`]) flavour with identical semantics.
+//! (`docs/runtime.md`, "Adapter port"), in a blocking ([`RuntimeAdapter`]) and
+//! an async ([`AsyncRuntimeAdapter`]) flavour with identical semantics.
 //!
 //! An adapter implements only the provider call (`invoke`, optionally
 //! `invoke_streaming`); the port's provided `execute` methods add what every
@@ -8,14 +8,14 @@
 //!
 //! 1. the **capability gate**: an interaction whose
 //!    `required_capabilities` are not all in the adapter's descriptor fails
-//!    with `TQX_CAPABILITY_UNSUPPORTED` before anything is invoked (seed:
-//!    "Capabilities and extensions": "a runtime adapter cannot bypass the
-//!    gate");
+//!    with `TQX_CAPABILITY_UNSUPPORTED` before anything is invoked, so an
+//!    adapter cannot bypass the gate (`docs/format.md`, "Capabilities and
+//!    the target profile", "Extensions");
 //! 2. the invocation, retried immediately on `TQX_RUNTIME_TIMEOUT` and
 //!    `TQX_RUNTIME_UNAVAILABLE` up to `runtime_policy.max_attempts`
 //!    (default 1: no retry);
 //! 3. **output validation** against `output_schema` (`TQX_OUTPUT_SCHEMA`);
-//! 4. the payload-free **receipt**, exactly per DESIGN section 5.
+//! 4. the payload-free **receipt**, exactly per `docs/runtime.md`, "Receipts".
 //!
 //! The sync and async traits share steps 1, 3 and 4 and the retry rule;
 //! only the awaiting differs.
@@ -104,9 +104,10 @@ pub struct ExecutionError {
     /// The failure: the adapter's (`TQX_RUNTIME_*`), or the port's own
     /// (`TQX_CAPABILITY_UNSUPPORTED`, `TQX_OUTPUT_SCHEMA`).
     pub failure: RuntimeFailure,
-    /// The failure receipt (DESIGN section 5): `failure.receipt()`, except
-    /// for `TQX_OUTPUT_SCHEMA`, whose receipt is the normalised one whose
-    /// `failure_fingerprint` is the output fingerprint.
+    /// The failure receipt (`docs/runtime.md`, "Receipts"):
+    /// `failure.receipt()`, except for `TQX_OUTPUT_SCHEMA`, whose receipt is
+    /// the normalised one whose `failure_fingerprint` is the output
+    /// fingerprint.
     pub receipt: Receipt,
     /// What went wrong, with pointers into the output for
     /// `TQX_OUTPUT_SCHEMA`.
@@ -141,7 +142,7 @@ pub const OUTPUT_SCHEMA_ID: &str = "templiqx.output_schema";
 /// override the `execute` methods: their semantics are the port's contract.
 ///
 /// An invocation fails with a [`RuntimeFailure`] carrying one of these codes
-/// (DESIGN section 4, "Diagnostics"):
+/// (`docs/diagnostics.md`, the `TQX_RUNTIME_*` sections):
 ///
 /// | code | meaning | retried by `execute` |
 /// |---|---|---|
@@ -411,8 +412,8 @@ fn capability_gate(
     })
 }
 
-/// Steps 3 and 4: validate the output and build the receipt (DESIGN
-/// section 5); a runtime failure becomes its own receipt.
+/// Steps 3 and 4: validate the output and build the receipt
+/// (`docs/runtime.md`, "Receipts"); a runtime failure becomes its own receipt.
 fn conclude(
     request: &RenderedInteraction<'_>,
     result: Result<AdapterOutput, RuntimeFailure>,
@@ -443,7 +444,8 @@ fn conclude(
 }
 
 /// Steps 3 and 4 for an output in hand: validates `output` against the
-/// interaction's `output_schema` and builds the receipt (DESIGN section 5).
+/// interaction's `output_schema` and builds the receipt (`docs/runtime.md`,
+/// "Receipts").
 ///
 /// For adapters that already know the fingerprints: `output_fingerprint` is
 /// the fingerprint of `output.output` (RFC 8785 + SHA-256), and

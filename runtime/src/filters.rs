@@ -462,7 +462,7 @@ mod tests {
     /// The whole locale table of `docs/format.md`, for every spelling of each
     /// family: BCP 47 tags and POSIX names with a codeset or modifier.
     #[test]
-    fn design_locale_table() {
+    fn documented_locale_table() {
         let rows: &[(&[&str], &str, &str)] = &[
             (
                 &[

@@ -92,14 +92,14 @@
 //! # What happens where
 //!
 //! - [`render()`] validates the request ([`validate_request`]) and renders
-//!   every message within the render budgets of the seed (section "Render
+//!   every message within the render budgets (`docs/format.md`, "Render
 //!   budgets"); the [`filters`] module holds the fixed filters and the
-//!   locale table of DESIGN section 4.
+//!   locale table (`docs/format.md`, "Filters").
 //! - [`validate_output`] checks a model output against the output schema.
 //! - [`RuntimeAdapter`] / [`AsyncRuntimeAdapter`] are the port to a model:
 //!   an adapter implements `invoke`; the provided `execute` methods gate
 //!   capabilities, validate the output and build the payload-free
-//!   [`Receipt`] of DESIGN section 5.
+//!   [`Receipt`] (`docs/runtime.md`, "Receipts").
 //!
 //! This crate never depends on the compiler (`templiqx-build`): a host
 //! binary links no YAML parser and no JSON Schema compiler.

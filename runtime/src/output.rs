@@ -1,12 +1,13 @@
 //! Output validation: a model output checked against the interaction's
-//! structured output contract (seed: "A JSON Schema structured output
-//! contract"; DESIGN section 3).
+//! structured output contract, its `output_schema` (`docs/format.md`,
+//! "Top-level fields"; `docs/runtime.md`, "Receipts").
 
 use templiqx_contracts::validate::validate;
 use templiqx_contracts::{Code, Diagnostic, Interaction, ValueRef};
 
 /// Validates a model output against `interaction.output_schema` (bounded
-/// JSON Schema subset, DESIGN section 4; `format: date`/`date-time`
+/// JSON Schema subset, `docs/format.md`, "The bounded JSON Schema subset";
+/// `format: date`/`date-time`
 /// enforced).
 ///
 /// # Errors

@@ -12,7 +12,7 @@
 //!
 //! Content is data: text and values are written verbatim and never parsed
 //! again, so `{{x}}`, `{% if %}` or `${x}` in either comes out unchanged
-//! (seed: "Structured content").
+//! (`docs/format.md`, "Content nodes").
 
 use crate::filters::{self, FilterError, Locale};
 use crate::request::validate_request;
@@ -39,7 +39,7 @@ use templiqx_contracts::{
 /// | `TQX_TYPE_MISMATCH` | a value of the wrong type reached a condition, `for_each` or plain interpolation |
 /// | `TQX_COMPONENT_ARGUMENT` | an argument's value does not meet its parameter's full schema (checked at the call when the compiler could not prove it; `docs/format.md`, "Components") |
 /// | `TQX_FILTER_INPUT` | a filter got an input it cannot process (`format_date` of `2026-02-30`) |
-/// | `TQX_RENDER_BUDGET` | the render would exceed a budget of seed section "Render budgets" |
+/// | `TQX_RENDER_BUDGET` | the render would exceed a budget (`docs/format.md`, "Render budgets") |
 /// | `TQX_COMPONENT_CYCLE`, `TQX_COMPONENT_UNKNOWN` | (hand-built IR only) components call each other in a cycle, or a call names no component |
 #[derive(Clone, Debug, PartialEq)]
 pub struct RenderError {
@@ -79,21 +79,21 @@ impl std::error::Error for RenderError {}
 
 /// Validates a request, then renders every message of `interaction`.
 ///
-/// `inputs` and `context` are the request's two root scopes (seed:
-/// "Structured content"); generated `Inputs`/`Context` structs,
+/// `inputs` and `context` are the request's two root scopes (`docs/format.md`,
+/// "References and scoping"); generated `Inputs`/`Context` structs,
 /// `serde_json::Map`s and `BTreeMap`s all implement [`ObjectView`].
 ///
-/// Semantics, in brief (the crate docs and the seed have the rest):
+/// Semantics, in brief (the crate docs and `docs/format.md` have the rest):
 /// references never fall back to an empty string; `when` needs a boolean,
 /// `for_each` an array; plain interpolation writes strings verbatim,
 /// numbers in canonical JSON form and booleans as `true`/`false`, while
 /// `null`, arrays and objects need the `json` filter; filters apply left to
 /// right; a component body sees only its own arguments and the root scopes.
 ///
-/// Budgets (seed: "Render budgets") are shared by all messages and checked
-/// before anything is written: at most
-/// [`MAX_FOR_EACH_ITERATIONS`] iterations, [`MAX_FOR_EACH_DEPTH`] nested
-/// `for_each`, and [`MAX_OUTPUT_BYTES`] bytes of message text.
+/// Budgets (`docs/format.md`, "Render budgets") are shared by all messages and
+/// checked before anything is written: at most [`MAX_FOR_EACH_ITERATIONS`]
+/// iterations, [`MAX_FOR_EACH_DEPTH`] nested `for_each`, and
+/// [`MAX_OUTPUT_BYTES`] bytes of message text.
 ///
 /// # Errors
 ///
@@ -1023,7 +1023,7 @@ fn filter_input(filter: Filter, expr: &Expr, message: String) -> Fail {
 
 fn budget(message: String) -> Fail {
     Box::new(Diagnostic::error(Code::RenderBudget, message).help(
-        "render budgets are fixed by the format (seed: \"Render budgets\"); reduce the request",
+        "render budgets are fixed by the format (docs/format.md, \"Render budgets\"); reduce the request",
     ))
 }
 
@@ -1124,9 +1124,10 @@ fn preview(value: ValueRef<'_>) -> String {
     }
 }
 
-/// The `render` operation as an [`OperationEnvelope`](templiqx_contracts::OperationEnvelope) (seed 002, "Stable
-/// diagnostics"): the rendered interaction as the result, and the
-/// `contract`, `interaction` and `request` fingerprints.
+/// The `render` operation as an
+/// [`OperationEnvelope`](templiqx_contracts::OperationEnvelope)
+/// (`docs/diagnostics.md`, "Operation envelopes"): the rendered interaction as
+/// the result, and the `contract`, `interaction` and `request` fingerprints.
 pub fn render_envelope<'i>(
     interaction: &'i Interaction,
     inputs: &dyn ObjectView,

@@ -10,14 +10,14 @@ use templiqx_contracts::{Code, Diagnostic, Interaction, ObjectView};
 ///
 /// For both root scopes (`inputs`, then `context`), in declaration order:
 /// every required field is present, every present value validates against
-/// its field's schema (bounded JSON Schema subset, DESIGN section 4, with
-/// `format: date`/`date-time` enforced), and every present key is declared.
-/// All problems are collected, each a `TQX_VALUE_INVALID` diagnostic whose
-/// JSON pointer is the offending value's place in the request
-/// (`/inputs/name`, `/context/locale`, `/inputs/customer/emails/0`).
+/// its field's schema (`docs/format.md`, "The bounded JSON Schema subset",
+/// with `format: date`/`date-time` enforced), and every present key is
+/// declared. All problems are collected, each a `TQX_VALUE_INVALID`
+/// diagnostic whose JSON pointer is the offending value's place in the
+/// request (`/inputs/name`, `/context/locale`, `/inputs/customer/emails/0`).
 ///
 /// Absent optional fields are fine here; rendering a reference to one fails
-/// with `TQX_VALUE_MISSING` (seed: "Structured content").
+/// with `TQX_VALUE_MISSING` (`docs/format.md`, "References and scoping").
 ///
 /// Nothing is allocated or copied for a valid request; in particular a
 /// large string is only measured, never copied.

@@ -1,6 +1,6 @@
-//! The runtime adapter port: capability gate, output validation, receipts
-//! per DESIGN section 5 (recomputed here independently), stream events, and
-//! the async counterpart.
+//! The runtime adapter port: capability gate, output validation, receipts per
+//! `docs/runtime.md`, "Receipts" (recomputed here independently), stream
+//! events, and the async counterpart.
 
 mod common;
 
@@ -188,8 +188,8 @@ fn rendered(i: &Interaction) -> RenderedInteraction<'_> {
     templiqx::render(i, &inputs, &obj(json!({}))).expect("renders")
 }
 
-/// DESIGN section 5, written out independently of the receipt module:
-/// SHA-256 of hand-assembled canonical JSON.
+/// `docs/runtime.md`, "Receipts", written out independently of the receipt
+/// module: SHA-256 of hand-assembled canonical JSON.
 fn success_receipt_fingerprint(request: &str, output: &str) -> String {
     sha256_hex(
         format!(
@@ -209,7 +209,7 @@ fn failure_receipt_fingerprint(code: &str, failure: &str) -> String {
 }
 
 #[test]
-fn success_receipt_matches_design_section_5() {
+fn success_receipt_matches_the_documented_shape() {
     let i = extraction(None);
     let request = rendered(&i);
     let adapter = Scripted::new(
@@ -290,7 +290,8 @@ fn schema_invalid_output_is_normalised_to_an_output_schema_failure() {
         error.diagnostics[0].json_pointer.as_deref(),
         Some("/effective_date")
     );
-    // DESIGN section 5: the failure fingerprint is the output fingerprint.
+    // `docs/runtime.md`, "Receipts": the failure fingerprint is the output
+    // fingerprint.
     let output_fp = sha256_hex(br#"{"effective_date":"not-a-date"}"#);
     assert_eq!(
         error.receipt,
@@ -307,7 +308,7 @@ fn schema_invalid_output_is_normalised_to_an_output_schema_failure() {
 }
 
 #[test]
-fn runtime_failure_receipt_matches_design_section_5() {
+fn runtime_failure_receipt_matches_the_documented_shape() {
     let i = extraction(None);
     let request = rendered(&i);
     let failure = RuntimeFailure {

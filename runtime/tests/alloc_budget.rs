@@ -1,5 +1,5 @@
-//! The output budget is checked before bytes are allocated (seed: "Render
-//! budgets"): rejecting a render of a 5 MiB request value allocates far less
+//! The output budget is checked before bytes are allocated (`docs/format.md`,
+//! "Render budgets"): rejecting a render of a 5 MiB request value allocates far less
 //! than the value, in validation and in rendering alike.
 //!
 //! Its own test binary, because it installs a counting global allocator.

@@ -1,5 +1,5 @@
-//! Render budgets at their exact edges (seed: "Render budgets"): the limit
-//! renders, one more fails closed with `TQX_RENDER_BUDGET`.
+//! Render budgets at their exact edges (`docs/format.md`, "Render budgets"):
+//! the limit renders, one more fails closed with `TQX_RENDER_BUDGET`.
 
 mod common;
 
@@ -16,9 +16,9 @@ fn nulls(n: u64) -> Value {
 }
 
 /// The edges below are written in terms of the constants; the constants
-/// themselves are the format's (seed 002, "Render budgets").
+/// themselves are the format's (`docs/format.md`, "Render budgets").
 #[test]
-fn the_budgets_are_the_seeds() {
+fn the_budgets_are_the_formats() {
     assert_eq!(MAX_FOR_EACH_ITERATIONS, 100_000);
     assert_eq!(MAX_FOR_EACH_DEPTH, 32);
     assert_eq!(MAX_OUTPUT_BYTES, 4 * 1024 * 1024);

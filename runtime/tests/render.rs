@@ -516,7 +516,7 @@ fn format_date_rejects_an_impossible_date() {
     );
 }
 
-/// DESIGN section 4's locale table, through a real render.
+/// The locale table of `docs/format.md`, "Filters", through a real render.
 #[test]
 fn locale_table_through_render() {
     let i = interaction(

@@ -83,7 +83,8 @@ impl templiqx::RuntimeAdapter for Failing {
 
 /// The catalogue's `TQX_RUNTIME_*` sections: each code reaches the caller
 /// with the adapter's detail as message, the failing step as note, the help
-/// the catalogue quotes, and the failure receipt of DESIGN section 5; only
+/// the catalogue quotes, and the failure receipt of `docs/runtime.md`,
+/// "Receipts"; only
 /// timeouts and unavailability are retried (within `max_attempts`).
 #[test]
 fn every_runtime_failure_code_reaches_the_caller_with_its_receipt() {

@@ -1,5 +1,5 @@
-//! `OperationEnvelope`s of parse, validate, compile and render (seed 002,
-//! "Stable diagnostics").
+//! `OperationEnvelope`s of parse, validate, compile and render
+//! (`docs/diagnostics.md`, "Operation envelopes").
 
 mod common;
 

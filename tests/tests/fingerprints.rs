@@ -1,4 +1,5 @@
-//! Contract, interaction and request fingerprints (DESIGN section 4).
+//! Contract, interaction and request fingerprints (`docs/format.md`,
+//! "Canonical JSON and fingerprints").
 
 mod common;
 

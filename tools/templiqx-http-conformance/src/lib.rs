@@ -1,15 +1,15 @@
 //! `templiqx-http-conformance`: runs a scenario inventory against a
 //! conformance HTTP gateway (`templiqx-mock-gateway`, or another
 //! implementation of its wire format) and passes only when every declared
-//! expectation matches (seed 000).
+//! expectation matches (`docs/gateway.md`, "The conformance client").
 //!
 //! For each selected inventory entry it sends `POST
-//! {base}/v1/scenarios/{id}/execute` with an empty body and compares the
-//! answer with the entry's `expectation`: HTTP status 200, `status`,
+//! {base}/v1/scenarios/{id}/execute` with an empty body and compares the answer
+//! with the entry's `expectation`: HTTP status 200, `status`,
 //! `diagnostic_code`, `output_schema_valid`, `output_fingerprint` and
-//! `receipt_fingerprint` — after normalising a schema-invalid success to
-//! the logical `TQX_OUTPUT_SCHEMA` failure (DESIGN section 5) — plus two
-//! integrity checks: the echoed `scenario_id`, and that the returned
+//! `receipt_fingerprint` — after normalising a schema-invalid success to the
+//! logical `TQX_OUTPUT_SCHEMA` failure (`docs/runtime.md`, "Receipts") — plus
+//! two integrity checks: the echoed `scenario_id`, and that the returned
 //! receipt hashes to the returned receipt fingerprint.
 //!
 //! ```

@@ -101,7 +101,8 @@ pub struct ExecuteResponse {
     pub failure: Option<FailureData>,
     /// The fingerprints.
     pub fingerprints: Fingerprints,
-    /// The payload-free transport receipt (DESIGN section 5); `null` when
+    /// The payload-free transport receipt (`docs/mock.md`, "Receipts and
+    /// receipt modes"); `null` when
     /// nothing executed (a request that does not render).
     pub receipt: Option<Receipt>,
 }

@@ -266,7 +266,8 @@ impl Catalog {
     /// [`RuntimeAdapter::execute`](templiqx::RuntimeAdapter::execute)
     /// (capability gate, retries, output validation against the real
     /// contract, receipt), and the result is
-    /// reported with the transport receipt of DESIGN section 5, built
+    /// reported with the transport receipt (`docs/mock.md`, "Receipts and
+    /// receipt modes"), built
     /// directly with the contract's transport request fingerprint
     /// ([`ScriptedRuntime::execute_with_request_fingerprint`]). No payload
     /// is returned.
@@ -324,7 +325,8 @@ impl Catalog {
         };
         let request = RenderedInteraction::new(&prepared.interaction, messages);
         let start = runtime.clock().now_ms();
-        // The receipt is the transport receipt already (DESIGN section 5).
+        // The receipt is the transport receipt already (`docs/mock.md`,
+        // "Receipts and receipt modes").
         let result =
             runtime.execute_with_request_fingerprint(&request, &prepared.request_fingerprint);
         let elapsed_ms = runtime.clock().now_ms().saturating_sub(start);

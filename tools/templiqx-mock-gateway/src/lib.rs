@@ -1,5 +1,5 @@
 //! `templiqx-mock-gateway`: the conformance HTTP gateway over
-//! `templiqx.mock/v1alpha1` scenarios (seed 000).
+//! `templiqx.mock/v1alpha1` scenarios (`docs/mock.md`, `docs/gateway.md`).
 //!
 //! **Conformance-only.** This is the HTTP transport for the scenario
 //! fixtures, so that hosts in other languages and CI jobs can run the
@@ -46,7 +46,7 @@
 //!
 //! - [`catalog`]: start-up loading and per-request execution on a fresh
 //!   [`ScriptedRuntime`](templiqx_mock::ScriptedRuntime), with the
-//!   transport receipt of DESIGN section 5;
+//!   transport receipt (`docs/mock.md`, "Receipts and receipt modes");
 //! - [`api`]: the JSON bodies and stable [`ErrorCode`]s;
 //! - [`http`]: routes, handlers, the body limit and request timeout;
 //! - [`server`]: the hyper connection loop and signal handling.

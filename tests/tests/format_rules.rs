@@ -1,4 +1,4 @@
-//! Seed rules checked end to end, from contract YAML (`compile_str`) to the
+//! Format rules checked end to end, from contract YAML (`compile_str`) to the
 //! runtime (`templiqx::render`, the adapter port):
 //!
 //! - an omitted optional component argument is absent in the component
