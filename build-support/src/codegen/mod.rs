@@ -92,15 +92,21 @@ fn root_types(g: &mut Gen<'_>, contract: &Contract, interaction: &Interaction) {
     let context = root_fields(contract, "context", &interaction.context);
     let (id, version) = (&contract.id, &contract.version);
     let doc = format!("Typed inputs of contract `{id}` (version {version}).");
-    g.struct_item("Inputs", &doc, &inputs, true);
+    g.struct_item("Inputs", &doc, &inputs, true, Some("Inputs"));
     let doc = format!("Host-supplied context of contract `{id}` (version {version}).");
-    g.struct_item("Context", &doc, &context, true);
+    g.struct_item("Context", &doc, &context, true, Some("Context"));
     let output_doc = format!("The structured output of contract `{id}` (its `output_schema`).");
     let output_loc = Loc::new(contract.loc.file, "/output_schema");
     let schema = &interaction.output_schema;
     if is_struct(schema) {
         let props = g.props(schema, &output_loc);
-        g.struct_item("Output", &output_doc, &props, !schema.additional_properties);
+        g.struct_item(
+            "Output",
+            &output_doc,
+            &props,
+            !schema.additional_properties,
+            Some("Output"),
+        );
     } else {
         let ty = g.ty(schema, "OutputValue", "", &output_loc);
         let ty = if schema.types.contains(JsonType::Null) && !schema.types.is_any() {

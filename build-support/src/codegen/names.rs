@@ -179,6 +179,12 @@ pub fn extra_field(taken: &[String]) -> String {
     name
 }
 
+/// The private twin of a root type that holds its derived serde reading
+/// (`Inputs` → `InputsFields`); [`MODULE_ITEMS`] reserves these names.
+pub fn fields_twin(root: &str) -> String {
+    format!("{root}Fields")
+}
+
 /// Tokens of an identifier decided by this module (`r#type` becomes a raw
 /// identifier).
 pub fn ident(name: &str) -> TokenStream {

@@ -53,6 +53,13 @@ pub(super) fn is_struct(s: &Schema) -> bool {
         && !s.types.contains(JsonType::Null)
 }
 
+/// Whether the schema's Rust type is `serde_json::Value` (no single
+/// non-null type).
+fn untyped(s: &Schema) -> bool {
+    let t = s.types.without_null();
+    t.is_any() || t.iter().count() != 1
+}
+
 fn nullable(s: &Schema) -> bool {
     s.types.contains(JsonType::Null) && !s.types.is_any()
 }
@@ -115,34 +122,49 @@ impl Gen<'_> {
         members
     }
 
-    /// Emits a struct with serde derives and an `ObjectView` impl.
+    /// Emits a struct with serde derives and an `ObjectView` impl. A root
+    /// type (`Inputs`, `Context`, `Output`: `root` names its `Scope`)
+    /// deserialises through the runtime's checks (`docs/format.md`,
+    /// "Typed and untyped agree"): its derived reading goes to a private
+    /// twin ([`names::fields_twin`]) that its `Deserialize` impl calls
+    /// through `deserialize_root`.
     pub(super) fn struct_item(
         &mut self,
         name: &str,
         doc: &str,
         fields: &[FieldSpec],
         closed: bool,
+        root: Option<&str>,
     ) {
         let p = private();
         let ident = Ident::new(name, Span::call_site());
         let members = self.members(name, fields);
-        let defs = members.iter().map(|m| {
-            let fdoc = doc_attr(&field_doc(m.spec, m.nullable));
-            let serde_attr = serde_attr(m);
-            let (fid, ty) = (m.ident(), &m.ty);
-            quote! { #fdoc #serde_attr pub #fid: #ty, }
-        });
+        let defs: Vec<TokenStream> = members
+            .iter()
+            .map(|m| {
+                let serde_attr = serde_attr(m);
+                let (fid, ty) = (m.ident(), &m.ty);
+                quote! { #serde_attr pub #fid: #ty, }
+            })
+            .collect();
+        let docs = members
+            .iter()
+            .map(|m| doc_attr(&field_doc(m.spec, m.nullable)));
         let taken: Vec<String> = members.iter().map(|m| m.rust.clone()).collect();
         let eid = Ident::new(&names::extra_field(&taken), Span::call_site());
-        let extra = if closed {
-            TokenStream::new()
+        let (extra, extra_doc) = if closed {
+            (TokenStream::new(), TokenStream::new())
         } else {
-            quote! {
-                /// Members not declared in `properties` (the schema allows
-                /// them), kept so that nothing is lost.
-                #[serde(flatten)]
-                pub #eid: #p::serde_json::Map<::std::string::String, #p::serde_json::Value>,
-            }
+            (
+                quote! {
+                    #[serde(flatten)]
+                    pub #eid: #p::serde_json::Map<::std::string::String, #p::serde_json::Value>,
+                },
+                quote! {
+                    /// Members not declared in `properties` (the schema allows
+                    /// them), kept so that nothing is lost.
+                },
+            )
         };
         let derive_default = if fields.iter().all(|f| !f.required) {
             quote! { Default, }
@@ -156,16 +178,26 @@ impl Gen<'_> {
         };
         let sdoc = doc_attr(doc);
         let view = object_view(&ident, &members, closed, &eid);
+        let (derive_de, twin) = match root {
+            None => (quote! { #p::serde::Deserialize }, TokenStream::new()),
+            Some(scope) => {
+                let twin = root_twin(name, scope, &deny, &defs, &extra);
+                (TokenStream::new(), twin)
+            }
+        };
+        let defs = docs.zip(&defs).map(|(d, def)| quote! { #d #def });
         self.items.push(quote! {
             #sdoc
-            #[derive(Debug, Clone, PartialEq, #derive_default #p::serde::Serialize, #p::serde::Deserialize)]
+            #[derive(Debug, Clone, PartialEq, #derive_default #p::serde::Serialize, #derive_de)]
             #[serde(crate = "::templiqx::__private::serde")]
             #deny
             pub struct #ident {
                 #(#defs)*
+                #extra_doc
                 #extra
             }
 
+            #twin
             #view
         });
     }
@@ -175,7 +207,7 @@ impl Gen<'_> {
     pub(super) fn ty(&mut self, s: &Schema, name: &str, parent: &str, loc: &Loc) -> TokenStream {
         let p = private();
         let t = s.types.without_null();
-        if t.is_any() || t.iter().count() != 1 {
+        if untyped(s) {
             return quote! { #p::serde_json::Value };
         }
         match t.iter().next() {
@@ -209,7 +241,7 @@ impl Gen<'_> {
                     .as_ref()
                     .map(|d| d.to_string())
                     .unwrap_or_else(|| format!("The object at `{}`.", loc.pointer));
-                self.struct_item(&ty, &doc, &props, !s.additional_properties);
+                self.struct_item(&ty, &doc, &props, !s.additional_properties, None);
                 let id = Ident::new(&ty, Span::call_site());
                 quote! { #id }
             }
@@ -271,6 +303,45 @@ impl Gen<'_> {
     }
 }
 
+/// A root type's private twin (`InputsFields`: the same fields, a
+/// `remote` serde derive that builds the root type) and the root's
+/// `Deserialize` impl: the runtime's `deserialize_root` checks the value
+/// as the untyped path does, then the twin reads it.
+fn root_twin(
+    name: &str,
+    scope: &str,
+    deny: &TokenStream,
+    defs: &[TokenStream],
+    extra: &TokenStream,
+) -> TokenStream {
+    let p = private();
+    let ident = Ident::new(name, Span::call_site());
+    let twin = Ident::new(&names::fields_twin(name), Span::call_site());
+    let scope = Ident::new(scope, Span::call_site());
+    let remote = Literal::string(name);
+    let doc = Literal::string(&format!(
+        " The derived reading of `{name}`, called after the runtime's checks."
+    ));
+    quote! {
+        #[doc = #doc]
+        #[derive(#p::serde::Deserialize)]
+        #[serde(crate = "::templiqx::__private::serde", remote = #remote)]
+        #deny
+        struct #twin {
+            #(#defs)*
+            #extra
+        }
+
+        impl<'de> #p::serde::Deserialize<'de> for #ident {
+            fn deserialize<D: #p::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                #p::deserialize_root(deserializer, &INTERACTION, #p::Scope::#scope, #twin::deserialize)
+            }
+        }
+    }
+}
+
 /// The `#[serde(...)]` attribute of a field: the JSON name when the Rust
 /// name differs, absent-as-`None` for optional fields.
 fn serde_attr(m: &Member<'_>) -> TokenStream {
@@ -285,6 +356,9 @@ fn serde_attr(m: &Member<'_>) -> TokenStream {
     }
     if !f.required && m.nullable {
         attrs.push(quote! { deserialize_with = "::templiqx::__private::double_option" });
+    } else if !f.required && untyped(&f.schema) {
+        // `Option<Value>`: a present `null` is `Some(Value::Null)`.
+        attrs.push(quote! { deserialize_with = "::templiqx::__private::present" });
     }
     if attrs.is_empty() {
         quote! {}
