@@ -134,7 +134,12 @@ fn module(
     let version = Literal::string(&contract.version);
     let module = Ident::new(&module_name(&contract.id), Span::call_site());
     let module_doc = doc_attr(&match &contract.description {
-        Some(d) => format!("Contract `{}` {}: {d}", contract.id, contract.version),
+        Some(d) => format!(
+            "Contract `{}` {}: {}",
+            contract.id,
+            contract.version,
+            doc_text(d)
+        ),
         None => format!("Contract `{}` {}.", contract.id, contract.version),
     });
     let tracked = options.tracked_files.iter().map(|f| {
@@ -206,10 +211,80 @@ fn private() -> TokenStream {
     quote! { ::templiqx::__private }
 }
 
-/// `#[doc]` attributes, one per line of `text`.
+/// `#[doc]` attributes, one per line of `text` (Markdown written by the
+/// generator: contract text goes through [`doc_text`] and [`code`] first).
 fn doc_attr(text: &str) -> TokenStream {
     let lines = text.lines().map(|l| Literal::string(&format!(" {l}")));
     quote! { #(#[doc = #lines])* }
+}
+
+/// Contract text (a description) as Markdown that rustdoc shows as the
+/// same text (`docs/format.md`, "Generated Rust", "Doc comments"): no
+/// doctest, no HTML, no intra-doc link, whatever the text holds. Every
+/// character Markdown gives a meaning to (`` ` ``, `*`, `_`, `[`, `]`,
+/// `<`, `>`, `#`, `|`, `~`, `&`, `\`) is backslash-escaped, so no fence,
+/// emphasis, link, tag or heading starts; leading white space is dropped,
+/// so no indented code block starts; a URL becomes an autolink
+/// (`<https://…>`), which rustdoc's `bare_urls` lint asks for.
+pub fn doc_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, line) in text.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut rest = line.trim_start();
+        while !rest.is_empty() {
+            let url = ["https://", "http://"]
+                .iter()
+                .filter_map(|scheme| rest.find(scheme))
+                .min();
+            let plain = url.unwrap_or(rest.len());
+            escape_markdown(&rest[..plain], &mut out);
+            rest = &rest[plain..];
+            if url.is_some() {
+                let end = rest
+                    .find(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | '`' | '"'))
+                    .unwrap_or(rest.len());
+                // Sentence punctuation after a URL is not part of it.
+                let end = rest[..end]
+                    .trim_end_matches(['.', ',', ';', ':', ')', '!', '?'])
+                    .len();
+                out.push('<');
+                out.push_str(&rest[..end]);
+                out.push('>');
+                rest = &rest[end..];
+            }
+        }
+    }
+    out
+}
+
+fn escape_markdown(text: &str, out: &mut String) {
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|' | '~' | '&'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+/// A Markdown code span showing `text` verbatim (a property name, an enum
+/// value): delimited by one backtick more than the longest run inside,
+/// padded when it starts or ends with a backtick; line breaks become
+/// spaces.
+pub fn code(text: &str) -> String {
+    let text = text.replace(['\n', '\r'], " ");
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') || text.trim().is_empty() {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
 }
 
 /// One `#[test]` per eval fixture, named by [`TestNames`].
@@ -230,8 +305,8 @@ fn eval_tests(evals: &[EvalDecl]) -> Vec<TokenStream> {
                 None => quote! { ::core::option::Option::None },
             };
             let doc = Literal::string(&format!(
-                " Eval fixture `{}`: render it, validate `fake_output`, decode it.",
-                e.id
+                " Eval fixture {}: render it, validate `fake_output`, decode it.",
+                code(&e.id)
             ));
             quote! {
                 #[doc = #doc]
@@ -242,4 +317,34 @@ fn eval_tests(evals: &[EvalDecl]) -> Vec<TokenStream> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{code, doc_text};
+
+    #[test]
+    fn contract_text_is_escaped_markdown_and_names_are_code_spans() {
+        assert_eq!(
+            doc_text("The city of the sender."),
+            "The city of the sender."
+        );
+        assert_eq!(
+            doc_text("```\nlet x = <answer>;\n```"),
+            "\\`\\`\\`\nlet x = \\<answer\\>;\n\\`\\`\\`"
+        );
+        assert_eq!(doc_text("    indented code"), "indented code");
+        assert_eq!(
+            doc_text("[REDACTED] *a* # b"),
+            "\\[REDACTED\\] \\*a\\* \\# b"
+        );
+        assert_eq!(
+            doc_text("see https://example.com/a_b, and http://x.y"),
+            "see <https://example.com/a_b>, and <http://x.y>"
+        );
+        assert_eq!(code("name"), "`name`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`x`"), "`` `x` ``");
+        assert_eq!(code("two\nlines"), "`two lines`");
+    }
 }

@@ -3,7 +3,7 @@
 //! "Generated Rust", "Type mapping"). Names come from [`super::names`].
 
 use super::names::{self, TypeNames, VariantNames};
-use super::{doc_attr, private};
+use super::{code, doc_attr, doc_text, private};
 use crate::dto::Loc;
 use crate::source::Sources;
 use proc_macro2::{Ident, Literal, Span, TokenStream};
@@ -239,8 +239,8 @@ impl Gen<'_> {
                 let doc = s
                     .description
                     .as_ref()
-                    .map(|d| d.to_string())
-                    .unwrap_or_else(|| format!("The object at `{}`.", loc.pointer));
+                    .map(|d| doc_text(d))
+                    .unwrap_or_else(|| format!("The object at {}.", code(&loc.pointer)));
                 self.struct_item(&ty, &doc, &props, !s.additional_properties, None);
                 let id = Ident::new(&ty, Span::call_site());
                 quote! { #id }
@@ -265,7 +265,7 @@ impl Gen<'_> {
             let vdoc = Literal::string(&if text.is_empty() {
                 " The empty string.".to_owned()
             } else {
-                format!(" `{text}`")
+                format!(" {}", code(text))
             });
             variants.push(quote! { #[doc = #vdoc] #[serde(rename = #lit)] #vid, });
             arms.push(quote! { #ident::#vid => #lit, });
@@ -273,7 +273,7 @@ impl Gen<'_> {
         let doc = doc_attr(
             &s.description
                 .as_ref()
-                .map(|d| d.to_string())
+                .map(|d| doc_text(d))
                 .unwrap_or_else(|| format!("The values of `{name}`.")),
         );
         self.items.push(quote! {
@@ -480,8 +480,9 @@ fn object_view(ident: &Ident, members: &[Member<'_>], closed: bool, eid: &Ident)
 fn field_doc(f: &FieldSpec, nullable: bool) -> String {
     let mut doc = f
         .description
-        .clone()
-        .unwrap_or_else(|| format!("`{}`", f.name));
+        .as_deref()
+        .map(doc_text)
+        .unwrap_or_else(|| code(&f.name));
     doc.push_str(match (f.required, nullable) {
         (true, false) => "",
         (true, true) => "\n\nRequired and nullable: `None` is `null`.",
