@@ -43,9 +43,11 @@ pub fn decode_output<T: DeserializeOwned>(
     interaction: &Interaction,
     output: &serde_json::Value,
 ) -> Result<T, DecodeError> {
-    let value = check_root(interaction, Scope::Output, output.clone())
-        .map_err(|diagnostics| DecodeError { diagnostics })?;
-    serde_path_to_error::deserialize(value).map_err(|e| {
+    // Borrowed: a value too deep to validate is refused before anything
+    // walks (or clones) it recursively.
+    let value =
+        check_output(interaction, output).map_err(|diagnostics| DecodeError { diagnostics })?;
+    serde_path_to_error::deserialize(value.as_ref()).map_err(|e| {
         let pointer = pointer_of(e.path());
         DecodeError {
             diagnostics: vec![
@@ -169,19 +171,7 @@ pub fn check_root(
 ) -> Result<serde_json::Value, Vec<Diagnostic>> {
     use serde_json::Value;
     let (name, fields) = match scope {
-        Scope::Output => {
-            validate_output(interaction, value.as_value())?;
-            let schema = &interaction.output_schema;
-            let mut problems = Vec::new();
-            unrepresentable(schema, &value, &mut String::new(), &mut problems);
-            if !problems.is_empty() {
-                return Err(problems
-                    .into_iter()
-                    .map(|p| too_wide(Code::OutputSchema, p))
-                    .collect());
-            }
-            return Ok(normalize_integers(schema, &value).into_owned());
-        }
+        Scope::Output => return check_output(interaction, &value).map(Cow::into_owned),
         Scope::Inputs => ("inputs", &interaction.inputs),
         Scope::Context => ("context", &interaction.context),
     };
@@ -229,6 +219,27 @@ pub fn check_root(
             .collect());
     }
     Ok(Value::Object(out))
+}
+
+/// [`check_root`] for the output, on a borrowed value: validation first
+/// (which bounds the depth of what the later walks see), then the
+/// representability check, then integer normalisation (a copy only when a
+/// number changes).
+fn check_output<'v>(
+    interaction: &Interaction,
+    value: &'v serde_json::Value,
+) -> Result<Cow<'v, serde_json::Value>, Vec<Diagnostic>> {
+    validate_output(interaction, value.as_value())?;
+    let schema = &interaction.output_schema;
+    let mut problems = Vec::new();
+    unrepresentable(schema, value, &mut String::new(), &mut problems);
+    if !problems.is_empty() {
+        return Err(problems
+            .into_iter()
+            .map(|p| too_wide(Code::OutputSchema, p))
+            .collect());
+    }
+    Ok(normalize_integers(schema, value))
 }
 
 /// The deserialisation of a generated root type (`Inputs`, `Context`, a
