@@ -89,7 +89,7 @@ fn ascii(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// ASCII snake case of [`ascii`]`(s)`: letters lower-cased, every run of
+/// ASCII snake case of `ascii(s)`: letters lower-cased, every run of
 /// other characters one `_`.
 pub fn snake(s: &str) -> String {
     let s = ascii(s);
@@ -115,7 +115,7 @@ pub fn snake(s: &str) -> String {
     out
 }
 
-/// ASCII Pascal case of the alphanumeric runs of [`ascii`]`(s)`
+/// ASCII Pascal case of the alphanumeric runs of `ascii(s)`
 /// (`merge_data` → `MergeData`, `größe` → `Grosse`).
 pub fn pascal(s: &str) -> String {
     ascii(s)
