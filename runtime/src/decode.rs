@@ -33,18 +33,20 @@ impl std::error::Error for DecodeError {}
 /// deserialises it into `T` (a generated `Output`).
 ///
 /// Integer-valued numbers where the schema says `integer` (`12.0`) decode
-/// into `i64`, as JSON Schema counts them as integers.
+/// into `i64`, as JSON Schema counts them as integers ([`check_root`]).
 ///
 /// # Errors
-/// `TQX_OUTPUT_SCHEMA` for every schema violation (with its pointer), or
-/// when the value does not deserialise into `T`.
+/// `TQX_OUTPUT_SCHEMA` for every schema violation (with its pointer), for
+/// a valid value the generated type cannot hold exactly, or when the value
+/// does not deserialise into `T`.
 pub fn decode_output<T: DeserializeOwned>(
     interaction: &Interaction,
     output: &serde_json::Value,
 ) -> Result<T, DecodeError> {
-    validate_output(interaction, output.as_value())
-        .map_err(|diagnostics| DecodeError { diagnostics })?;
-    let value = normalize_integers(&interaction.output_schema, output);
+    // Borrowed: a value too deep to validate is refused before anything
+    // walks (or clones) it recursively.
+    let value =
+        check_output(interaction, output).map_err(|diagnostics| DecodeError { diagnostics })?;
     serde_path_to_error::deserialize(value.as_ref()).map_err(|e| {
         let pointer = pointer_of(e.path());
         DecodeError {
@@ -91,7 +93,8 @@ fn normalize_integers<'v>(
     use serde_json::Value;
     match value {
         Value::Number(n)
-            if schema.types.is_only(JsonType::Integer) && !(n.is_i64() || n.is_u64()) =>
+            if schema.types.without_null().is_only(JsonType::Integer)
+                && !(n.is_i64() || n.is_u64()) =>
         {
             match n.as_f64() {
                 Some(f) if f.fract() == 0.0 && f >= -(2f64.powi(63)) && f < 2f64.powi(63) => {
@@ -137,6 +140,207 @@ fn normalize_integers<'v>(
     }
 }
 
+/// Which generated root type a value is deserialised into: the root
+/// decides the rules it is checked against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// `Inputs`: the declared `inputs` fields.
+    Inputs,
+    /// `Context`: the declared `context` fields.
+    Context,
+    /// `Output`: the `output_schema`.
+    Output,
+}
+
+/// The checks a generated `Inputs`, `Context` or `Output` runs before its
+/// fields are read (`docs/format.md`, "Generated Rust", "Typed and
+/// untyped agree"): the value is validated by the same rules as the
+/// untyped path ([`crate::validate_request`] for a root scope,
+/// [`validate_output`] for the output), integer-valued numbers under
+/// `type: integer` become integers, and a value the generated Rust type
+/// cannot hold exactly is refused. The result is what `fields` (the
+/// serde-derived reading of the struct) may read without loss.
+///
+/// # Errors
+/// `TQX_VALUE_INVALID` (inputs, context) or `TQX_OUTPUT_SCHEMA` (output)
+/// diagnostics, one per problem, each with its JSON pointer.
+pub fn check_root(
+    interaction: &Interaction,
+    scope: Scope,
+    value: serde_json::Value,
+) -> Result<serde_json::Value, Vec<Diagnostic>> {
+    use serde_json::Value;
+    let (name, fields) = match scope {
+        Scope::Output => return check_output(interaction, &value).map(Cow::into_owned),
+        Scope::Inputs => ("inputs", &interaction.inputs),
+        Scope::Context => ("context", &interaction.context),
+    };
+    let Value::Object(map) = value else {
+        return Err(vec![
+            Diagnostic::error(
+                Code::ValueInvalid,
+                format!(
+                    "`{name}` must be an object, not {}",
+                    value.as_value().json_type().as_str()
+                ),
+            )
+            .at(format!("/{name}"))
+            .help(format!(
+                "supply `{name}` as a JSON object of its declared fields"
+            )),
+        ]);
+    };
+    let mut problems = Vec::new();
+    crate::request::check_scope(name, fields, &map, &mut problems);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let mut wide = Vec::new();
+    let mut out = serde_json::Map::new();
+    for (key, v) in map {
+        let field = fields.iter().find(|f| f.name == key.as_str());
+        if let Some(f) = field {
+            let mut at = format!(
+                "/{name}/{}",
+                templiqx_contracts::diagnostic::escape_pointer_token(&key)
+            );
+            unrepresentable(&f.schema, &v, &mut at, &mut wide);
+        }
+        let v = match field {
+            Some(f) => normalize_integers(&f.schema, &v).into_owned(),
+            None => v,
+        };
+        out.insert(key, v);
+    }
+    if !wide.is_empty() {
+        return Err(wide
+            .into_iter()
+            .map(|p| too_wide(Code::ValueInvalid, p))
+            .collect());
+    }
+    Ok(Value::Object(out))
+}
+
+/// [`check_root`] for the output, on a borrowed value: validation first
+/// (which bounds the depth of what the later walks see), then the
+/// representability check, then integer normalisation (a copy only when a
+/// number changes).
+fn check_output<'v>(
+    interaction: &Interaction,
+    value: &'v serde_json::Value,
+) -> Result<Cow<'v, serde_json::Value>, Vec<Diagnostic>> {
+    validate_output(interaction, value.as_value())?;
+    let schema = &interaction.output_schema;
+    let mut problems = Vec::new();
+    unrepresentable(schema, value, &mut String::new(), &mut problems);
+    if !problems.is_empty() {
+        return Err(problems
+            .into_iter()
+            .map(|p| too_wide(Code::OutputSchema, p))
+            .collect());
+    }
+    Ok(normalize_integers(schema, value))
+}
+
+/// The deserialisation of a generated root type (`Inputs`, `Context`, a
+/// struct `Output`): reads any JSON value, runs [`check_root`] on it, then
+/// `fields` (the derived reading). Generated code calls it from its
+/// `Deserialize` impls.
+///
+/// # Errors
+/// The diagnostics of [`check_root`], as the deserialiser's custom error.
+#[doc(hidden)]
+pub fn deserialize_root<'de, D, T>(
+    deserializer: D,
+    interaction: &Interaction,
+    scope: Scope,
+    fields: fn(serde_json::Value) -> Result<T, serde_json::Error>,
+) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    use serde::de::Error as _;
+    let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
+    let value = check_root(interaction, scope, value)
+        .map_err(|diagnostics| D::Error::custom(DecodeError { diagnostics }))?;
+    fields(value).map_err(D::Error::custom)
+}
+
+/// Integers above 2^53 in magnitude: a double holds them inexactly.
+const EXACT_DOUBLE: u64 = 1 << 53;
+
+/// Collects the pointers (with a reason) of values valid under `schema`
+/// that its generated Rust type cannot hold exactly: an integer outside
+/// `i64` where the type is `i64`, an integer beyond ±2^53 where it is
+/// `f64`.
+fn unrepresentable(
+    schema: &Schema,
+    value: &serde_json::Value,
+    at: &mut String,
+    out: &mut Vec<(String, &'static str)>,
+) {
+    use serde_json::Value;
+    let only = schema.types.without_null();
+    match value {
+        Value::Number(n) if only.is_only(JsonType::Integer) => {
+            let fits = n.is_i64()
+                || n.as_f64().is_some_and(|f| {
+                    !(n.is_u64()) && f.fract() == 0.0 && f >= -(2f64.powi(63)) && f < 2f64.powi(63)
+                });
+            if !fits {
+                out.push((
+                    at.clone(),
+                    "an integer outside the 64-bit signed range of the generated `i64`",
+                ));
+            }
+        }
+        Value::Number(n) if only.is_only(JsonType::Number) => {
+            let magnitude = n.as_i64().map(i64::unsigned_abs).or_else(|| n.as_u64());
+            if magnitude.is_some_and(|m| m > EXACT_DOUBLE) {
+                out.push((
+                    at.clone(),
+                    "an integer beyond 2^53, which the generated `f64` holds inexactly",
+                ));
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = &schema.items {
+                for (i, v) in items.iter().enumerate() {
+                    let len = at.len();
+                    at.push_str(&format!("/{i}"));
+                    unrepresentable(item, v, at, out);
+                    at.truncate(len);
+                }
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                if let Some(s) = schema.property(k) {
+                    let len = at.len();
+                    at.push('/');
+                    at.push_str(&templiqx_contracts::diagnostic::escape_pointer_token(k));
+                    unrepresentable(s, v, at, out);
+                    at.truncate(len);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn too_wide(code: Code, (pointer, what): (String, &'static str)) -> Diagnostic {
+    let shown = if pointer.is_empty() { "/" } else { &pointer };
+    Diagnostic::error(
+        code,
+        format!("the value at {shown} is valid but does not fit the generated type: {what}"),
+    )
+    .at(pointer)
+    .help(
+        "bound the schema with `minimum`/`maximum` to what the host can hold \
+         (`docs/format.md`, \"Generated Rust\")",
+    )
+}
+
 /// Runs one eval fixture: deserialises the typed inputs and context,
 /// renders, validates `fake_output` and decodes it into `O`. Panics with
 /// every diagnostic on failure (this is what a generated `#[test]` calls).
@@ -180,4 +384,20 @@ where
     T: serde::Deserialize<'de>,
 {
     <Option<T> as serde::Deserialize>::deserialize(deserializer).map(Some)
+}
+
+/// Deserialises a present field of an optional property whose Rust type
+/// is `serde_json::Value` (no `type`): a `null` is kept as
+/// `Some(Value::Null)`, so a present `null` and an absent member stay
+/// apart (`docs/format.md`, "Typed and untyped agree").
+///
+/// # Errors
+/// The inner type's deserialisation errors.
+#[doc(hidden)]
+pub fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
 }

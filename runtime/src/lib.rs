@@ -117,7 +117,7 @@ pub use adapter::{
     AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Execution, ExecutionError,
     RuntimeAdapter, Usage,
 };
-pub use decode::{DecodeError, decode_output};
+pub use decode::{DecodeError, Scope, check_root, decode_output};
 pub use filters::Locale;
 pub use output::validate_output;
 pub use render::{RenderError, render, render_envelope};
@@ -135,7 +135,9 @@ pub use templiqx_macros::include_contract;
 /// release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::decode::{DecodeError, decode_output, double_option, run_eval};
+    pub use crate::decode::{
+        DecodeError, Scope, decode_output, deserialize_root, double_option, present, run_eval,
+    };
     pub use crate::render::{RenderError, render};
     pub use ::serde;
     pub use ::serde_json;

@@ -40,7 +40,7 @@ pub fn validate_request(
     }
 }
 
-fn check_scope(
+pub(crate) fn check_scope(
     scope: &str,
     fields: &[Field],
     values: &dyn ObjectView,

@@ -509,3 +509,314 @@ fn generated_eval_tests_run_and_a_wrong_fake_output_fails_exactly_that_test() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Hostile names in every position (`docs/format.md`, "Generated Rust",
+/// "Names"): keywords of every edition, the names that cannot be raw,
+/// names of the generated module's own items, names that differ only by
+/// case or punctuation, leading digits, non-ASCII.
+const HOSTILE: &str = r#"api_version: templiqx/v1alpha1
+id: self
+version: 0.1.0
+inputs:
+  self:
+    schema: { type: object, additionalProperties: false, required: [name], properties: { name: { type: string } } }
+    required: true
+  super: { schema: { type: string }, required: false }
+  crate: { schema: { type: integer }, required: false }
+  _: { schema: { type: boolean }, required: false }
+  async: { schema: { type: string }, required: false }
+  try: { schema: { type: string }, required: false }
+  gen: { schema: { type: string }, required: false }
+  dyn: { schema: { type: string }, required: false }
+  union: { schema: { type: string }, required: false }
+  macro_rules: { schema: { type: string }, required: false }
+  raw: { schema: { type: string }, required: false }
+  Inputs: { schema: { type: object, properties: { Inputs: { type: string } } }, required: false }
+  render:
+    schema:
+      type: object
+      additionalProperties: false
+      properties:
+        Self: { type: object, properties: { type: { type: string } } }
+        crate: { type: string, enum: [self, Self, a-b, A_B, "", "2x", 日本, Inputs, union, gen] }
+        union: { type: array, items: { type: object, properties: { async: { type: integer } } } }
+        additional_properties: { type: integer }
+    required: false
+  2fa: { schema: { type: [string, "null"] }, required: true }
+  名前: { schema: { type: string }, required: false }
+context:
+  Self: { schema: { type: string }, required: false }
+  decode_output: { schema: { type: string }, required: false }
+  INTERACTION: { schema: { type: string }, required: false }
+  InputsFields: { schema: { type: object, properties: { x: { type: integer } } }, required: false }
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.self.name } }
+output_schema:
+  type: object
+  additionalProperties: false
+  required: [Output]
+  properties:
+    Output: { type: object, properties: { Context: { type: string, enum: [Output, output, OUTPUT] } } }
+    Inputs: { type: object, properties: { self: { type: integer } } }
+    OutputFields: { type: object, properties: { gen: { type: integer } } }
+    static: { type: [integer, "null"] }
+    SelfValue: { type: object, properties: { v: { type: integer } } }
+    self-value-x: { type: object, properties: { Self: { type: object, properties: { w: { type: integer } } } } }
+evals:
+  - id: self
+    inputs: { self: { name: a }, 2fa: null }
+    fake_output: { Output: {} }
+  - id: Self
+    inputs: { self: { name: b }, 2fa: x }
+    fake_output: { Output: { Context: OUTPUT } }
+  - id: "2"
+    inputs: { self: { name: c }, 2fa: null, render: { crate: 日本 } }
+    fake_output: { Output: {}, static: 2.0 }
+  - id: gen
+    inputs: { self: { name: d }, 2fa: null }
+    fake_output: { Output: {} }
+  - id: macro_rules
+    inputs: { self: { name: e }, 2fa: null }
+    fake_output: { Output: {} }
+"#;
+
+/// A small contract whose id is `{id}`: the module name is hostile.
+fn hostile_id(id: &str) -> String {
+    format!(
+        "api_version: templiqx/v1alpha1\nid: {id}\nversion: 0.1.0\ncapabilities: [structured_output]\nmessages:\n  - role: user\n    content:\n      - {{ kind: text, value: hi }}\noutput_schema: {{ type: object }}\n"
+    )
+}
+
+/// Descriptions that Markdown and rustdoc would read as code, HTML and
+/// links (`docs/format.md`, "Generated Rust", "Doc comments").
+const HOSTILE_DOCS: &str = r#"api_version: templiqx/v1alpha1
+id: docs
+version: 0.1.0
+description: |
+  A contract whose docs are hostile.
+  ```
+  fn main() { <answer> }
+  ```
+      indented(code);
+  See [REDACTED] and [`Inputs`] at https://example.com/a_b.
+inputs:
+  count:
+    schema: { type: integer, minimum: 0 }
+    required: true
+    description: "`count` is *emphasised* # not a heading <b>bold</b> &amp; [link](x) ~~gone~~ | pipe"
+  reference: { schema: { type: [string, "null"] }, required: true, description: "```rust\nlet x: u8 = 300;\n```" }
+  name:
+    schema:
+      type: object
+      description: "    four spaces: a code block?\n<answer>\n[REDACTED]"
+      properties:
+        tone: { type: string, enum: ["<b>", "`x`", "[y]", "*z*"], description: "<script>alert(1)</script>" }
+    required: false
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.count } }
+output_schema:
+  type: object
+  properties:
+    answer: { type: string, description: "```\n<answer>\n```" }
+evals:
+  - id: "`weird` <id>"
+    inputs: { count: 2.0, reference: null }
+    fake_output: { answer: "ok" }
+"#;
+
+/// The host's library: the generated modules, documented and linted.
+const HOSTILE_LIB: &str = r##"#![deny(warnings)]
+#![warn(missing_docs)]
+//! A host over hostile names and descriptions.
+
+/// The contracts of `pkg`.
+pub mod built {
+    include!(concat!(env!("OUT_DIR"), "/templiqx_contracts.rs"));
+}
+"##;
+
+const HOSTILE_MAIN: &str = r##"#![deny(warnings)]
+//! Runs the hostile host's checks.
+
+use hostile_host::built;
+use built::self_ as hostile;
+use templiqx::__private::serde_json::{self, json};
+
+fn main() {
+    // `self` of an object schema: a usable struct, not `pub struct Self`.
+    let inputs = hostile::Inputs {
+        self_: hostile::SelfValue { name: "Ada".to_owned() },
+        super_: None,
+        crate_: Some(1),
+        __: None,
+        r#async: None,
+        r#try: Some("t".to_owned()),
+        r#gen: None,
+        r#dyn: None,
+        r#union: None,
+        r#macro_rules: None,
+        r#raw: None,
+        inputs: None,
+        render: Some(hostile::Render {
+            self_: None,
+            crate_: Some(hostile::Crate::SelfValue2),
+            r#union: None,
+            additional_properties: Some(1),
+        }),
+        _2fa: None,
+        ming_qian: None,
+    };
+    let rendered = hostile::render(&inputs, &hostile::Context::default()).unwrap();
+    assert_eq!(rendered.messages[0].content, "Ada");
+    let json = serde_json::to_value(&inputs).unwrap();
+    assert_eq!(json["self"]["name"], "Ada");
+    assert_eq!(json["render"]["crate"], "Self");
+    assert!(json["2fa"].is_null());
+    let back: hostile::Inputs = serde_json::from_value(json).unwrap();
+    assert_eq!(back, inputs);
+    let output = hostile::decode_output(&json!({"Output": {"Context": "output"}, "static": 3.0, "Inputs": {"self": 1}})).unwrap();
+    assert_eq!(output.output.context, Some(hostile::OutputOutputContext::Output2));
+    assert_eq!(output.r#static, Some(Some(3)));
+    assert_eq!(output.inputs.as_ref().and_then(|i| i.self_), Some(1));
+    let _: Option<hostile::OutputOutputFields> = output.output_fields;
+    let _: Option<hostile::OutputSelfValue> = output.self_value;
+    let x: Option<hostile::SelfValueX> = output.self_value_x;
+    let _: Option<hostile::SelfValueXSelfValue> = x.and_then(|x| x.self_);
+    let _: Option<hostile::RenderSelfValue> = None;
+    let _: Option<built::self_::ContextInputsFields> = None;
+    let _: Option<hostile::InputsInputs> = None;
+    assert_eq!(hostile::CONTRACT_ID, "self");
+    for id in [built::crate_::CONTRACT_ID, built::super_::CONTRACT_ID, built::gen_::CONTRACT_ID, built::try_::CONTRACT_ID,
+               built::union_::CONTRACT_ID, built::macro_rules_::CONTRACT_ID, built::async_::CONTRACT_ID,
+               built::inputs::CONTRACT_ID, built::render::CONTRACT_ID] {
+        assert!(!id.is_empty());
+    }
+
+    // `count: 2.0` is an integer; a required nullable key may be null but
+    // not missing, in the typed path as in render.
+    let docs: built::docs::Inputs = serde_json::from_value(json!({"count": 2.0, "reference": null})).unwrap();
+    assert_eq!((docs.count, docs.reference.clone()), (2, None));
+    let missing = json!({"count": 1, "name": {"tone": "<b>"}});
+    let typed = serde_json::from_value::<built::docs::Inputs>(missing.clone()).unwrap_err();
+    assert!(typed.to_string().contains("TQX_VALUE_INVALID"), "{typed}");
+    let untyped = templiqx::render(&built::docs::INTERACTION, missing.as_object().unwrap(), &serde_json::Map::new()).unwrap_err();
+    assert_eq!(untyped.diagnostics[0].json_pointer.as_deref(), Some("/inputs/reference"));
+    println!("hostile ok");
+}
+"##;
+
+#[test]
+fn hostile_names_and_descriptions_build_lint_document_and_run() {
+    let host = Host {
+        dir: tempfile::tempdir().unwrap(),
+    };
+    let ws = workspace();
+    host.write(
+        "Cargo.toml",
+        &format!(
+            "[package]\nname = \"hostile-host\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\ntempliqx = {{ path = \"{runtime}\" }}\n\n[build-dependencies]\ntempliqx-build = {{ path = \"{build}\" }}\n\n[workspace]\n\n[profile.dev]\ndebug = false\n",
+            runtime = ws.join("runtime").display(),
+            build = ws.join("build-support").display()
+        ),
+    );
+    fs::copy(ws.join("Cargo.lock"), host.path().join("Cargo.lock")).unwrap();
+    host.write(
+        "build.rs",
+        "fn main() {\n    if let Err(e) = templiqx_build::Builder::new().target([\"structured_output\"]).package(\"pkg\").compile() {\n        eprintln!(\"{e}\");\n        std::process::exit(1);\n    }\n}\n",
+    );
+    let ids = [
+        "crate",
+        "super",
+        "gen",
+        "try",
+        "union",
+        "macro_rules",
+        "async",
+        "Inputs",
+        "render",
+    ];
+    let listed: Vec<String> = ["self", "docs"]
+        .iter()
+        .chain(ids.iter())
+        .map(|s| format!("\"{s}\""))
+        .collect();
+    host.write(
+        "pkg/templiqx.yaml",
+        &format!(
+            "api_version: templiqx/v1alpha1\npackage: hostile\nversion: 0.1.0\ncontracts: [{}]\n",
+            listed.join(", ")
+        ),
+    );
+    host.write("pkg/contracts/self.yaml", HOSTILE);
+    host.write("pkg/contracts/docs.yaml", HOSTILE_DOCS);
+    for id in ids {
+        host.write(&format!("pkg/contracts/{id}.yaml"), &hostile_id(id));
+    }
+    host.write("src/lib.rs", HOSTILE_LIB);
+    host.write("src/main.rs", HOSTILE_MAIN);
+    let target = shared_target();
+    let out = host.run(&target);
+    assert!(out.contains("hostile ok"), "{out}");
+
+    // Eval tests (including `count: 2.0`) and doc tests: no description
+    // became a doctest.
+    let out = host.cargo(&["test", "--", "--test-threads=1"], &target);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in [
+        "built::self_::evals::self_",
+        "built::self_::evals::self_2",
+        "built::self_::evals::eval_2",
+        "built::self_::evals::gen_",
+        "built::self_::evals::macro_rules_",
+        "built::docs::evals::weird_id",
+    ] {
+        assert!(
+            stdout.contains(&format!("test {name} ... ok")),
+            "{name} missing:\n{stdout}"
+        );
+    }
+    let out = host.cargo(&["test", "--doc"], &target);
+    assert!(
+        out.status.success(),
+        "cargo test --doc:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = host.cargo(
+        &["clippy", "--all-targets", "--", "-D", "warnings"],
+        &target,
+    );
+    assert!(
+        out.status.success(),
+        "clippy:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(env!("CARGO"))
+        .args(["doc", "--no-deps", "--document-private-items", "--offline"])
+        .env("CARGO_TARGET_DIR", &target)
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .env_remove("RUSTFLAGS")
+        .current_dir(host.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cargo doc -D warnings:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let generated = generated(&target, &host);
+    // Descriptions are escaped text in the doc comments.
+    assert!(generated.contains(r"\<answer\>"), "{generated}");
+    assert!(!generated.contains("/// ```"), "{generated}");
+}

@@ -1,0 +1,350 @@
+//! Rust code generation: a compiled contract becomes a module with typed
+//! `Inputs`, `Context` and `Output` types, the interaction as static data,
+//! fingerprint constants, typed entry points and eval tests
+//! (`docs/format.md`, "Generated Rust").
+//!
+//! - [`names`] decides every identifier the generator writes;
+//! - `types` generates the structs and enums of the schemas;
+//! - `statics` writes the interaction IR as static tokens;
+//! - this module drives them and assembles the contract module.
+//!
+//! Generated code names runtime items only through `::templiqx::__private`,
+//! so it does not depend on the host's `use` lines; it is deterministic
+//! (declaration order, no hashing) and carries doc comments.
+
+pub mod names;
+mod statics;
+mod types;
+
+use crate::dto::{Contract, EvalDecl, Loc};
+use crate::source::Sources;
+use names::{TestNames, TypeNames};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::quote;
+use std::path::PathBuf;
+use templiqx_contracts::ir;
+use templiqx_contracts::{Diagnostic, Interaction, JsonType};
+use types::{FieldSpec, Gen, is_struct};
+
+pub use names::{field_ident, module_name};
+pub use statics::emit_interaction;
+
+/// What to generate besides the types and the interaction.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Emit each eval fixture as a `#[test]` (under `#[cfg(test)]`).
+    pub eval_tests: bool,
+    /// Absolute paths of every file read, referenced with `include_bytes!`
+    /// so that cargo rebuilds the host when one changes (askama's technique).
+    pub tracked_files: Vec<PathBuf>,
+}
+
+/// Generates the module for one compiled contract.
+///
+/// # Errors
+/// `TQX_CODEGEN_COLLISION` when two property names map to the same Rust
+/// field name (`first-name` and `first_name`), located at the second.
+pub fn generate(
+    contract: &Contract,
+    interaction: &Interaction,
+    sources: &Sources,
+    options: &Options,
+) -> Result<TokenStream, Vec<Diagnostic>> {
+    let mut g = Gen {
+        sources,
+        items: Vec::new(),
+        names: TypeNames::default(),
+        diags: Vec::new(),
+    };
+    root_types(&mut g, contract, interaction);
+    if !g.diags.is_empty() {
+        return Err(g.diags);
+    }
+    Ok(module(contract, interaction, options, &g.items))
+}
+
+/// The field specs of the declared inputs or context fields.
+fn root_fields(contract: &Contract, which: &'static str, decls: &[ir::Field]) -> Vec<FieldSpec> {
+    let file = contract.loc.file;
+    decls
+        .iter()
+        .map(|f| {
+            let declared = match which {
+                "inputs" => contract.inputs.get(&f.name),
+                _ => contract.context.get(&f.name),
+            };
+            let key = templiqx_contracts::diagnostic::escape_pointer_token(&f.name);
+            FieldSpec {
+                name: f.name.to_string(),
+                schema: f.schema.clone(),
+                required: f.required,
+                description: declared.and_then(|d| d.description.clone()),
+                loc: Loc::new(file, format!("/{which}/{key}")),
+                schema_loc: Loc::new(file, format!("/{which}/{key}/schema")),
+            }
+        })
+        .collect()
+}
+
+/// `Inputs`, `Context` and `Output`, and every type they need.
+fn root_types(g: &mut Gen<'_>, contract: &Contract, interaction: &Interaction) {
+    let inputs = root_fields(contract, "inputs", &interaction.inputs);
+    let context = root_fields(contract, "context", &interaction.context);
+    let (id, version) = (&contract.id, &contract.version);
+    let doc = format!("Typed inputs of contract `{id}` (version {version}).");
+    g.struct_item("Inputs", &doc, &inputs, true, Some("Inputs"));
+    let doc = format!("Host-supplied context of contract `{id}` (version {version}).");
+    g.struct_item("Context", &doc, &context, true, Some("Context"));
+    let output_doc = format!("The structured output of contract `{id}` (its `output_schema`).");
+    let output_loc = Loc::new(contract.loc.file, "/output_schema");
+    let schema = &interaction.output_schema;
+    if is_struct(schema) {
+        let props = g.props(schema, &output_loc);
+        g.struct_item(
+            "Output",
+            &output_doc,
+            &props,
+            !schema.additional_properties,
+            Some("Output"),
+        );
+    } else {
+        let ty = g.ty(schema, "OutputValue", "", &output_loc);
+        let ty = if schema.types.contains(JsonType::Null) && !schema.types.is_any() {
+            quote! { ::core::option::Option<#ty> }
+        } else {
+            ty
+        };
+        let doc = doc_attr(&output_doc);
+        g.items.push(quote! { #doc pub type Output = #ty; });
+    }
+}
+
+/// The contract module around the generated types.
+fn module(
+    contract: &Contract,
+    interaction: &Interaction,
+    options: &Options,
+    items: &[TokenStream],
+) -> TokenStream {
+    let p = private();
+    let interaction_tokens = emit_interaction(interaction);
+    let contract_fp = Literal::string(&interaction.contract_fingerprint);
+    let interaction_fp = Literal::string(&interaction.interaction_fingerprint);
+    let id = Literal::string(&contract.id);
+    let version = Literal::string(&contract.version);
+    let module = Ident::new(&module_name(&contract.id), Span::call_site());
+    let module_doc = doc_attr(&match &contract.description {
+        Some(d) => format!(
+            "Contract `{}` {}: {}",
+            contract.id,
+            contract.version,
+            doc_text(d)
+        ),
+        None => format!("Contract `{}` {}.", contract.id, contract.version),
+    });
+    let tracked = options.tracked_files.iter().map(|f| {
+        let path = Literal::string(&f.to_string_lossy());
+        quote! { const _: &[u8] = ::core::include_bytes!(#path); }
+    });
+    let evals = if options.eval_tests && !contract.evals.is_empty() {
+        let tests = eval_tests(&contract.evals);
+        quote! {
+            #[cfg(test)]
+            mod evals {
+                #(#tests)*
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+    quote! {
+        #module_doc
+        #[allow(dead_code)]
+        pub mod #module {
+            #(#tracked)*
+
+            /// The contract id.
+            pub const CONTRACT_ID: &str = #id;
+            /// The contract version.
+            pub const CONTRACT_VERSION: &str = #version;
+            /// SHA-256 of the canonical JSON of the composed contract.
+            pub const CONTRACT_FINGERPRINT: &str = #contract_fp;
+            /// SHA-256 of the canonical JSON of the compiled interaction
+            /// (including its target capability profile).
+            pub const INTERACTION_FINGERPRINT: &str = #interaction_fp;
+
+            #(#items)*
+
+            /// The compiled interaction, as static data.
+            pub static INTERACTION: #p::Interaction = #interaction_tokens;
+
+            /// Renders the interaction from typed values: validates them
+            /// (bounds, formats), then renders every message.
+            ///
+            /// # Errors
+            /// `TQX_VALUE_INVALID`, `TQX_VALUE_MISSING`, `TQX_FILTER_INPUT`,
+            /// `TQX_RENDER_BUDGET` (see the runtime crate).
+            pub fn render(
+                inputs: &Inputs,
+                context: &Context,
+            ) -> ::core::result::Result<#p::RenderedInteraction<'static>, #p::RenderError> {
+                #p::render(&INTERACTION, inputs, context)
+            }
+
+            /// Validates a model output against `output_schema` and decodes it.
+            ///
+            /// # Errors
+            /// `TQX_OUTPUT_SCHEMA` with the pointer of each offending value.
+            pub fn decode_output(
+                output: &#p::serde_json::Value,
+            ) -> ::core::result::Result<Output, #p::DecodeError> {
+                #p::decode_output(&INTERACTION, output)
+            }
+
+            #evals
+        }
+    }
+}
+
+/// The path generated code names every runtime item through.
+fn private() -> TokenStream {
+    quote! { ::templiqx::__private }
+}
+
+/// `#[doc]` attributes, one per line of `text` (Markdown written by the
+/// generator: contract text goes through [`doc_text`] and [`code`] first).
+fn doc_attr(text: &str) -> TokenStream {
+    let lines = text.lines().map(|l| Literal::string(&format!(" {l}")));
+    quote! { #(#[doc = #lines])* }
+}
+
+/// Contract text (a description) as Markdown that rustdoc shows as the
+/// same text (`docs/format.md`, "Generated Rust", "Doc comments"): no
+/// doctest, no HTML, no intra-doc link, whatever the text holds. Every
+/// character Markdown gives a meaning to (`` ` ``, `*`, `_`, `[`, `]`,
+/// `<`, `>`, `#`, `|`, `~`, `&`, `\`) is backslash-escaped, so no fence,
+/// emphasis, link, tag or heading starts; leading white space is dropped,
+/// so no indented code block starts; a URL becomes an autolink
+/// (`<https://…>`), which rustdoc's `bare_urls` lint asks for.
+pub fn doc_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, line) in text.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut rest = line.trim_start();
+        while !rest.is_empty() {
+            let url = ["https://", "http://"]
+                .iter()
+                .filter_map(|scheme| rest.find(scheme))
+                .min();
+            let plain = url.unwrap_or(rest.len());
+            escape_markdown(&rest[..plain], &mut out);
+            rest = &rest[plain..];
+            if url.is_some() {
+                let end = rest
+                    .find(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | '`' | '"'))
+                    .unwrap_or(rest.len());
+                // Sentence punctuation after a URL is not part of it.
+                let end = rest[..end]
+                    .trim_end_matches(['.', ',', ';', ':', ')', '!', '?'])
+                    .len();
+                out.push('<');
+                out.push_str(&rest[..end]);
+                out.push('>');
+                rest = &rest[end..];
+            }
+        }
+    }
+    out
+}
+
+fn escape_markdown(text: &str, out: &mut String) {
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|' | '~' | '&'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+/// A Markdown code span showing `text` verbatim (a property name, an enum
+/// value): delimited by one backtick more than the longest run inside,
+/// padded when it starts or ends with a backtick; line breaks become
+/// spaces.
+pub fn code(text: &str) -> String {
+    let text = text.replace(['\n', '\r'], " ");
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') || text.trim().is_empty() {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// One `#[test]` per eval fixture, named by [`TestNames`].
+fn eval_tests(evals: &[EvalDecl]) -> Vec<TokenStream> {
+    let p = private();
+    let mut used = TestNames::default();
+    evals
+        .iter()
+        .map(|e| {
+            let test = Ident::new(&used.fresh(&e.id), Span::call_site());
+            let inputs = Literal::string(&serde_json::Value::Object(e.inputs.clone()).to_string());
+            let context = Literal::string(&serde_json::Value::Object(e.context.clone()).to_string());
+            let fake = match &e.fake_output {
+                Some(v) => {
+                    let l = Literal::string(&v.to_string());
+                    quote! { ::core::option::Option::Some(#l) }
+                }
+                None => quote! { ::core::option::Option::None },
+            };
+            let doc = Literal::string(&format!(
+                " Eval fixture {}: render it, validate `fake_output`, decode it.",
+                code(&e.id)
+            ));
+            quote! {
+                #[doc = #doc]
+                #[test]
+                fn #test() {
+                    #p::run_eval::<super::Inputs, super::Context, super::Output>(&super::INTERACTION, #inputs, #context, #fake);
+                }
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{code, doc_text};
+
+    #[test]
+    fn contract_text_is_escaped_markdown_and_names_are_code_spans() {
+        assert_eq!(
+            doc_text("The city of the sender."),
+            "The city of the sender."
+        );
+        assert_eq!(
+            doc_text("```\nlet x = <answer>;\n```"),
+            "\\`\\`\\`\nlet x = \\<answer\\>;\n\\`\\`\\`"
+        );
+        assert_eq!(doc_text("    indented code"), "indented code");
+        assert_eq!(
+            doc_text("[REDACTED] *a* # b"),
+            "\\[REDACTED\\] \\*a\\* \\# b"
+        );
+        assert_eq!(
+            doc_text("see https://example.com/a_b, and http://x.y"),
+            "see <https://example.com/a_b>, and <http://x.y>"
+        );
+        assert_eq!(code("name"), "`name`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`x`"), "`` `x` ``");
+        assert_eq!(code("two\nlines"), "`two lines`");
+    }
+}

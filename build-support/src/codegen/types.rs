@@ -1,0 +1,493 @@
+//! Type generation: structs for objects with properties, enums for string
+//! enums, and the Rust type of every other schema (`docs/format.md`,
+//! "Generated Rust", "Type mapping"). Names come from [`super::names`].
+
+use super::names::{self, TypeNames, VariantNames};
+use super::{code, doc_attr, doc_text, private};
+use crate::dto::Loc;
+use crate::source::Sources;
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::quote;
+use templiqx_contracts::{Code, Diagnostic, IrValue, JsonType, Schema};
+
+/// One property, input or context field to become a struct field.
+pub(super) struct FieldSpec {
+    pub(super) name: String,
+    pub(super) schema: Schema,
+    pub(super) required: bool,
+    pub(super) description: Option<String>,
+    /// Where the property's key is (collision diagnostics point here).
+    pub(super) loc: Loc,
+    /// Where its schema is (nested properties are below this).
+    pub(super) schema_loc: Loc,
+}
+
+/// A field with its decided Rust name and type.
+struct Member<'f> {
+    spec: &'f FieldSpec,
+    /// The Rust field name (`r#type` for a keyword).
+    rust: String,
+    ty: TokenStream,
+    nullable: bool,
+}
+
+impl Member<'_> {
+    fn ident(&self) -> TokenStream {
+        names::ident(&self.rust)
+    }
+}
+
+/// The generator's state for one contract module.
+pub(super) struct Gen<'a> {
+    pub(super) sources: &'a Sources,
+    /// Every item generated so far, in declaration order.
+    pub(super) items: Vec<TokenStream>,
+    pub(super) names: TypeNames,
+    pub(super) diags: Vec<Diagnostic>,
+}
+
+/// Whether the schema is a non-nullable object with properties (a struct).
+pub(super) fn is_struct(s: &Schema) -> bool {
+    s.types.is_only(JsonType::Object)
+        && !s.properties.is_empty()
+        && !s.types.contains(JsonType::Null)
+}
+
+/// Whether the schema's Rust type is `serde_json::Value` (no single
+/// non-null type).
+fn untyped(s: &Schema) -> bool {
+    let t = s.types.without_null();
+    t.is_any() || t.iter().count() != 1
+}
+
+fn nullable(s: &Schema) -> bool {
+    s.types.contains(JsonType::Null) && !s.types.is_any()
+}
+
+impl Gen<'_> {
+    /// The field specs of an object schema's properties.
+    pub(super) fn props(&mut self, schema: &Schema, loc: &Loc) -> Vec<FieldSpec> {
+        schema
+            .properties
+            .iter()
+            .map(|(name, s)| FieldSpec {
+                name: name.to_string(),
+                schema: s.clone(),
+                required: schema.is_required(name),
+                description: s.description.as_ref().map(|d| d.to_string()),
+                loc: loc.child("properties").child(name),
+                schema_loc: loc.child("properties").child(name),
+            })
+            .collect()
+    }
+
+    /// Decides each field's name and type; two fields with one Rust name
+    /// are `TQX_CODEGEN_COLLISION` at the second (which is then left out).
+    fn members<'f>(&mut self, parent: &str, fields: &'f [FieldSpec]) -> Vec<Member<'f>> {
+        let mut members: Vec<Member<'f>> = Vec::new();
+        for f in fields {
+            let rust = names::field_ident(&f.name);
+            if let Some(first) = members.iter().find(|m| m.rust == rust) {
+                let d = self
+                    .sources
+                    .error_at_key(
+                        Code::CodegenCollision,
+                        format!(
+                            "properties `{}` and `{}` both become the Rust field `{rust}`",
+                            first.spec.name, f.name
+                        ),
+                        &f.loc,
+                    )
+                    .help("rename one of the properties; generated field names must be unique");
+                self.diags.push(d);
+                continue;
+            }
+            let nullable = nullable(&f.schema);
+            let inner = self.ty(&f.schema, &f.name, parent, &f.schema_loc);
+            // Optional and nullable: `None` is absent, `Some(None)` is null.
+            let ty = match (f.required, nullable) {
+                (true, false) => inner,
+                (true, true) | (false, false) => quote! { ::core::option::Option<#inner> },
+                (false, true) => {
+                    quote! { ::core::option::Option<::core::option::Option<#inner>> }
+                }
+            };
+            members.push(Member {
+                spec: f,
+                rust,
+                ty,
+                nullable,
+            });
+        }
+        members
+    }
+
+    /// Emits a struct with serde derives and an `ObjectView` impl. A root
+    /// type (`Inputs`, `Context`, `Output`: `root` names its `Scope`)
+    /// deserialises through the runtime's checks (`docs/format.md`,
+    /// "Typed and untyped agree"): its derived reading goes to a private
+    /// twin ([`names::fields_twin`]) that its `Deserialize` impl calls
+    /// through `deserialize_root`.
+    pub(super) fn struct_item(
+        &mut self,
+        name: &str,
+        doc: &str,
+        fields: &[FieldSpec],
+        closed: bool,
+        root: Option<&str>,
+    ) {
+        let p = private();
+        let ident = Ident::new(name, Span::call_site());
+        let members = self.members(name, fields);
+        let defs: Vec<TokenStream> = members
+            .iter()
+            .map(|m| {
+                let serde_attr = serde_attr(m);
+                let (fid, ty) = (m.ident(), &m.ty);
+                quote! { #serde_attr pub #fid: #ty, }
+            })
+            .collect();
+        let docs = members
+            .iter()
+            .map(|m| doc_attr(&field_doc(m.spec, m.nullable)));
+        let taken: Vec<String> = members.iter().map(|m| m.rust.clone()).collect();
+        let eid = Ident::new(&names::extra_field(&taken), Span::call_site());
+        let (extra, extra_doc) = if closed {
+            (TokenStream::new(), TokenStream::new())
+        } else {
+            (
+                quote! {
+                    #[serde(flatten)]
+                    pub #eid: #p::serde_json::Map<::std::string::String, #p::serde_json::Value>,
+                },
+                quote! {
+                    /// Members not declared in `properties` (the schema allows
+                    /// them), kept so that nothing is lost.
+                },
+            )
+        };
+        let derive_default = if fields.iter().all(|f| !f.required) {
+            quote! { Default, }
+        } else {
+            TokenStream::new()
+        };
+        let deny = if closed {
+            quote! { #[serde(deny_unknown_fields)] }
+        } else {
+            quote! {}
+        };
+        let sdoc = doc_attr(doc);
+        let view = object_view(&ident, &members, closed, &eid);
+        let (derive_de, twin) = match root {
+            None => (quote! { #p::serde::Deserialize }, TokenStream::new()),
+            Some(scope) => {
+                let twin = root_twin(name, scope, &deny, &defs, &extra);
+                (TokenStream::new(), twin)
+            }
+        };
+        let defs = docs.zip(&defs).map(|(d, def)| quote! { #d #def });
+        self.items.push(quote! {
+            #sdoc
+            #[derive(Debug, Clone, PartialEq, #derive_default #p::serde::Serialize, #derive_de)]
+            #[serde(crate = "::templiqx::__private::serde")]
+            #deny
+            pub struct #ident {
+                #(#defs)*
+                #extra_doc
+                #extra
+            }
+
+            #twin
+            #view
+        });
+    }
+
+    /// The Rust type of a schema (without the `Option` for nullability);
+    /// `name` is the property's name, `parent` the enclosing type's.
+    pub(super) fn ty(&mut self, s: &Schema, name: &str, parent: &str, loc: &Loc) -> TokenStream {
+        let p = private();
+        let t = s.types.without_null();
+        if untyped(s) {
+            return quote! { #p::serde_json::Value };
+        }
+        match t.iter().next() {
+            Some(JsonType::String) => match &s.enum_values {
+                Some(values) if values.iter().all(|v| matches!(v, IrValue::String(_))) => {
+                    let ty = self.names.fresh(name, parent);
+                    self.enum_item(&ty, s, values);
+                    let id = Ident::new(&ty, Span::call_site());
+                    quote! { #id }
+                }
+                _ => quote! { ::std::string::String },
+            },
+            Some(JsonType::Integer) => quote! { i64 },
+            Some(JsonType::Number) => quote! { f64 },
+            Some(JsonType::Boolean) => quote! { bool },
+            Some(JsonType::Array) => {
+                let item = match &s.items {
+                    Some(items) => {
+                        let item_name = format!("{} Item", names::pascal(name));
+                        self.ty(items, &item_name, parent, &loc.child("items"))
+                    }
+                    None => quote! { #p::serde_json::Value },
+                };
+                quote! { ::std::vec::Vec<#item> }
+            }
+            Some(JsonType::Object) if !s.properties.is_empty() => {
+                let ty = self.names.fresh(name, parent);
+                let props = self.props(s, loc);
+                let doc = s
+                    .description
+                    .as_ref()
+                    .map(|d| doc_text(d))
+                    .unwrap_or_else(|| format!("The object at {}.", code(&loc.pointer)));
+                self.struct_item(&ty, &doc, &props, !s.additional_properties, None);
+                let id = Ident::new(&ty, Span::call_site());
+                quote! { #id }
+            }
+            Some(JsonType::Object) => {
+                quote! { #p::serde_json::Map<::std::string::String, #p::serde_json::Value> }
+            }
+            _ => quote! { #p::serde_json::Value },
+        }
+    }
+
+    fn enum_item(&mut self, name: &str, s: &Schema, values: &[IrValue]) {
+        let p = private();
+        let ident = Ident::new(name, Span::call_site());
+        let mut used = VariantNames::default();
+        let mut variants = Vec::new();
+        let mut arms = Vec::new();
+        for v in values {
+            let IrValue::String(text) = v else { continue };
+            let vid = Ident::new(&used.fresh(text), Span::call_site());
+            let lit = Literal::string(text);
+            let vdoc = Literal::string(&if text.is_empty() {
+                " The empty string.".to_owned()
+            } else {
+                format!(" {}", code(text))
+            });
+            variants.push(quote! { #[doc = #vdoc] #[serde(rename = #lit)] #vid, });
+            arms.push(quote! { #ident::#vid => #lit, });
+        }
+        let doc = doc_attr(
+            &s.description
+                .as_ref()
+                .map(|d| doc_text(d))
+                .unwrap_or_else(|| format!("The values of `{name}`.")),
+        );
+        self.items.push(quote! {
+            #doc
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, #p::serde::Serialize, #p::serde::Deserialize)]
+            #[serde(crate = "::templiqx::__private::serde")]
+            pub enum #ident {
+                #(#variants)*
+            }
+
+            impl #ident {
+                /// The value as written in the schema.
+                #[must_use]
+                pub const fn as_str(self) -> &'static str {
+                    match self {
+                        #(#arms)*
+                    }
+                }
+            }
+
+            impl #p::AsValue for #ident {
+                fn as_value(&self) -> #p::ValueRef<'_> {
+                    #p::ValueRef::String(self.as_str())
+                }
+            }
+        });
+    }
+}
+
+/// A root type's private twin (`InputsFields`: the same fields, a
+/// `remote` serde derive that builds the root type) and the root's
+/// `Deserialize` impl: the runtime's `deserialize_root` checks the value
+/// as the untyped path does, then the twin reads it.
+fn root_twin(
+    name: &str,
+    scope: &str,
+    deny: &TokenStream,
+    defs: &[TokenStream],
+    extra: &TokenStream,
+) -> TokenStream {
+    let p = private();
+    let ident = Ident::new(name, Span::call_site());
+    let twin = Ident::new(&names::fields_twin(name), Span::call_site());
+    let scope = Ident::new(scope, Span::call_site());
+    let remote = Literal::string(name);
+    let doc = Literal::string(&format!(
+        " The derived reading of `{name}`, called after the runtime's checks."
+    ));
+    quote! {
+        #[doc = #doc]
+        #[derive(#p::serde::Deserialize)]
+        #[serde(crate = "::templiqx::__private::serde", remote = #remote)]
+        #deny
+        struct #twin {
+            #(#defs)*
+            #extra
+        }
+
+        impl<'de> #p::serde::Deserialize<'de> for #ident {
+            fn deserialize<D: #p::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                #p::deserialize_root(deserializer, &INTERACTION, #p::Scope::#scope, #twin::deserialize)
+            }
+        }
+    }
+}
+
+/// The `#[serde(...)]` attribute of a field: the JSON name when the Rust
+/// name differs, absent-as-`None` for optional fields.
+fn serde_attr(m: &Member<'_>) -> TokenStream {
+    let f = m.spec;
+    let mut attrs = Vec::new();
+    if m.rust != f.name {
+        let n = Literal::string(&f.name);
+        attrs.push(quote! { rename = #n });
+    }
+    if !f.required {
+        attrs.push(quote! { default, skip_serializing_if = "::core::option::Option::is_none" });
+    }
+    if !f.required && m.nullable {
+        attrs.push(quote! { deserialize_with = "::templiqx::__private::double_option" });
+    } else if !f.required && untyped(&f.schema) {
+        // `Option<Value>`: a present `null` is `Some(Value::Null)`.
+        attrs.push(quote! { deserialize_with = "::templiqx::__private::present" });
+    }
+    if attrs.is_empty() {
+        quote! {}
+    } else {
+        quote! { #[serde(#(#attrs),*)] }
+    }
+}
+
+/// The `ObjectView` and `AsValue` impls of a generated struct: members in
+/// canonical (RFC 8785) key order, so canonical JSON of a closed struct
+/// needs no sort; `len` without walking `entries` (which boxes an
+/// iterator).
+fn object_view(ident: &Ident, members: &[Member<'_>], closed: bool, eid: &Ident) -> TokenStream {
+    let p = private();
+    let mut gets = Vec::new();
+    let mut entries = Vec::new();
+    let mut required_members = 0usize;
+    let mut terms = Vec::new();
+    for m in members {
+        let (fid, key) = (m.ident(), Literal::string(&m.spec.name));
+        // An unset optional field is absent; a null of a required nullable
+        // field is present and null.
+        let view = if m.spec.required {
+            required_members += 1;
+            quote! { ::core::option::Option::Some(#p::AsValue::as_value(&self.#fid)) }
+        } else {
+            terms.push(quote! { usize::from(self.#fid.is_some()) });
+            quote! { self.#fid.as_ref().map(#p::AsValue::as_value) }
+        };
+        gets.push(quote! { #key => #view, });
+        entries.push((m.spec.name.as_str(), quote! { (#key, #view) }));
+    }
+    entries.sort_by(|(a, _), (b, _)| templiqx_contracts::canonical::utf16_cmp(a, b));
+    let entries: Vec<&TokenStream> = entries.iter().map(|(_, t)| t).collect();
+    let count = entries.len();
+    let declared_names: Vec<Literal> = members
+        .iter()
+        .map(|m| Literal::string(&m.spec.name))
+        .collect();
+    let declared = quote! {
+        let entries: [(&'static str, ::core::option::Option<#p::ValueRef<'_>>); #count] = [#(#entries),*];
+        let declared = entries.into_iter().filter_map(|(k, v)| v.map(|v| (k, v)));
+    };
+    if required_members > 0 {
+        terms.insert(0, quote! { #required_members });
+    }
+    let (fallback, entries_impl) = if closed {
+        (
+            quote! { _ => ::core::option::Option::None, },
+            quote! { #declared ::std::boxed::Box::new(declared) },
+        )
+    } else {
+        terms.push(quote! {
+            self.#eid.keys().filter(|k| ![#(#declared_names),*].contains(&k.as_str())).count()
+        });
+        (
+            quote! { other => self.#eid.get(other).map(#p::AsValue::as_value), },
+            quote! {
+                // A member named like a declared property is the
+                // declared one; the extra map never shadows it.
+                const DECLARED: &[&str] = &[#(#declared_names),*];
+                #declared
+                ::std::boxed::Box::new(
+                    declared.chain(
+                        self.#eid
+                            .iter()
+                            .filter(|(k, _)| !DECLARED.contains(&k.as_str()))
+                            .map(|(k, v)| (k.as_str(), #p::AsValue::as_value(v))),
+                    ),
+                )
+            },
+        )
+    };
+    let len_impl = if terms.is_empty() {
+        quote! { 0 }
+    } else {
+        quote! { #(#terms)+* }
+    };
+    let get_body = if gets.is_empty() && closed {
+        // No members at all: nothing to match on.
+        quote! {
+            let _ = key;
+            ::core::option::Option::None
+        }
+    } else {
+        quote! {
+            match key {
+                #(#gets)*
+                #fallback
+            }
+        }
+    };
+    quote! {
+        impl #p::ObjectView for #ident {
+            fn get(&self, key: &str) -> ::core::option::Option<#p::ValueRef<'_>> {
+                #get_body
+            }
+            fn len(&self) -> usize {
+                #len_impl
+            }
+            fn entries(&self) -> ::std::boxed::Box<dyn ::core::iter::Iterator<Item = (&str, #p::ValueRef<'_>)> + '_> {
+                #entries_impl
+            }
+            fn entries_sorted(&self) -> bool {
+                #closed
+            }
+        }
+
+        impl #p::AsValue for #ident {
+            fn as_value(&self) -> #p::ValueRef<'_> {
+                #p::ValueRef::Object(self)
+            }
+        }
+    }
+}
+
+/// A field's doc comment: its description (or its JSON name), and what
+/// `None` means for it.
+fn field_doc(f: &FieldSpec, nullable: bool) -> String {
+    let mut doc = f
+        .description
+        .as_deref()
+        .map(doc_text)
+        .unwrap_or_else(|| code(&f.name));
+    doc.push_str(match (f.required, nullable) {
+        (true, false) => "",
+        (true, true) => "\n\nRequired and nullable: `None` is `null`.",
+        (false, false) => "\n\nOptional: `None` means absent.",
+        (false, true) => "\n\nOptional and nullable: `None` is absent, `Some(None)` is `null`.",
+    });
+    doc
+}
