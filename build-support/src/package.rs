@@ -16,7 +16,7 @@
 
 use crate::check::{CompileOptions, compile_contract_with};
 use crate::dto::{ComponentDecl, ContentNode, Contract, FileId, Loc, NodeKind, OrderedMap};
-use crate::parse::{did_you_mean, parse_partial};
+use crate::parse::parse_partial;
 use crate::source::Sources;
 use crate::text::{self, Syntax};
 use crate::yaml::{self, Node, NodeValue};
@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use templiqx_contracts::canonical::{fingerprint, sha256_hex};
 use templiqx_contracts::diagnostic::pointer_push;
-use templiqx_contracts::{API_VERSION, CapabilityProfile, Code, Diagnostic, Interaction};
+use templiqx_contracts::{API_VERSION, CapabilityProfile, Code, Diagnostic, Interaction, words};
 
 /// The manifest file name of a package.
 pub const MANIFEST: &str = "templiqx.yaml";
@@ -572,13 +572,10 @@ impl Loader {
                         .iter()
                         .map(|(n, _)| n)
                         .collect();
-                    let help = match did_you_mean(dep, &names) {
-                        Some(s) => format!("did you mean `{s}`?"),
-                        None if names.is_empty() => {
-                            "declare the dependency under `dependencies` in templiqx.yaml"
-                                .to_owned()
-                        }
-                        None => format!("declared dependencies: {}", names.join(", ")),
+                    let help = if names.is_empty() {
+                        "declare the dependency under `dependencies` in templiqx.yaml".to_owned()
+                    } else {
+                        words::did_you_mean(dep, &names, "declared dependencies: ")
                     };
                     diags.push(self.include_error(
                         Code::IncludeUnresolved,
@@ -733,7 +730,7 @@ impl Loader {
             let manifest = &self.packages[pkg].manifest;
             let Some(entry) = manifest.tool_contracts.get(name) else {
                 let names: Vec<&str> = manifest.tool_contracts.iter().map(|(n, _)| n).collect();
-                let help = match did_you_mean(name, &names) {
+                let help = match words::closest(name, &names) {
                     Some(s) => format!("did you mean `tool_contract:{s}`?"),
                     None => "declare it under `tool_contracts` in templiqx.yaml".to_owned(),
                 };
@@ -895,10 +892,7 @@ fn parse_manifest(
     };
     for (k, _) in entries {
         if !MANIFEST_FIELDS.contains(&k.text.as_str()) {
-            let help = match did_you_mean(&k.text, MANIFEST_FIELDS) {
-                Some(s) => format!("did you mean `{s}`?"),
-                None => format!("a manifest accepts {}", MANIFEST_FIELDS.join(", ")),
-            };
+            let help = words::did_you_mean(&k.text, MANIFEST_FIELDS, "a manifest accepts ");
             let mut d = sources
                 .error(
                     Code::UnknownField,

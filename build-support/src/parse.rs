@@ -12,7 +12,7 @@ use crate::dto::*;
 use crate::yaml::{Key, Node, NodeValue};
 use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::ir::{Filter, Role};
-use templiqx_contracts::{Code, Diagnostic, RuntimePolicy, Span};
+use templiqx_contracts::{Code, Diagnostic, RuntimePolicy, Span, words};
 
 /// Parses a contract document. `file` is the id of the document in the
 /// caller's [`crate::source::Sources`], `file_name` its display name.
@@ -50,7 +50,7 @@ pub fn parse_partial(
         file_name,
         diags: Vec::new(),
     };
-    let nodes = cx.nodes(root, "", "a partial (a list of content nodes)");
+    let nodes = cx.nodes(root, "", "a partial (an array of content nodes)");
     match nodes {
         Some(n) if cx.diags.is_empty() => Ok(n),
         _ => Err(cx.diags),
@@ -126,45 +126,7 @@ impl<'n> Obj<'n> {
 }
 
 fn describe(node: &Node) -> &'static str {
-    match node.value {
-        NodeValue::Null => "null",
-        NodeValue::Bool(_) => "a boolean",
-        NodeValue::Number(_) => "a number",
-        NodeValue::String(_) => "a string",
-        NodeValue::Seq(_) => "a list",
-        NodeValue::Map(_) => "a mapping",
-    }
-}
-
-/// The closest candidate by edit distance, when close enough to be a typo.
-pub(crate) fn did_you_mean<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
-    fn distance(a: &str, b: &str) -> usize {
-        let b: Vec<char> = b.chars().collect();
-        let mut prev: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut cur = vec![i + 1; b.len() + 1];
-            for (j, cb) in b.iter().enumerate() {
-                let cost = usize::from(ca != *cb);
-                cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-            }
-            prev = cur;
-        }
-        prev[b.len()]
-    }
-    candidates
-        .iter()
-        .map(|c| (distance(word, c), *c))
-        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn one_of(candidates: &[&str]) -> String {
-    candidates
-        .iter()
-        .map(|c| format!("`{c}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    words::kind(node.json_type())
 }
 
 impl Cx<'_> {
@@ -215,15 +177,12 @@ impl Cx<'_> {
         required: &[&str],
     ) -> Option<Obj<'n>> {
         let NodeValue::Map(entries) = &node.value else {
-            self.invalid_type(node, pointer, "a mapping", what);
+            self.invalid_type(node, pointer, "an object", what);
             return None;
         };
         for (key, _) in entries {
             if !allowed.contains(&key.text.as_str()) {
-                let help = match did_you_mean(&key.text, allowed) {
-                    Some(s) => format!("did you mean `{s}`? {what} accepts {}", one_of(allowed)),
-                    None => format!("{what} accepts {}", one_of(allowed)),
-                };
+                let help = words::did_you_mean(&key.text, allowed, &format!("{what} accepts "));
                 self.push(
                     Code::UnknownField,
                     format!("unknown field `{}` in {what}", key.text),
@@ -276,7 +235,7 @@ impl Cx<'_> {
         match &node.value {
             NodeValue::Seq(items) => Some(items),
             _ => {
-                self.invalid_type(node, pointer, "a list", what);
+                self.invalid_type(node, pointer, "an array", what);
                 None
             }
         }
@@ -291,7 +250,7 @@ impl Cx<'_> {
         match &node.value {
             NodeValue::Map(entries) => Some(entries),
             _ => {
-                self.invalid_type(node, pointer, "a mapping", what);
+                self.invalid_type(node, pointer, "an object", what);
                 None
             }
         }
@@ -454,10 +413,7 @@ impl Cx<'_> {
         what: &str,
         allowed: &[&str],
     ) {
-        let help = match did_you_mean(value, allowed) {
-            Some(s) => format!("did you mean `{s}`? expected one of {}", one_of(allowed)),
-            None => format!("expected one of {}", one_of(allowed)),
-        };
+        let help = words::did_you_mean(value, allowed, "expected one of ");
         self.push(
             Code::UnknownVariant,
             format!("unknown {what} `{value}`"),
@@ -496,7 +452,7 @@ impl Cx<'_> {
                 format!("missing field `kind` in {what}"),
                 node.span,
                 pointer,
-                Some(format!("add `kind:` with one of {}", one_of(kinds))),
+                Some(format!("add `kind:` with one of {}", words::names(kinds))),
             );
             return None;
         };
@@ -950,7 +906,7 @@ impl Cx<'_> {
             Some((n, p)) => match n.to_json() {
                 serde_json::Value::Object(m) => Some(m),
                 _ => {
-                    self.invalid_type(n, &p, "a mapping", &format!("`{key}`"));
+                    self.invalid_type(n, &p, "an object", &format!("`{key}`"));
                     None
                 }
             },

@@ -49,6 +49,7 @@ use serde_json::{Map, Value};
 use std::cmp::Ordering;
 use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::validate::validate;
+use templiqx_contracts::words;
 use templiqx_contracts::{
     AsValue, Code, Diagnostic, Format, IrValue, JsonType, Number, Ptr, Schema, Seq, Str, TypeSet,
 };
@@ -148,7 +149,7 @@ impl Compiler {
                     at,
                     format!(
                         "a schema must be an object, found {}",
-                        json_type_name(other)
+                        words::kind_of(other)
                     ),
                     "write a schema object, e.g. `{ type: string }`",
                 );
@@ -195,7 +196,7 @@ impl Compiler {
                         &kp,
                         format!(
                             "`additionalProperties` must be a boolean, found {}",
-                            json_type_name(other)
+                            words::kind_of(other)
                         ),
                         "use `additionalProperties: false` or `true`",
                     ),
@@ -204,7 +205,7 @@ impl Compiler {
                     Value::Array(_) => self.push(
                         Code::SchemaUnsupported,
                         &kp,
-                        "`items` as a list of schemas (tuple validation) is outside the bounded subset"
+                        "`items` as an array of schemas (tuple validation) is outside the bounded subset"
                             .into(),
                         "give `items` one schema that every element satisfies",
                     ),
@@ -215,7 +216,7 @@ impl Compiler {
                     other => self.push(
                         Code::SchemaInvalid,
                         &kp,
-                        format!("`enum` must be a list, found {}", json_type_name(other)),
+                        format!("`enum` must be an array, found {}", words::kind_of(other)),
                         "list the allowed values, e.g. `enum: [low, medium, high]`",
                     ),
                 },
@@ -278,10 +279,7 @@ impl Compiler {
             "default" | "examples" | "deprecated" | "readOnly" | "writeOnly" | "$comment" => {
                 "annotations other than `title` and `description` are outside the subset: move the text into `description`".to_owned()
             }
-            _ => match closest(key, KEYWORDS) {
-                Some(k) => format!("did you mean `{k}`?"),
-                None => format!("the subset's keywords are: {}", KEYWORDS.join(", ")),
-            },
+            _ => words::did_you_mean(key, KEYWORDS, "the subset's keywords are: "),
         };
         self.push(
             Code::SchemaUnsupported,
@@ -314,10 +312,10 @@ impl Compiler {
                     Code::SchemaInvalid,
                     at,
                     format!(
-                        "`type` must be a type name or a list of them, found {}",
-                        json_type_name(other)
+                        "`type` must be a type name or an array of them, found {}",
+                        words::kind_of(other)
                     ),
-                    format!("use one of {}", TYPE_NAMES.join(", ")),
+                    format!("use one of {}", words::names(TYPE_NAMES)),
                 );
                 return TypeSet::ANY;
             }
@@ -329,18 +327,15 @@ impl Compiler {
                 self.push(
                     Code::SchemaInvalid,
                     &p,
-                    format!("a type must be a string, found {}", json_type_name(t)),
-                    format!("use one of {}", TYPE_NAMES.join(", ")),
+                    format!("a type must be a string, found {}", words::kind_of(t)),
+                    format!("use one of {}", words::names(TYPE_NAMES)),
                 );
                 ok = false;
                 continue;
             };
             match JsonType::parse(name) {
                 None => {
-                    let help = match closest(name, TYPE_NAMES) {
-                        Some(t) => format!("did you mean `{t}`?"),
-                        None => format!("use one of {}", TYPE_NAMES.join(", ")),
-                    };
+                    let help = words::did_you_mean(name, TYPE_NAMES, "use one of ");
                     self.push(
                         Code::SchemaInvalid,
                         &p,
@@ -384,8 +379,8 @@ impl Compiler {
                 Code::SchemaInvalid,
                 at,
                 format!(
-                    "`properties` must be a map from names to schemas, found {}",
-                    json_type_name(v)
+                    "`properties` must be an object from names to schemas, found {}",
+                    words::kind_of(v)
                 ),
                 "write `properties: { name: { type: string } }`",
             );
@@ -407,8 +402,8 @@ impl Compiler {
                 Code::SchemaInvalid,
                 at,
                 format!(
-                    "`required` must be a list of property names, found {}",
-                    json_type_name(v)
+                    "`required` must be an array of property names, found {}",
+                    words::kind_of(v)
                 ),
                 "write `required: [name, ...]`",
             );
@@ -437,7 +432,7 @@ impl Compiler {
                     &p,
                     format!(
                         "`required` entries must be property names, found {}",
-                        json_type_name(other)
+                        words::kind_of(other)
                     ),
                     "write property names as strings",
                 ),
@@ -461,7 +456,7 @@ impl Compiler {
             Some(n) => n
                 .to_json()
                 .map_or_else(|| "a number".to_owned(), |n| n.to_string()),
-            None => json_type_name(v).to_owned(),
+            None => words::kind_of(v).to_owned(),
         };
         self.push(
             Code::SchemaInvalid,
@@ -481,7 +476,7 @@ impl Compiler {
                     at,
                     format!(
                         "`{keyword}` must be a number, found {}",
-                        json_type_name(other)
+                        words::kind_of(other)
                     ),
                     format!("write a number, e.g. `{keyword}: 0`"),
                 );
@@ -507,7 +502,7 @@ impl Compiler {
                 self.push(
                     Code::SchemaInvalid,
                     at,
-                    format!("`format` must be a string, found {}", json_type_name(other)),
+                    format!("`format` must be a string, found {}", words::kind_of(other)),
                     "write `format: date` or `format: date-time`",
                 );
                 None
@@ -524,7 +519,7 @@ impl Compiler {
                     at,
                     format!(
                         "`{keyword}` must be a string, found {}",
-                        json_type_name(other)
+                        words::kind_of(other)
                     ),
                     format!("write `{keyword}` as text"),
                 );
@@ -696,7 +691,7 @@ impl Compiler {
                     &p,
                     format!(
                         "enum value {} is listed twice (first at index {first})",
-                        preview(v)
+                        words::preview_json(v)
                     ),
                     "list each allowed value once",
                 );
@@ -708,7 +703,7 @@ impl Compiler {
                     &p,
                     format!(
                         "enum value {} can never be valid: {}",
-                        preview(v),
+                        words::preview_json(v),
                         describe(&violations)
                     ),
                     "remove the value, or change the schema's other keywords to admit it",
@@ -734,7 +729,7 @@ impl Compiler {
                 &p,
                 format!(
                     "const {} can never be valid: {}",
-                    preview(v),
+                    words::preview_json(v),
                     describe(&violations)
                 ),
                 "change the const, or the schema's other keywords to admit it",
@@ -746,7 +741,10 @@ impl Compiler {
             self.push(
                 Code::SchemaBounds,
                 &p,
-                format!("const {} is not one of the `enum` values", preview(v)),
+                format!(
+                    "const {} is not one of the `enum` values",
+                    words::preview_json(v)
+                ),
                 "add the const to `enum`, or remove one of the two keywords",
             );
         }
@@ -811,59 +809,4 @@ fn describe(violations: &[templiqx_contracts::SchemaViolation]) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
-}
-
-/// A value's JSON text for messages, cut after 60 characters.
-fn preview(v: &Value) -> String {
-    let text = templiqx_contracts::canonical::to_canonical_string(v);
-    match text.char_indices().nth(60) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text,
-    }
-}
-
-fn json_type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a map",
-    }
-}
-
-/// The candidate closest to `word` (case-insensitive equality first, then
-/// Levenshtein distance of at most a third of the word), for "did you mean".
-fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    if word.len() > 64 {
-        return None;
-    }
-    if let Some(c) = candidates.iter().find(|c| c.eq_ignore_ascii_case(word)) {
-        return Some(c);
-    }
-    let limit = (word.chars().count() / 3).max(1);
-    candidates
-        .iter()
-        .map(|c| (levenshtein(word, c), *c))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (row[j + 1] + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }

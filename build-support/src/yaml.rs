@@ -46,7 +46,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Tag};
-use templiqx_contracts::{Code, Diagnostic, Number, Position, Span};
+use templiqx_contracts::{Code, Diagnostic, JsonType, Number, Position, Span};
 
 /// The most nodes that alias expansion may copy while parsing one document.
 ///
@@ -131,17 +131,24 @@ impl Node {
         }
     }
 
-    /// The node's type as the format's diagnostics name it: `"null"`,
-    /// `"boolean"`, `"number"`, `"string"`, `"sequence"` or `"mapping"`.
-    pub fn type_name(&self) -> &'static str {
+    /// The node's JSON type: a sequence is an `array`, a mapping an
+    /// `object`, and every number a `number`.
+    pub fn json_type(&self) -> JsonType {
         match self.value {
-            NodeValue::Null => "null",
-            NodeValue::Bool(_) => "boolean",
-            NodeValue::Number(_) => "number",
-            NodeValue::String(_) => "string",
-            NodeValue::Seq(_) => "sequence",
-            NodeValue::Map(_) => "mapping",
+            NodeValue::Null => JsonType::Null,
+            NodeValue::Bool(_) => JsonType::Boolean,
+            NodeValue::Number(_) => JsonType::Number,
+            NodeValue::String(_) => JsonType::String,
+            NodeValue::Seq(_) => JsonType::Array,
+            NodeValue::Map(_) => JsonType::Object,
         }
+    }
+
+    /// The node's type as the format's diagnostics name it: the JSON
+    /// Schema type name of [`Node::json_type`] (`"null"`, `"boolean"`,
+    /// `"number"`, `"string"`, `"array"` or `"object"`).
+    pub fn type_name(&self) -> &'static str {
+        self.json_type().as_str()
     }
 
     /// The value under `key` when this node is a mapping; `None` when the

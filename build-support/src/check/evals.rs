@@ -3,10 +3,10 @@
 //! `output_schema`, and the integers an eval test decodes into `i64`.
 
 use super::contract::Declared;
-use super::{CompileOptions, Cx, FieldInfo, list_names};
+use super::{CompileOptions, Cx, FieldInfo};
 use crate::dto::{Contract, Loc};
-use crate::parse::did_you_mean;
 use std::collections::HashMap;
+use templiqx_contracts::words;
 use templiqx_contracts::{Code, JsonType, Schema};
 
 impl Cx<'_> {
@@ -69,10 +69,7 @@ impl Cx<'_> {
             match fields.iter().find(|f| f.name == *key) {
                 None => {
                     let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-                    let help = match did_you_mean(key, &names) {
-                        Some(s) => format!("did you mean `{s}`?"),
-                        None => format!("declared: {}", list_names(&names)),
-                    };
+                    let help = words::did_you_mean(key, &names, "declared: ");
                     self.err(
                         Code::EvalInvalid,
                         format!("eval names undeclared {what} `{key}`"),

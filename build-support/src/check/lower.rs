@@ -10,12 +10,12 @@ use super::components::{Param, Signature};
 use super::types::{
     Ty, assignable, implies, known_types, literal_item_types, literal_type, null_tests,
 };
-use super::{Cx, Decls, is_reserved, list_names, reserved_list};
+use super::{Cx, Decls, is_reserved, reserved_list};
 use crate::dto::{self, ContentNode, Contract, ExprKind, Loc, NodeKind};
-use crate::parse::did_you_mean;
 use templiqx_contracts::budget::MAX_FOR_EACH_DEPTH;
 use templiqx_contracts::ir::{self, Filter};
 use templiqx_contracts::validate::validate;
+use templiqx_contracts::words;
 use templiqx_contracts::{AsValue, Code, IrValue, JsonType, Ptr, Schema, Seq, Str, TypeSet};
 
 /// The component-lowering phase: each body, with its parameters as the
@@ -269,10 +269,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
         let decls = self.decls;
         let names = &decls.names;
         let Some(index) = names.iter().position(|n| *n == name) else {
-            let help = match did_you_mean(name, names) {
-                Some(s) => format!("did you mean `{s}`?"),
-                None => format!("declared components: {}", list_names(names)),
-            };
+            let help = words::did_you_mean(name, names, "declared components: ");
             self.err(
                 Code::ComponentUnknown,
                 format!("unknown component `{name}`"),
@@ -298,10 +295,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
         for (arg, e) in with.iter() {
             if !sig.params.iter().any(|p| p.name == arg) {
                 let pnames: Vec<&str> = sig.params.iter().map(|p| p.name.as_str()).collect();
-                let help = match did_you_mean(arg, &pnames) {
-                    Some(s) => format!("did you mean `{s}`?"),
-                    None => format!("`{name}` declares: {}", list_names(&pnames)),
-                };
+                let help = words::did_you_mean(arg, &pnames, &format!("`{name}` declares: "));
                 self.err(
                     Code::ComponentArgument,
                     format!("component `{name}` has no parameter `{arg}`"),
@@ -464,11 +458,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 if matches!(cur, Ty::Legacy) && needed != JsonType::String {
                     self.legacy_misuse(e, &format!("with `{}`", f.as_str()));
                 } else if !cur.is_exactly(needed) {
-                    let want = if needed == JsonType::Number {
-                        "a number"
-                    } else {
-                        "a string"
-                    };
+                    let want = words::kind(needed);
                     self.err(
                         Code::FilterType,
                         format!(

@@ -283,15 +283,3 @@ fn reserved_list() -> String {
         .collect::<Vec<_>>()
         .join(" and ")
 }
-
-fn list_names(names: &[&str]) -> String {
-    if names.is_empty() {
-        "none".to_owned()
-    } else {
-        names
-            .iter()
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-}

@@ -4,7 +4,7 @@
 //! ([`implies`]), and null narrowing in `when` branches ([`null_tests`]).
 
 use crate::dto::{self, ExprKind};
-use templiqx_contracts::{AsValue, IrValue, JsonType, Schema, TypeSet, ValueRef};
+use templiqx_contracts::{AsValue, IrValue, JsonType, Schema, TypeSet, ValueRef, words};
 
 /// The static type of an expression.
 #[derive(Clone, Copy)]
@@ -39,11 +39,7 @@ impl Ty<'_> {
             Some(t) if t.is_any() => {
                 "an unconstrained value (no `type`, `enum` or `const`)".to_owned()
             }
-            Some(t) => t
-                .iter()
-                .map(JsonType::as_str)
-                .collect::<Vec<_>>()
-                .join(" or "),
+            Some(t) => t.iter().map(words::kind).collect::<Vec<_>>().join(" or "),
         }
     }
 

@@ -3,11 +3,11 @@
 //! scope, then walked segment by segment through the declared schemas.
 
 use super::Lowerer;
+use crate::check::ROOT_SCOPES;
 use crate::check::types::{Ty, known_types};
-use crate::check::{ROOT_SCOPES, list_names};
 use crate::dto::Loc;
-use crate::parse::did_you_mean;
 use templiqx_contracts::ir::{self, Root, Segment};
+use templiqx_contracts::words;
 use templiqx_contracts::{Code, JsonType, Schema, Seq, Str};
 
 /// The outcome of one [`Lowerer::step`] of a reference path.
@@ -109,10 +109,12 @@ impl<'d> Lowerer<'_, '_, 'd> {
         };
         let Some(field) = fields.iter().find(|f| f.name == *field_name) else {
             let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-            let help = match did_you_mean(field_name, &names) {
-                Some(s) => format!("did you mean `{first}.{s}`?"),
-                None => format!("declared in `{first}`: {}", list_names(&names)),
-            };
+            let help = words::did_you_mean_qualified(
+                field_name,
+                &names,
+                &format!("{first}."),
+                &format!("declared in `{first}`: "),
+            );
             self.err(
                 Code::RefUnknown,
                 format!("`{first}` declares no field `{field_name}`"),
@@ -131,14 +133,14 @@ impl<'d> Lowerer<'_, '_, 'd> {
     fn unknown_name(&mut self, first: &str, path: &str, loc: &Loc) {
         let mut names: Vec<&str> = self.frame.locals.iter().map(|(n, _)| n.as_str()).collect();
         names.extend(ROOT_SCOPES.iter().map(|(n, _)| *n));
-        let help = match (&self.frame.component, did_you_mean(first, &names)) {
+        let help = match (&self.frame.component, words::closest(first, &names)) {
             (_, Some(s)) => format!("did you mean `{s}`?"),
             (Some(c), None) => format!(
                 "the body of component `{c}` sees only its parameters and `inputs`/`context`, never the caller's locals; pass the value as an argument"
             ),
             (None, None) => format!(
                 "a reference starts with `inputs.`, `context.`, a `for_each` item or a component parameter; in scope: {}",
-                list_names(&names)
+                words::names(&names)
             ),
         };
         self.err(
@@ -250,10 +252,12 @@ impl<'d> Lowerer<'_, '_, 'd> {
             ));
         }
         let names: Vec<&str> = s.properties.iter().map(|(n, _)| n.as_ref()).collect();
-        let help = match did_you_mean(seg, &names) {
-            Some(x) => format!("did you mean `{here}.{x}`?"),
-            None => format!("`{here}` declares: {}", list_names(&names)),
-        };
+        let help = words::did_you_mean_qualified(
+            seg,
+            &names,
+            &format!("{here}."),
+            &format!("`{here}` declares: "),
+        );
         self.err(
             Code::RefUnknown,
             format!("`{here}` declares no property `{seg}`"),
