@@ -74,10 +74,15 @@ pub fn did_you_mean_qualified(
     qualifier: &str,
     otherwise: &str,
 ) -> String {
-    match closest(word, candidates) {
-        Some(s) => format!("did you mean `{qualifier}{s}`?"),
-        None => format!("{otherwise}{}", names(candidates)),
-    }
+    suggestion(word, candidates, qualifier)
+        .unwrap_or_else(|| format!("{otherwise}{}", names(candidates)))
+}
+
+/// Only the suggestion half of the stanza, for a help whose other half is
+/// not a list: `did you mean `{qualifier}{s}`?` for the [`closest`]
+/// candidate `s`, or `None`.
+pub fn suggestion(word: &str, candidates: &[&str], qualifier: &str) -> Option<String> {
+    closest(word, candidates).map(|s| format!("did you mean `{qualifier}{s}`?"))
 }
 
 /// Names in backticks, separated by commas, in the given order; `none`
@@ -203,6 +208,11 @@ mod tests {
             "did you mean `inputs.name`?"
         );
         assert_eq!(did_you_mean("zzz", &[], "declared: "), "declared: none");
+        assert_eq!(
+            suggestion("serch", &["search"], "tool_contract:").as_deref(),
+            Some("did you mean `tool_contract:search`?")
+        );
+        assert_eq!(suggestion("zzz", &["search"], ""), None);
         assert_eq!(names(&["a", "b"]), "`a`, `b`");
     }
 

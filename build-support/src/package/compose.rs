@@ -303,10 +303,9 @@ impl Loader {
             let manifest = &self.packages[pkg].manifest;
             let Some(entry) = manifest.tool_contracts.get(name) else {
                 let names: Vec<&str> = manifest.tool_contracts.iter().map(|(n, _)| n).collect();
-                let help = match words::closest(name, &names) {
-                    Some(s) => format!("did you mean `tool_contract:{s}`?"),
-                    None => "declare it under `tool_contracts` in templiqx.yaml".to_owned(),
-                };
+                let help = words::suggestion(name, &names, "tool_contract:").unwrap_or_else(|| {
+                    "declare it under `tool_contracts` in templiqx.yaml".to_owned()
+                });
                 diags.push(fail(
                     self,
                     format!("unknown tool contract `{name}`"),

@@ -133,8 +133,8 @@ impl<'d> Lowerer<'_, '_, 'd> {
     fn unknown_name(&mut self, first: &str, path: &str, loc: &Loc) {
         let mut names: Vec<&str> = self.frame.locals.iter().map(|(n, _)| n.as_str()).collect();
         names.extend(ROOT_SCOPES.iter().map(|(n, _)| *n));
-        let help = match (&self.frame.component, words::closest(first, &names)) {
-            (_, Some(s)) => format!("did you mean `{s}`?"),
+        let help = match (&self.frame.component, words::suggestion(first, &names, "")) {
+            (_, Some(s)) => s,
             (Some(c), None) => format!(
                 "the body of component `{c}` sees only its parameters and `inputs`/`context`, never the caller's locals; pass the value as an argument"
             ),
