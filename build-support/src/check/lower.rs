@@ -211,7 +211,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 Code::RenderBudget,
                 format!("`for_each` nesting depth {} exceeds the render budget of {MAX_FOR_EACH_DEPTH}", self.depth),
                 loc,
-                "flatten the iteration; the depth limit is a format constant (seed 002, \"Render budgets\")",
+                "flatten the iteration; the depth limit is a format constant (docs/format.md, \"Render budgets\")",
             );
         }
         self.frame.locals.push((item.to_owned(), item_ty));
@@ -288,7 +288,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     self.depth + callee_depth
                 ),
                 &node.loc,
-                "flatten the iteration; the depth limit is a format constant (seed 002, \"Render budgets\")",
+                "flatten the iteration; the depth limit is a format constant (docs/format.md, \"Render budgets\")",
             );
         }
         let with_loc = node.loc.child("with");
