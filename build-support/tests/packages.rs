@@ -992,3 +992,57 @@ fn lone_carriage_returns_end_lines() {
         );
     }
 }
+
+/// The manifest is read with the contract readers: one wording for a
+/// missing field, a value of the wrong kind and a closed tool-contract
+/// entry, each located at its own line and pointer.
+#[test]
+fn manifests_are_read_with_the_contract_readers() {
+    let manifest = "package: scratch\nversion: 1\ncontracts: main\nprovenance: [x]\ntool_contracts:\n  search: { fingerprint: 7, schem: {} }\napi_versoin: x\n";
+    let p = Pkg::new(manifest, &contract("      - { kind: text, value: x }\n"));
+    let mut loader = Loader::new(p.root());
+    let diags = loader.compile_package(p.root(), &target()).unwrap_err();
+    let shown: Vec<String> = diags
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {} {} | {}",
+                d.code,
+                d.json_pointer.as_deref().unwrap_or("-"),
+                d.message,
+                d.help.as_deref().unwrap_or("-")
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "TQX_UNKNOWN_FIELD /api_versoin unknown field `api_versoin` in the package manifest | did you mean `api_version`?",
+            "TQX_MISSING_FIELD  missing field `api_version` in the package manifest | add `api_version:` to the package manifest",
+            "TQX_INVALID_TYPE /version `version` must be a string, found a number | quote the value to make it a string",
+            "TQX_INVALID_TYPE /contracts `contracts` must be an array, found a string | write an array here",
+            "TQX_UNKNOWN_FIELD /tool_contracts/search/schem unknown field `schem` in a tool contract | did you mean `schema`?",
+            "TQX_MISSING_FIELD /tool_contracts/search missing field `schema` in a tool contract | add `schema:` to a tool contract",
+            "TQX_INVALID_TYPE /tool_contracts/search/fingerprint `fingerprint` must be a string, found a number | quote the value to make it a string",
+            "TQX_INVALID_TYPE /provenance `provenance` must be an object, found an array | write an object here",
+        ],
+        "{shown:#?}"
+    );
+    assert!(
+        diags
+            .iter()
+            .all(|d| d.file.as_deref() == Some("templiqx.yaml"))
+    );
+    at(one(&diags, Code::UnknownField), "templiqx.yaml", 7);
+    at(one(&diags, Code::InvalidType), "templiqx.yaml", 2);
+
+    // A manifest that is not a mapping at all.
+    let p = Pkg::new("- a\n", &contract("      - { kind: text, value: x }\n"));
+    let mut loader = Loader::new(p.root());
+    let diags = loader.compile_package(p.root(), &target()).unwrap_err();
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+    assert_eq!(
+        diags[0].message,
+        "the package manifest must be an object, found an array"
+    );
+}

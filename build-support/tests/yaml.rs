@@ -325,8 +325,8 @@ fn helpers_report_types_and_json() {
         .iter()
         .map(Node::type_name)
         .collect();
-    assert_eq!(names, ["number", "string", "boolean", "null", "mapping"]);
-    assert_eq!(root.pointer("/a").unwrap().type_name(), "sequence");
+    assert_eq!(names, ["number", "string", "boolean", "null", "object"]);
+    assert_eq!(root.pointer("/a").unwrap().type_name(), "array");
     assert_eq!(
         root.to_json(),
         json!({"a": [1, "x", true, null, {"b": 2.5}]})

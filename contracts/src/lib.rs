@@ -5,7 +5,8 @@
 //! and the tools exchange: [`Diagnostic`]s with stable [`Code`]s and the
 //! [`OperationEnvelope`], the render budget constants, canonical JSON and
 //! fingerprints, the compiled [`Interaction`] IR, compiled [`Schema`]s and
-//! their validator, [`Receipt`]s and [`StreamEvent`]s.
+//! their validator, [`Receipt`]s and [`StreamEvent`]s, and the [`words`]
+//! every diagnostic shares (suggestions, value kinds, value previews).
 //!
 //! ```
 //! use templiqx_contracts::{canonical, Receipt};
@@ -38,6 +39,7 @@ pub mod seq;
 pub mod stream;
 pub mod validate;
 pub mod value;
+pub mod words;
 
 pub use diagnostic::{Code, Diagnostic, Position, Severity, Span};
 pub use envelope::{API_VERSION, Operation, OperationEnvelope};

@@ -48,6 +48,7 @@ use crate::diagnostic::escape_pointer_token;
 use crate::format::{is_date, is_date_time};
 use crate::schema::{Format, Schema, TypeSet};
 use crate::value::{AsValue, JsonType, Number, ValueRef};
+use crate::words;
 use std::cmp::Ordering;
 use std::fmt::{self, Write as _};
 
@@ -426,12 +427,12 @@ pub fn looks_alike(a: &str, b: &str) -> bool {
 }
 
 /// Writes `s` as a JSON string literal with every non-ASCII code point as a
-/// `\uXXXX` escape (UTF-16, as JSON writes them), cut after 40 characters.
+/// `\uXXXX` escape (UTF-16, as JSON writes them), cut as
+/// [`words::preview_cut`] says.
 fn escaped(out: &mut String, s: &str) {
-    const MAX_CHARS: usize = 40;
-    let cut = s.char_indices().nth(MAX_CHARS).map_or(s.len(), |(i, _)| i);
+    let (kept, cut) = words::preview_cut(s);
     let mut json = String::new();
-    let _ = write_string(&s[..cut], &mut json);
+    let _ = write_string(kept, &mut json);
     for c in json.chars() {
         if c.is_ascii() {
             out.push(c);
@@ -442,8 +443,8 @@ fn escaped(out: &mut String, s: &str) {
             }
         }
     }
-    if cut < s.len() {
-        out.push_str("...");
+    if cut {
+        out.push_str(words::ELLIPSIS);
     }
 }
 
@@ -489,7 +490,7 @@ impl fmt::Display for TypeList {
 }
 
 /// A short description of a value for messages: its type and, for scalars,
-/// its JSON text (strings cut after 40 characters). Bounded in size
+/// its JSON text (strings cut as [`words::preview_cut`] says). Bounded in size
 /// whatever the value.
 #[derive(Clone, Copy)]
 struct Preview<'a> {
@@ -517,7 +518,6 @@ impl<'a> Preview<'a> {
 
 impl fmt::Display for Preview<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const MAX_CHARS: usize = 40;
         let type_word = |f: &mut fmt::Formatter<'_>, t: JsonType| {
             if self.with_type {
                 write!(f, "{} ", t.as_str())
@@ -537,11 +537,11 @@ impl fmt::Display for Preview<'_> {
             }
             ValueRef::String(s) => {
                 type_word(f, JsonType::String)?;
-                match s.char_indices().nth(MAX_CHARS) {
-                    None => write_string(s, f),
-                    Some((cut, _)) => {
-                        write_string(&s[..cut], f)?;
-                        f.write_str("...")
+                match words::preview_cut(s) {
+                    (kept, false) => write_string(kept, f),
+                    (kept, true) => {
+                        write_string(kept, f)?;
+                        f.write_str(words::ELLIPSIS)
                     }
                 }
             }

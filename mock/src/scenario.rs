@@ -902,14 +902,7 @@ pub fn validate_events(
 /// when `api_version` is present and not [`API_VERSION`].
 pub(crate) fn check_api_version(value: &serde_json::Value, what: &str) -> Result<(), Diagnostic> {
     if !value.is_object() {
-        let found = match value {
-            serde_json::Value::Null => "null",
-            serde_json::Value::Bool(_) => "a boolean",
-            serde_json::Value::Number(_) => "a number",
-            serde_json::Value::String(_) => "a string",
-            serde_json::Value::Array(_) => "a list",
-            serde_json::Value::Object(_) => "an object",
-        };
+        let found = templiqx_contracts::words::kind_of(value);
         return Err(Diagnostic::error(
             Code::InvalidType,
             format!("a {what} must be an object, found {found}"),

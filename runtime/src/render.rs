@@ -22,6 +22,7 @@ use templiqx_contracts::canonical::write_number;
 use templiqx_contracts::diagnostic::escape_pointer_token;
 use templiqx_contracts::ir::{ArgCheck, Component, Expr, Node, Path, Root, Segment, Site, SiteId};
 use templiqx_contracts::validate::validate;
+use templiqx_contracts::words;
 use templiqx_contracts::{
     AsValue, Code, Diagnostic, Filter, Interaction, Number, ObjectView, RenderedInteraction,
     RenderedMessage, SchemaViolation, ValueRef,
@@ -1091,29 +1092,16 @@ fn describe(expr: &Expr) -> String {
     }
 }
 
-/// "a string", "an array", ...
+/// "a string", "an array", ... ([`words::kind`]).
 fn article(value: &ValueRef<'_>) -> &'static str {
-    match value {
-        ValueRef::Null => "null",
-        ValueRef::Bool(_) => "a boolean",
-        ValueRef::Number(_) => "a number",
-        ValueRef::String(_) => "a string",
-        ValueRef::Array(_) => "an array",
-        ValueRef::Object(_) => "an object",
-    }
+    words::kind_of_ref(value)
 }
 
-/// A short rendering of a value for messages: strings and numbers quoted
-/// (at most 40 characters), everything else by type.
+/// A short rendering of a value for messages: strings (cut as
+/// [`words::truncate`] says) and numbers quoted, everything else by kind.
 fn preview(value: ValueRef<'_>) -> String {
     match value {
-        ValueRef::String(s) => {
-            let mut p = String::from("`");
-            let mut chars = s.chars();
-            p.extend(chars.by_ref().take(40));
-            p.push_str(if chars.next().is_some() { "…`" } else { "`" });
-            p
-        }
+        ValueRef::String(s) => format!("`{}`", words::truncate(s)),
         ValueRef::Number(n) => {
             let mut p = String::from("`");
             let _ = write_number(n, &mut p);

@@ -195,7 +195,7 @@ fn literal_items_holding_objects_stay_unconstrained() {
         .unwrap_or_else(|| panic!("{}", c.render_diagnostics()));
     assert_eq!(
         d.message,
-        "cannot interpolate `it` directly: it is null or integer or string"
+        "cannot interpolate `it` directly: it is null or an integer or a string"
     );
 }
 
@@ -205,12 +205,12 @@ fn paths_below_value_typed_scalars_are_impossible_not_silent() {
         (
             "{ kind: interpolate, expression: { kind: ref, path: it } }",
             "{ kind: interpolate, expression: { kind: ref, path: it.size } }",
-            "`it` is string; it has no `size`",
+            "`it` is a string; it has no `size`",
         ),
         (
             "expression: { kind: ref, path: inputs.e }, filters: [upper]",
             "expression: { kind: ref, path: inputs.e.size }, filters: [upper]",
-            "`inputs.e` is string; it has no `size`",
+            "`inputs.e` is a string; it has no `size`",
         ),
     ] {
         let text = TEXT.replace(from, to);

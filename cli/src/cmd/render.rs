@@ -149,14 +149,7 @@ pub fn scopes(file: &JsonFile) -> Result<(Object, Object), Vec<Diagnostic>> {
 }
 
 fn describe(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
-    }
+    templiqx_contracts::words::kind_of(v)
 }
 
 /// The messages, each under a `[N] role` header, then the fingerprints.

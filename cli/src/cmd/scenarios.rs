@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use templiqx_build::package::{Loader, MANIFEST};
 use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_contracts::diagnostic::pointer_push;
+use templiqx_contracts::words;
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, Position, Receipt, Span,
 };
@@ -463,15 +464,10 @@ fn manifest_pointer(path: &Path, field: CheckField) -> Option<String> {
     }
 }
 
-/// A value for a one-sentence message: compact JSON, cut after 160
-/// characters (`--format json` has every value in full).
+/// A value for a one-sentence message: compact JSON, cut as
+/// [`words::truncate`] says (`--format json` has every value in full).
 fn short(value: &Value) -> String {
-    const MAX: usize = 160;
-    let text = value.to_string();
-    match text.char_indices().nth(MAX) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text,
-    }
+    words::truncate(&value.to_string()).into_owned()
 }
 
 /// `path` relative to `root`, `/`-separated (as the mock names files).
@@ -675,7 +671,7 @@ mod tests {
     fn long_values_are_cut() {
         assert_eq!(short(&serde_json::json!("ab")), "\"ab\"");
         let long = short(&serde_json::json!("é".repeat(500)));
-        assert_eq!(long.chars().count(), 161);
+        assert_eq!(long.chars().count(), words::PREVIEW_CHARS + 1);
         assert!(long.ends_with('…'));
     }
 }

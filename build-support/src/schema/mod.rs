@@ -1,5 +1,5 @@
 //! Checking and compiling schemas of the bounded JSON Schema subset
-//! (DESIGN section 4, "Bounded JSON Schema subset").
+//! (`docs/format.md`, "The bounded JSON Schema subset").
 //!
 //! Every schema in a contract (inputs, context, component parameters,
 //! extensions, output) goes through [`compile_schema`], which either returns
@@ -45,15 +45,17 @@
 //! assert_eq!(errors[0].json_pointer.as_deref(), Some("/inputs/name/schema/pattern"));
 //! ```
 
+mod checks;
+
 use serde_json::{Map, Value};
-use std::cmp::Ordering;
 use templiqx_contracts::diagnostic::pointer_push;
-use templiqx_contracts::validate::validate;
+use templiqx_contracts::words;
 use templiqx_contracts::{
-    AsValue, Code, Diagnostic, Format, IrValue, JsonType, Number, Ptr, Schema, Seq, Str, TypeSet,
+    Code, Diagnostic, Format, JsonType, Number, Ptr, Schema, Seq, Str, TypeSet,
 };
 
-/// The keywords of the bounded subset, in the order DESIGN section 4 lists them.
+/// The keywords of the bounded subset, in the order `docs/format.md`, "The
+/// bounded JSON Schema subset" lists them.
 pub const KEYWORDS: &[&str] = &[
     "type",
     "properties",
@@ -111,14 +113,6 @@ struct Compiler {
     diags: Vec<Diagnostic>,
 }
 
-/// The lower or upper numeric bound in force, and the keyword it came from.
-#[derive(Clone, Copy)]
-struct Bound {
-    value: Number,
-    exclusive: bool,
-    keyword: &'static str,
-}
-
 impl Compiler {
     fn push(&mut self, code: Code, at: &str, message: String, help: impl Into<String>) {
         self.diags
@@ -126,45 +120,9 @@ impl Compiler {
     }
 
     fn schema(&mut self, doc: &Value, at: &str, depth: usize) -> Schema {
-        let obj = match doc {
-            Value::Object(obj) => obj,
-            Value::Bool(b) => {
-                let help = if *b {
-                    "write `{}` for a schema that accepts any value"
-                } else {
-                    "a `false` schema accepts no value; remove the property or item it describes"
-                };
-                self.push(
-                    Code::SchemaUnsupported,
-                    at,
-                    format!("the boolean schema `{b}` is outside the bounded JSON Schema subset"),
-                    help,
-                );
-                return Schema::ANY;
-            }
-            other => {
-                self.push(
-                    Code::SchemaInvalid,
-                    at,
-                    format!(
-                        "a schema must be an object, found {}",
-                        json_type_name(other)
-                    ),
-                    "write a schema object, e.g. `{ type: string }`",
-                );
-                return Schema::ANY;
-            }
-        };
-        if depth > MAX_SCHEMA_DEPTH {
-            self.push(
-                Code::SchemaUnsupported,
-                at,
-                format!("schemas nested more than {MAX_SCHEMA_DEPTH} levels deep are outside the bounded subset"),
-                "flatten the structure",
-            );
+        let Some(obj) = self.object(doc, at, depth) else {
             return Schema::ANY;
-        }
-
+        };
         let mut s = Schema::ANY;
         let mut enum_values: Option<&[Value]> = None;
         let mut properties_malformed = false;
@@ -195,7 +153,7 @@ impl Compiler {
                         &kp,
                         format!(
                             "`additionalProperties` must be a boolean, found {}",
-                            json_type_name(other)
+                            words::kind_of(other)
                         ),
                         "use `additionalProperties: false` or `true`",
                     ),
@@ -204,7 +162,7 @@ impl Compiler {
                     Value::Array(_) => self.push(
                         Code::SchemaUnsupported,
                         &kp,
-                        "`items` as a list of schemas (tuple validation) is outside the bounded subset"
+                        "`items` as an array of schemas (tuple validation) is outside the bounded subset"
                             .into(),
                         "give `items` one schema that every element satisfies",
                     ),
@@ -215,7 +173,7 @@ impl Compiler {
                     other => self.push(
                         Code::SchemaInvalid,
                         &kp,
-                        format!("`enum` must be a list, found {}", json_type_name(other)),
+                        format!("`enum` must be an array, found {}", words::kind_of(other)),
                         "list the allowed values, e.g. `enum: [low, medium, high]`",
                     ),
                 },
@@ -253,6 +211,56 @@ impl Compiler {
         s
     }
 
+    /// The schema object at `at`, or `None` after reporting a boolean
+    /// schema (`TQX_SCHEMA_UNSUPPORTED`), another non-object
+    /// (`TQX_SCHEMA_INVALID`) or nesting beyond [`MAX_SCHEMA_DEPTH`].
+    fn object<'v>(
+        &mut self,
+        doc: &'v Value,
+        at: &str,
+        depth: usize,
+    ) -> Option<&'v Map<String, Value>> {
+        let obj = match doc {
+            Value::Object(obj) => obj,
+            Value::Bool(b) => {
+                let help = if *b {
+                    "write `{}` for a schema that accepts any value"
+                } else {
+                    "a `false` schema accepts no value; remove the property or item it describes"
+                };
+                self.push(
+                    Code::SchemaUnsupported,
+                    at,
+                    format!("the boolean schema `{b}` is outside the bounded JSON Schema subset"),
+                    help,
+                );
+                return None;
+            }
+            other => {
+                self.push(
+                    Code::SchemaInvalid,
+                    at,
+                    format!(
+                        "a schema must be an object, found {}",
+                        words::kind_of(other)
+                    ),
+                    "write a schema object, e.g. `{ type: string }`",
+                );
+                return None;
+            }
+        };
+        if depth > MAX_SCHEMA_DEPTH {
+            self.push(
+                Code::SchemaUnsupported,
+                at,
+                format!("schemas nested more than {MAX_SCHEMA_DEPTH} levels deep are outside the bounded subset"),
+                "flatten the structure",
+            );
+            return None;
+        }
+        Some(obj)
+    }
+
     fn unsupported_keyword(&mut self, key: &str, at: &str) {
         let help = match key {
             "$schema" => "remove `$schema`: contract schemas are always the bounded subset of JSON Schema 2020-12".to_owned(),
@@ -278,10 +286,7 @@ impl Compiler {
             "default" | "examples" | "deprecated" | "readOnly" | "writeOnly" | "$comment" => {
                 "annotations other than `title` and `description` are outside the subset: move the text into `description`".to_owned()
             }
-            _ => match closest(key, KEYWORDS) {
-                Some(k) => format!("did you mean `{k}`?"),
-                None => format!("the subset's keywords are: {}", KEYWORDS.join(", ")),
-            },
+            _ => words::did_you_mean(key, KEYWORDS, "the subset's keywords are: "),
         };
         self.push(
             Code::SchemaUnsupported,
@@ -314,10 +319,10 @@ impl Compiler {
                     Code::SchemaInvalid,
                     at,
                     format!(
-                        "`type` must be a type name or a list of them, found {}",
-                        json_type_name(other)
+                        "`type` must be a type name or an array of them, found {}",
+                        words::kind_of(other)
                     ),
-                    format!("use one of {}", TYPE_NAMES.join(", ")),
+                    format!("use one of {}", words::names(TYPE_NAMES)),
                 );
                 return TypeSet::ANY;
             }
@@ -329,18 +334,15 @@ impl Compiler {
                 self.push(
                     Code::SchemaInvalid,
                     &p,
-                    format!("a type must be a string, found {}", json_type_name(t)),
-                    format!("use one of {}", TYPE_NAMES.join(", ")),
+                    format!("a type must be a string, found {}", words::kind_of(t)),
+                    format!("use one of {}", words::names(TYPE_NAMES)),
                 );
                 ok = false;
                 continue;
             };
             match JsonType::parse(name) {
                 None => {
-                    let help = match closest(name, TYPE_NAMES) {
-                        Some(t) => format!("did you mean `{t}`?"),
-                        None => format!("use one of {}", TYPE_NAMES.join(", ")),
-                    };
+                    let help = words::did_you_mean(name, TYPE_NAMES, "use one of ");
                     self.push(
                         Code::SchemaInvalid,
                         &p,
@@ -384,8 +386,8 @@ impl Compiler {
                 Code::SchemaInvalid,
                 at,
                 format!(
-                    "`properties` must be a map from names to schemas, found {}",
-                    json_type_name(v)
+                    "`properties` must be an object from names to schemas, found {}",
+                    words::kind_of(v)
                 ),
                 "write `properties: { name: { type: string } }`",
             );
@@ -407,8 +409,8 @@ impl Compiler {
                 Code::SchemaInvalid,
                 at,
                 format!(
-                    "`required` must be a list of property names, found {}",
-                    json_type_name(v)
+                    "`required` must be an array of property names, found {}",
+                    words::kind_of(v)
                 ),
                 "write `required: [name, ...]`",
             );
@@ -437,7 +439,7 @@ impl Compiler {
                     &p,
                     format!(
                         "`required` entries must be property names, found {}",
-                        json_type_name(other)
+                        words::kind_of(other)
                     ),
                     "write property names as strings",
                 ),
@@ -461,7 +463,7 @@ impl Compiler {
             Some(n) => n
                 .to_json()
                 .map_or_else(|| "a number".to_owned(), |n| n.to_string()),
-            None => json_type_name(v).to_owned(),
+            None => words::kind_of(v).to_owned(),
         };
         self.push(
             Code::SchemaInvalid,
@@ -481,7 +483,7 @@ impl Compiler {
                     at,
                     format!(
                         "`{keyword}` must be a number, found {}",
-                        json_type_name(other)
+                        words::kind_of(other)
                     ),
                     format!("write a number, e.g. `{keyword}: 0`"),
                 );
@@ -507,7 +509,7 @@ impl Compiler {
                 self.push(
                     Code::SchemaInvalid,
                     at,
-                    format!("`format` must be a string, found {}", json_type_name(other)),
+                    format!("`format` must be a string, found {}", words::kind_of(other)),
                     "write `format: date` or `format: date-time`",
                 );
                 None
@@ -524,7 +526,7 @@ impl Compiler {
                     at,
                     format!(
                         "`{keyword}` must be a string, found {}",
-                        json_type_name(other)
+                        words::kind_of(other)
                     ),
                     format!("write `{keyword}` as text"),
                 );
@@ -532,338 +534,4 @@ impl Compiler {
             }
         }
     }
-
-    /// Keywords that cannot apply to any declared (non-null) type.
-    fn check_applicability(&mut self, obj: &Map<String, Value>, s: &Schema, at: &str) {
-        const GROUPS: &[(&[&str], &[JsonType], &str)] = &[
-            (
-                &["minLength", "maxLength", "format"],
-                &[JsonType::String],
-                "strings",
-            ),
-            (
-                &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"],
-                &[JsonType::Integer, JsonType::Number],
-                "numbers",
-            ),
-            (
-                &["items", "minItems", "maxItems"],
-                &[JsonType::Array],
-                "arrays",
-            ),
-            (
-                &["properties", "required", "additionalProperties"],
-                &[JsonType::Object],
-                "objects",
-            ),
-        ];
-        let declared: Vec<&str> = s.types.iter().map(JsonType::as_str).collect();
-        let declared = declared.join(", ");
-        for (keywords, applies_to, noun) in GROUPS {
-            if applies_to.iter().any(|t| s.types.contains(*t)) {
-                continue;
-            }
-            for keyword in keywords.iter().filter(|k| obj.contains_key(**k)) {
-                self.push(
-                    Code::SchemaBounds,
-                    &pointer_push(at, keyword),
-                    format!("`{keyword}` applies only to {noun}, but the schema's type is {declared}, so it can never take effect"),
-                    format!("remove `{keyword}`, or change `type`"),
-                );
-            }
-        }
-    }
-
-    fn check_lengths(&mut self, s: &Schema, at: &str) {
-        for (min_key, min, max_key, max, unit) in [
-            (
-                "minLength",
-                s.min_length,
-                "maxLength",
-                s.max_length,
-                "characters",
-            ),
-            ("minItems", s.min_items, "maxItems", s.max_items, "items"),
-        ] {
-            if let (Some(min), Some(max)) = (min, max)
-                && min > max
-            {
-                self.push(
-                    Code::SchemaBounds,
-                    &pointer_push(at, min_key),
-                    format!("`{min_key}` {min} is above `{max_key}` {max}: no value has between {min} and {max} {unit}"),
-                    format!("lower `{min_key}` or raise `{max_key}`"),
-                );
-            }
-        }
-    }
-
-    fn check_numbers(&mut self, s: &Schema, at: &str) {
-        let lower = tighter(
-            s.minimum.map(|value| Bound {
-                value,
-                exclusive: false,
-                keyword: "minimum",
-            }),
-            s.exclusive_minimum.map(|value| Bound {
-                value,
-                exclusive: true,
-                keyword: "exclusiveMinimum",
-            }),
-            Ordering::Greater,
-        );
-        let upper = tighter(
-            s.maximum.map(|value| Bound {
-                value,
-                exclusive: false,
-                keyword: "maximum",
-            }),
-            s.exclusive_maximum.map(|value| Bound {
-                value,
-                exclusive: true,
-                keyword: "exclusiveMaximum",
-            }),
-            Ordering::Less,
-        );
-        let (Some(lo), Some(hi)) = (lower, upper) else {
-            return;
-        };
-        let empty = match lo.value.cmp_exact(hi.value) {
-            Some(Ordering::Less) => false,
-            Some(Ordering::Equal) => lo.exclusive || hi.exclusive,
-            _ => true,
-        };
-        let (lo_text, hi_text) = (number_text(lo.value), number_text(hi.value));
-        if empty {
-            self.push(
-                Code::SchemaBounds,
-                &pointer_push(at, lo.keyword),
-                format!(
-                    "no number satisfies both `{}` {lo_text} and `{}` {hi_text}",
-                    lo.keyword, hi.keyword
-                ),
-                format!("lower `{}` or raise `{}`", lo.keyword, hi.keyword),
-            );
-        } else if s.types.is_only(JsonType::Integer) && !integer_between(lo, hi) {
-            self.push(
-                Code::SchemaBounds,
-                &pointer_push(at, lo.keyword),
-                format!(
-                    "no integer satisfies both `{}` {lo_text} and `{}` {hi_text}",
-                    lo.keyword, hi.keyword
-                ),
-                "widen the bounds to include an integer, or use `type: number`",
-            );
-        }
-    }
-
-    fn check_required(&mut self, s: &Schema, at: &str) {
-        if s.additional_properties {
-            return;
-        }
-        for (i, name) in s.required.iter().enumerate() {
-            if s.property(name).is_none() {
-                self.push(
-                    Code::SchemaBounds,
-                    &pointer_push(&pointer_push(at, "required"), &i.to_string()),
-                    format!("\"{name}\" is required, but `additionalProperties: false` forbids it as it is not declared in `properties`"),
-                    format!("declare \"{name}\" under `properties`, or drop it from `required`"),
-                );
-            }
-        }
-    }
-
-    fn enum_values(&mut self, values: &[Value], rest: &Schema, at: &str) -> Vec<IrValue> {
-        let enum_at = pointer_push(at, "enum");
-        if values.is_empty() {
-            self.push(
-                Code::SchemaBounds,
-                &enum_at,
-                "`enum` is empty, so no value is valid".into(),
-                "list at least one allowed value",
-            );
-        }
-        let mut out: Vec<IrValue> = Vec::with_capacity(values.len());
-        for (i, v) in values.iter().enumerate() {
-            let p = pointer_push(&enum_at, &i.to_string());
-            let ir = IrValue::from_json(v);
-            if let Some(first) = out
-                .iter()
-                .position(|o| o.as_value().json_eq(&ir.as_value()))
-            {
-                self.push(
-                    Code::SchemaInvalid,
-                    &p,
-                    format!(
-                        "enum value {} is listed twice (first at index {first})",
-                        preview(v)
-                    ),
-                    "list each allowed value once",
-                );
-                continue;
-            }
-            if let Err(violations) = validate(rest, ir.as_value()) {
-                self.push(
-                    Code::SchemaBounds,
-                    &p,
-                    format!(
-                        "enum value {} can never be valid: {}",
-                        preview(v),
-                        describe(&violations)
-                    ),
-                    "remove the value, or change the schema's other keywords to admit it",
-                );
-            }
-            out.push(ir);
-        }
-        out
-    }
-
-    fn const_value(
-        &mut self,
-        v: &Value,
-        enum_values: Option<&[IrValue]>,
-        rest: &Schema,
-        at: &str,
-    ) -> IrValue {
-        let p = pointer_push(at, "const");
-        let ir = IrValue::from_json(v);
-        if let Err(violations) = validate(rest, ir.as_value()) {
-            self.push(
-                Code::SchemaBounds,
-                &p,
-                format!(
-                    "const {} can never be valid: {}",
-                    preview(v),
-                    describe(&violations)
-                ),
-                "change the const, or the schema's other keywords to admit it",
-            );
-        }
-        if let Some(values) = enum_values
-            && !values.iter().any(|e| e.as_value().json_eq(&ir.as_value()))
-        {
-            self.push(
-                Code::SchemaBounds,
-                &p,
-                format!("const {} is not one of the `enum` values", preview(v)),
-                "add the const to `enum`, or remove one of the two keywords",
-            );
-        }
-        ir
-    }
-}
-
-/// The tighter of an inclusive and an exclusive bound on the same side
-/// (`towards` is `Greater` for lower bounds, `Less` for upper ones). On a
-/// tie the exclusive bound is tighter.
-fn tighter(inclusive: Option<Bound>, exclusive: Option<Bound>, towards: Ordering) -> Option<Bound> {
-    match (inclusive, exclusive) {
-        (Some(i), Some(e)) => match i.value.cmp_exact(e.value) {
-            Some(o) if o == towards => Some(i),
-            _ => Some(e),
-        },
-        (i, e) => i.or(e),
-    }
-}
-
-/// Whether some integer satisfies both bounds, given that some number does.
-///
-/// Bounds are moved to the nearest integer inside them, exactly in `i128`.
-/// A double of magnitude 2^100 or more needs no such care: every double
-/// there is an integer and the next one is more than 2^48 away, while the
-/// other bound is either such a double too or an `i64`/`u64` far below, so
-/// two bounds that enclose some number always enclose an integer.
-fn integer_between(lo: Bound, hi: Bound) -> bool {
-    const HUGE: f64 = 1_267_650_600_228_229_401_496_703_205_376.0; // 2^100
-    let as_int = |b: Bound, round: fn(f64) -> f64, step: i128| match b.value {
-        Number::I64(i) => Some(i128::from(i) + step * i128::from(b.exclusive)),
-        Number::U64(u) => Some(i128::from(u) + step * i128::from(b.exclusive)),
-        Number::F64(f) if f.abs() >= HUGE => None,
-        Number::F64(f) => {
-            let r = round(f);
-            // |r| < 2^100, so the cast is exact.
-            Some(r as i128 + if b.exclusive && r == f { step } else { 0 })
-        }
-    };
-    match (as_int(lo, f64::ceil, 1), as_int(hi, f64::floor, -1)) {
-        (Some(least), Some(greatest)) => least <= greatest,
-        _ => true,
-    }
-}
-
-fn number_text(n: Number) -> String {
-    let mut s = String::new();
-    let _ = templiqx_contracts::canonical::write_number(n, &mut s);
-    s
-}
-
-/// The violations of an enum/const value, joined for one message.
-fn describe(violations: &[templiqx_contracts::SchemaViolation]) -> String {
-    violations
-        .iter()
-        .map(|v| {
-            if v.pointer.is_empty() {
-                v.message.clone()
-            } else {
-                format!("{} (at {})", v.message, v.pointer)
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// A value's JSON text for messages, cut after 60 characters.
-fn preview(v: &Value) -> String {
-    let text = templiqx_contracts::canonical::to_canonical_string(v);
-    match text.char_indices().nth(60) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text,
-    }
-}
-
-fn json_type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a map",
-    }
-}
-
-/// The candidate closest to `word` (case-insensitive equality first, then
-/// Levenshtein distance of at most a third of the word), for "did you mean".
-fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    if word.len() > 64 {
-        return None;
-    }
-    if let Some(c) = candidates.iter().find(|c| c.eq_ignore_ascii_case(word)) {
-        return Some(c);
-    }
-    let limit = (word.chars().count() / 3).max(1);
-    candidates
-        .iter()
-        .map(|c| (levenshtein(word, c), *c))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (row[j + 1] + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }

@@ -1,0 +1,330 @@
+//! Strict YAML → spanned node tree (`docs/decisions.md`, "YAML library").
+//!
+//! Built on `saphyr-parser`'s event stream so that every node keeps its
+//! source span, and so that the things the format forbids are caught while
+//! parsing: duplicate mapping keys, tags, non-scalar keys, and alias
+//! expansion beyond a node budget all fail with `TQX_PARSE_YAML`.
+//!
+//! Scalars are resolved with the YAML 1.2 core schema: plain `null`/`~`/empty
+//! is null, `true`/`false` booleans, decimal/`0o`/`0x` integers, decimal
+//! floats; quoted and block scalars are always strings.
+//!
+//! ```
+//! use templiqx_build::yaml::{self, NodeValue};
+//!
+//! let root = yaml::parse("greeting:\n  text: 'hi'\n  max: 0x10\n").unwrap();
+//! let max = root.pointer("/greeting/max").unwrap();
+//! assert_eq!(max.to_json(), serde_json::json!(16));
+//! assert_eq!((max.span.start.line, max.span.start.column), (3, 8));
+//!
+//! let err = yaml::parse("a: 1\na: 2\n").unwrap_err();
+//! assert_eq!(err.code.as_str(), "TQX_PARSE_YAML");
+//! assert_eq!(err.span.unwrap().start.line, 2);
+//! # let _ = NodeValue::Null;
+//! ```
+//!
+//! # Spans
+//!
+//! Every [`Node`] and [`Key`] carries a [`Span`]: 1-based line and column
+//! (columns count Unicode scalar values, as the contracts crate specifies)
+//! plus byte offsets into the parsed text.
+//!
+//! * A scalar's span is its own extent: quotes included, anchor excluded.
+//!   For a block scalar (`|`, `>`) it runs from the first to the last
+//!   non-blank character of the content; the indicator line is excluded.
+//! * A flow collection spans from `[`/`{` to the closing `]`/`}`.
+//! * A block collection spans from its first entry (the `-` or the first key)
+//!   to the end of its last value; trailing comments and blank lines are not
+//!   part of it.
+//! * A node copied by an alias has the alias's span (`*name`); the nodes
+//!   inside it keep the spans of the anchored original.
+//! * Input without a document (empty, or only comments) is a
+//!   [`NodeValue::Null`] with an empty span at 1:1.
+
+mod builder;
+mod scalar;
+mod source;
+
+use templiqx_contracts::{Diagnostic, JsonType, Number, Span};
+
+/// The most nodes that alias expansion may copy while parsing one document.
+///
+/// Every alias (`*name`) copies the anchored node and everything below it;
+/// the copies are counted across the whole document, and parsing fails with
+/// `TQX_PARSE_YAML` as soon as the total exceeds this budget. A "billion
+/// laughs" document therefore fails after at most this many copies, in
+/// bounded time and memory.
+pub const MAX_ALIAS_EXPANDED_NODES: usize = 10_000;
+
+/// The most string bytes (scalars and keys) that alias expansion may copy
+/// while parsing one document: 4 MiB, the render output budget.
+///
+/// The node budget alone would let ten thousand aliases of one large
+/// anchored string amplify a small file into gigabytes; this bounds the
+/// bytes as [`MAX_ALIAS_EXPANDED_NODES`] bounds the nodes. Exceeding it
+/// fails with `TQX_PARSE_YAML`.
+pub const MAX_ALIAS_EXPANDED_BYTES: usize = 4 * 1024 * 1024;
+
+/// The deepest nesting of sequences and mappings that [`parse`] accepts.
+///
+/// The root collection is at depth 1; scalars do not count. Deeper input
+/// fails with `TQX_PARSE_YAML` (so no later recursive pass over the tree can
+/// overflow the stack). The parser itself also limits flow collections
+/// (`[`, `{`) to 255 nested levels.
+pub const MAX_DEPTH: usize = 256;
+
+/// A parsed YAML node with its source span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// The value.
+    pub value: NodeValue,
+    /// Where it is in the source (for a mapping or sequence: its whole extent).
+    pub span: Span,
+}
+
+/// A mapping key: always a scalar, kept as its text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Key {
+    /// The key as written, unquoted and unescaped. Keys are never typed:
+    /// `1:` is the key `"1"` and `null:` the key `"null"`, as in JSON.
+    pub text: String,
+    /// Where the key is.
+    pub span: Span,
+}
+
+/// The value of a node.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeValue {
+    /// `null`, `~` or an empty plain scalar.
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// A finite number.
+    Number(Number),
+    /// A string.
+    String(String),
+    /// A sequence.
+    Seq(Vec<Node>),
+    /// A mapping, in source order, keys unique.
+    Map(Vec<(Key, Node)>),
+}
+
+impl Node {
+    /// The node as JSON: mappings become objects (keys are the key texts),
+    /// sequences arrays, integers stay exact (`I64`/`U64`).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match &self.value {
+            NodeValue::Null => Value::Null,
+            NodeValue::Bool(b) => Value::Bool(*b),
+            // Parsed numbers are always finite; `Null` is unreachable in practice.
+            NodeValue::Number(n) => n.to_json().map_or(Value::Null, Value::Number),
+            NodeValue::String(s) => Value::String(s.clone()),
+            NodeValue::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
+            NodeValue::Map(entries) => Value::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.text.clone(), v.to_json()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The node's JSON type: a sequence is an `array`, a mapping an
+    /// `object`, and every number a `number`.
+    pub fn json_type(&self) -> JsonType {
+        match self.value {
+            NodeValue::Null => JsonType::Null,
+            NodeValue::Bool(_) => JsonType::Boolean,
+            NodeValue::Number(_) => JsonType::Number,
+            NodeValue::String(_) => JsonType::String,
+            NodeValue::Seq(_) => JsonType::Array,
+            NodeValue::Map(_) => JsonType::Object,
+        }
+    }
+
+    /// The node's type as the format's diagnostics name it: the JSON
+    /// Schema type name of [`Node::json_type`] (`"null"`, `"boolean"`,
+    /// `"number"`, `"string"`, `"array"` or `"object"`).
+    pub fn type_name(&self) -> &'static str {
+        self.json_type().as_str()
+    }
+
+    /// The value under `key` when this node is a mapping; `None` when the
+    /// key is absent or the node is not a mapping.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entry(key).map(|(_, v)| v)
+    }
+
+    /// The entries when this node is a mapping.
+    pub fn as_map(&self) -> Option<&[(Key, Node)]> {
+        match &self.value {
+            NodeValue::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// The items when this node is a sequence.
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.value {
+            NodeValue::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The string when this node is a string scalar.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            NodeValue::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The node at an RFC 6901 JSON Pointer (`""` is this node, `/a/0`
+    /// the first item of `a`).
+    ///
+    /// Reference tokens are unescaped (`~1` → `/`, `~0` → `~`); on a
+    /// sequence a token must be a canonical index (`0`, `17`; not `01` or
+    /// `-`). `None` when the pointer is malformed or any step is missing.
+    pub fn pointer(&self, json_pointer: &str) -> Option<&Node> {
+        let mut node = self;
+        for token in tokens(json_pointer)? {
+            node = node.child(&token?)?;
+        }
+        Some(node)
+    }
+
+    /// The span of the mapping key under which the node at `json_pointer`
+    /// sits, e.g. to underline an unknown field's name rather than its value.
+    ///
+    /// `None` for the root pointer, for a sequence item (it has no key), and
+    /// when the pointer is malformed or does not resolve.
+    pub fn key_span(&self, json_pointer: &str) -> Option<Span> {
+        let (parent, last) = match json_pointer.rfind('/') {
+            Some(i) => (&json_pointer[..i], &json_pointer[i + 1..]),
+            None => return None,
+        };
+        let key = unescape(last)?;
+        self.pointer(parent)?.entry(&key).map(|(k, _)| k.span)
+    }
+
+    /// The span of the deepest node that exists along `json_pointer`: the
+    /// node itself when it exists, else the nearest ancestor that does (so
+    /// a "missing field" diagnostic lands on the mapping that lacks it).
+    ///
+    /// `None` only when the pointer is malformed (non-empty without a
+    /// leading `/`).
+    pub fn span_of(&self, json_pointer: &str) -> Option<Span> {
+        let mut node = self;
+        for token in tokens(json_pointer)? {
+            match token.as_deref().and_then(|t| node.child(t)) {
+                Some(child) => node = child,
+                None => break,
+            }
+        }
+        Some(node.span)
+    }
+
+    fn entry(&self, key: &str) -> Option<&(Key, Node)> {
+        self.as_map()?.iter().find(|(k, _)| k.text == key)
+    }
+
+    fn child(&self, token: &str) -> Option<&Node> {
+        match &self.value {
+            NodeValue::Map(_) => self.get(token),
+            NodeValue::Seq(items) => items.get(parse_index(token)?),
+            _ => None,
+        }
+    }
+}
+
+/// Splits a JSON Pointer into unescaped tokens (`None` items for invalid
+/// escapes); `None` when the pointer is neither empty nor starts with `/`.
+fn tokens(pointer: &str) -> Option<impl Iterator<Item = Option<String>> + '_> {
+    let rest = match pointer.strip_prefix('/') {
+        Some(rest) => Some(rest),
+        None if pointer.is_empty() => None,
+        None => return None,
+    };
+    Some(rest.into_iter().flat_map(|r| r.split('/')).map(unescape))
+}
+
+/// RFC 6901 section 4: `~1` → `/`, then `~0` → `~`; any other `~` is invalid.
+fn unescape(token: &str) -> Option<String> {
+    if !token.contains('~') {
+        return Some(token.to_owned());
+    }
+    let mut out = String::with_capacity(token.len());
+    let mut chars = token.chars();
+    while let Some(c) = chars.next() {
+        if c == '~' {
+            match chars.next() {
+                Some('0') => out.push('~'),
+                Some('1') => out.push('/'),
+                _ => return None,
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// A canonical array index: `0` or digits without a leading zero.
+fn parse_index(token: &str) -> Option<usize> {
+    let canonical = token == "0"
+        || (!token.starts_with('0')
+            && !token.is_empty()
+            && token.bytes().all(|b| b.is_ascii_digit()));
+    if canonical { token.parse().ok() } else { None }
+}
+
+/// Fills in the spans of diagnostics about `file` from their JSON pointers.
+///
+/// A diagnostic qualifies when its `file` is `Some(file)` or `None`, its
+/// `span` is `None` and its `json_pointer` is `Some`: its span becomes
+/// [`Node::span_of`] the pointer in `root` (the parsed text of `file`), and
+/// a `None` file becomes `file`. Other diagnostics are left untouched.
+pub fn locate(diagnostics: &mut [Diagnostic], file: &str, root: &Node) {
+    for d in diagnostics {
+        let ours = d.file.as_deref().is_none_or(|f| f == file);
+        if !ours || d.span.is_some() {
+            continue;
+        }
+        if let Some(pointer) = &d.json_pointer {
+            d.span = root.span_of(pointer);
+            if d.file.is_none() {
+                d.file = Some(file.to_owned());
+            }
+        }
+    }
+}
+
+/// Parses exactly one YAML document into a spanned [`Node`] tree.
+///
+/// Empty input, or a document without content, is a `Null` node.
+///
+/// # Errors
+///
+/// A single `TQX_PARSE_YAML` diagnostic, with a `span` (no `file`; the
+/// caller sets it) and a `help` line, when the text:
+///
+/// * is not well-formed YAML (the span is the parser's error position);
+/// * holds more than one document (the span is the second one's start);
+/// * repeats a mapping key (the span is the second key; the help names the
+///   line of the first);
+/// * uses a tag (`!!str`, `!custom`, `!`), a sequence or mapping as a
+///   mapping key, or an alias as a mapping key;
+/// * has a plain scalar that looks like a number but cannot be one: `.inf`,
+///   `.nan`, an integer outside `i64::MIN..=u64::MAX`, a float that
+///   overflows `f64`;
+/// * uses an alias inside the node it refers to, or makes aliases copy more
+///   than [`MAX_ALIAS_EXPANDED_NODES`] nodes or [`MAX_ALIAS_EXPANDED_BYTES`]
+///   bytes of text in total;
+/// * nests collections deeper than [`MAX_DEPTH`].
+///
+/// Never panics; time and memory are linear in the input plus the alias
+/// budget.
+pub fn parse(text: &str) -> Result<Node, Diagnostic> {
+    builder::parse(text).map_err(|d| *d)
+}
