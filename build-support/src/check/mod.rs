@@ -7,7 +7,7 @@
 //! are reported at once.
 //!
 //! [`compile_contract_with`] is the driver: it runs one function per phase,
-//! in this order, each adding its diagnostics to the shared [`Cx`]:
+//! in this order, each adding its diagnostics to the shared `Cx`:
 //!
 //! | phase | function | module |
 //! |---|---|---|
