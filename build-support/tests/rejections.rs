@@ -1226,6 +1226,40 @@ fn eval_integers_must_fit_the_generated_i64() {
 }
 
 #[test]
+fn eval_numbers_must_be_held_exactly_by_the_generated_types() {
+    let evals = |body: &'static str| -> String {
+        Doc {
+            extra: Box::leak(format!("  required: [n]\n  properties: {{ n: {{ type: integer }}, f: {{ type: number }} }}\nevals:\n{body}").into_boxed_str()),
+            ..Doc::default()
+        }
+        .text()
+    };
+    let ok = evals(
+        "  - id: one\n    inputs: { name: Ryan }\n    fake_output: { n: 9007199254740992.0, f: 9007199254740992 }\n",
+    );
+    assert!(
+        diagnostics(&ok, &target()).is_empty(),
+        "{:?}",
+        diagnostics(&ok, &target())
+    );
+    // An integer-valued double beyond 2^53 under `type: integer`: canonical
+    // JSON writes it as a double, which is not the `i64` it would read into.
+    let t = evals(
+        "  - id: one\n    inputs: { name: Ryan }\n    fake_output: { n: 1234567890123456789.0 }\n",
+    );
+    let d = expect(&t, Code::EvalInvalid, "/evals/0/fake_output/n", "n: 1234");
+    assert!(d.message.contains("beyond 2^53"), "{d}");
+    assert!(d.message.contains("`i64`"), "{d}");
+    // An integer beyond 2^53 under `type: number`: the generated `f64`
+    // would round it.
+    let t = evals(
+        "  - id: one\n    inputs: { name: Ryan }\n    fake_output: { n: 1, f: 9007199254740993 }\n",
+    );
+    let d = expect(&t, Code::EvalInvalid, "/evals/0/fake_output/f", "f: 9007");
+    assert!(d.message.contains("`f64`"), "{d}");
+}
+
+#[test]
 fn eval_fixtures_are_validated() {
     let evals = |body: &'static str| -> String {
         Doc {

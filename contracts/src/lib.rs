@@ -37,6 +37,7 @@ pub mod rendered;
 pub mod schema;
 pub mod seq;
 pub mod stream;
+pub mod typed;
 pub mod validate;
 pub mod value;
 pub mod words;

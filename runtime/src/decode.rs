@@ -97,7 +97,7 @@ fn normalize_integers<'v>(
                 && !(n.is_i64() || n.is_u64()) =>
         {
             match n.as_f64() {
-                Some(f) if f.fract() == 0.0 && f >= -(2f64.powi(63)) && f < 2f64.powi(63) => {
+                Some(f) if templiqx_contracts::typed::exact_integral_double(f) => {
                     Cow::Owned(Value::from(f as i64))
                 }
                 _ => Cow::Borrowed(value),
@@ -200,11 +200,15 @@ pub fn check_root(
     for (key, v) in map {
         let field = fields.iter().find(|f| f.name == key.as_str());
         if let Some(f) = field {
-            let mut at = format!(
+            let at = format!(
                 "/{name}/{}",
                 templiqx_contracts::diagnostic::escape_pointer_token(&key)
             );
-            unrepresentable(&f.schema, &v, &mut at, &mut wide);
+            wide.extend(
+                templiqx_contracts::typed::unrepresentable(&f.schema, &v)
+                    .into_iter()
+                    .map(|(pointer, unfit)| (format!("{at}{pointer}"), unfit)),
+            );
         }
         let v = match field {
             Some(f) => normalize_integers(&f.schema, &v).into_owned(),
@@ -231,8 +235,7 @@ fn check_output<'v>(
 ) -> Result<Cow<'v, serde_json::Value>, Vec<Diagnostic>> {
     validate_output(interaction, value.as_value())?;
     let schema = &interaction.output_schema;
-    let mut problems = Vec::new();
-    unrepresentable(schema, value, &mut String::new(), &mut problems);
+    let problems = templiqx_contracts::typed::unrepresentable(schema, value);
     if !problems.is_empty() {
         return Err(problems
             .into_iter()
@@ -266,69 +269,11 @@ where
     fields(value).map_err(D::Error::custom)
 }
 
-/// Integers above 2^53 in magnitude: a double holds them inexactly.
-const EXACT_DOUBLE: u64 = 1 << 53;
-
-/// Collects the pointers (with a reason) of values valid under `schema`
-/// that its generated Rust type cannot hold exactly: an integer outside
-/// `i64` where the type is `i64`, an integer beyond ±2^53 where it is
-/// `f64`.
-fn unrepresentable(
-    schema: &Schema,
-    value: &serde_json::Value,
-    at: &mut String,
-    out: &mut Vec<(String, &'static str)>,
-) {
-    use serde_json::Value;
-    let only = schema.types.without_null();
-    match value {
-        Value::Number(n) if only.is_only(JsonType::Integer) => {
-            let fits = n.is_i64()
-                || n.as_f64().is_some_and(|f| {
-                    !(n.is_u64()) && f.fract() == 0.0 && f >= -(2f64.powi(63)) && f < 2f64.powi(63)
-                });
-            if !fits {
-                out.push((
-                    at.clone(),
-                    "an integer outside the 64-bit signed range of the generated `i64`",
-                ));
-            }
-        }
-        Value::Number(n) if only.is_only(JsonType::Number) => {
-            let magnitude = n.as_i64().map(i64::unsigned_abs).or_else(|| n.as_u64());
-            if magnitude.is_some_and(|m| m > EXACT_DOUBLE) {
-                out.push((
-                    at.clone(),
-                    "an integer beyond 2^53, which the generated `f64` holds inexactly",
-                ));
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item) = &schema.items {
-                for (i, v) in items.iter().enumerate() {
-                    let len = at.len();
-                    at.push_str(&format!("/{i}"));
-                    unrepresentable(item, v, at, out);
-                    at.truncate(len);
-                }
-            }
-        }
-        Value::Object(map) => {
-            for (k, v) in map {
-                if let Some(s) = schema.property(k) {
-                    let len = at.len();
-                    at.push('/');
-                    at.push_str(&templiqx_contracts::diagnostic::escape_pointer_token(k));
-                    unrepresentable(s, v, at, out);
-                    at.truncate(len);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-fn too_wide(code: Code, (pointer, what): (String, &'static str)) -> Diagnostic {
+fn too_wide(
+    code: Code,
+    (pointer, unfit): (String, templiqx_contracts::typed::Unfit),
+) -> Diagnostic {
+    let what = unfit.reason();
     let shown = if pointer.is_empty() { "/" } else { &pointer };
     Diagnostic::error(
         code,

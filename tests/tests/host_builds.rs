@@ -638,6 +638,12 @@ const HOSTILE_LIB: &str = r##"#![deny(warnings)]
 /// The contracts of `pkg`.
 pub mod built {
     include!(concat!(env!("OUT_DIR"), "/templiqx_contracts.rs"));
+
+    /// Crates named by path beside the generated modules: contracts with
+    /// the ids `std`, `core` and `templiqx` do not shadow them.
+    pub fn crates_in_scope() -> usize {
+        std::env::args().count() + core::mem::size_of::<u8>() + std::any::type_name::<templiqx::Locale>().len()
+    }
 }
 "##;
 
@@ -740,6 +746,9 @@ fn hostile_names_and_descriptions_build_lint_document_and_run() {
         "async",
         "Inputs",
         "render",
+        "std",
+        "core",
+        "templiqx",
     ];
     let listed: Vec<String> = ["self", "docs"]
         .iter()

@@ -1,13 +1,14 @@
 //! Eval fixtures (`docs/format.md`, "Eval fixtures"): unique ids, inputs
 //! and context checked against the declarations, `fake_output` against
-//! `output_schema`, and the integers an eval test decodes into `i64`.
+//! `output_schema`, and the numbers an eval test decodes into the generated
+//! `i64`/`f64` exactly (`templiqx_contracts::typed`).
 
 use super::contract::Declared;
 use super::{CompileOptions, Cx, FieldInfo};
 use crate::dto::{Contract, Loc};
 use std::collections::HashMap;
 use templiqx_contracts::words;
-use templiqx_contracts::{Code, JsonType, Schema};
+use templiqx_contracts::{Code, Schema};
 
 impl Cx<'_> {
     /// The eval-fixture phase: every problem is `TQX_EVAL_INVALID`. With
@@ -103,8 +104,9 @@ impl Cx<'_> {
         }
     }
 
-    /// Reports each integer of a schema-valid `value` that the generated
-    /// `i64` of `type: integer` cannot hold (`TQX_EVAL_INVALID`).
+    /// Reports each number of a schema-valid `value` that its generated
+    /// type (`i64` or `f64`) cannot hold exactly (`TQX_EVAL_INVALID`;
+    /// `templiqx_contracts::typed`).
     pub(super) fn eval_integers(
         &mut self,
         schema: &Schema,
@@ -112,64 +114,34 @@ impl Cx<'_> {
         loc: &Loc,
         what: &str,
     ) {
-        let mut beyond = Vec::new();
-        integers_beyond_i64(schema, value, &mut String::new(), &mut beyond);
-        for pointer in beyond {
+        use templiqx_contracts::typed::{Unfit, unrepresentable};
+        for (pointer, unfit) in unrepresentable(schema, value) {
             let vloc = Loc::new(loc.file, format!("{}{}", loc.pointer, pointer));
+            let (message, help) = match unfit {
+                Unfit::OutsideI64 => (
+                    "the integer does not fit `i64`, the generated type of `type: integer`",
+                    "use an integer between -9223372036854775808 and 9223372036854775807, or \
+                     bound the schema with `minimum`/`maximum`",
+                ),
+                Unfit::DoubleBeyondExactIntegers => (
+                    "the integer-valued double is beyond 2^53, so the generated `i64` of \
+                     `type: integer` would not hold the number canonical JSON writes for it",
+                    "write the integer without a fraction or exponent (`1234567890123456789`, \
+                     not `1234567890123456789.0`), or bound the schema with `minimum`/`maximum`",
+                ),
+                Unfit::IntegerBeyondF64 => (
+                    "the integer is beyond 2^53, so the generated `f64` of `type: number` \
+                     would not hold it exactly",
+                    "use a number between -9007199254740992 and 9007199254740992, or bound \
+                     the schema with `minimum`/`maximum`",
+                ),
+            };
             self.err(
                 Code::EvalInvalid,
-                format!("{what} is invalid: the integer does not fit `i64`, the generated type of `type: integer`"),
+                format!("{what} is invalid: {message}"),
                 &vloc,
-                "use an integer between -9223372036854775808 and 9223372036854775807, or bound the schema with `minimum`/`maximum`",
+                help,
             );
         }
-    }
-}
-
-/// JSON Pointers (appended to `at`) of integers in `value` that a schema
-/// generated as `i64` (`type: integer`, optionally nullable) cannot hold.
-/// Follows `properties` and `items`, as the generated types do.
-fn integers_beyond_i64(
-    schema: &Schema,
-    value: &serde_json::Value,
-    at: &mut String,
-    out: &mut Vec<String>,
-) {
-    use serde_json::Value;
-    match value {
-        Value::Number(n) if schema.types.without_null().is_only(JsonType::Integer) => {
-            // An `i64`, or an integer-valued float in `i64`'s range (`12.0`
-            // decodes); a `u64` above `i64::MAX` or a larger float does not.
-            const RANGE: std::ops::Range<f64> =
-                -9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0;
-            let fits = n.as_i64().is_some()
-                || (n.as_u64().is_none() && n.as_f64().is_some_and(|f| RANGE.contains(&f)));
-            if !fits {
-                out.push(at.clone());
-            }
-        }
-        Value::Object(map) => {
-            for (key, member) in map {
-                if let Some(property) = schema.property(key) {
-                    let len = at.len();
-                    at.push('/');
-                    at.push_str(&templiqx_contracts::diagnostic::escape_pointer_token(key));
-                    integers_beyond_i64(property, member, at, out);
-                    at.truncate(len);
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item_schema) = &schema.items {
-                for (i, item) in items.iter().enumerate() {
-                    let len = at.len();
-                    at.push('/');
-                    at.push_str(&i.to_string());
-                    integers_beyond_i64(item_schema, item, at, out);
-                    at.truncate(len);
-                }
-            }
-        }
-        _ => {}
     }
 }

@@ -270,7 +270,7 @@ impl Cx<'_> {
             }
         } else if code == Code::EvalInvalid {
             // Valid JSON Schema, but an eval test decodes it into the
-            // generated types, where `type: integer` is `i64`.
+            // generated types (`i64`, `f64`), which must hold it exactly.
             self.eval_integers(schema, value, loc, what);
         }
     }

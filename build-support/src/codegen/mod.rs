@@ -239,7 +239,8 @@ pub fn doc_text(text: &str) -> String {
                 .filter_map(|scheme| rest.find(scheme))
                 .min();
             let plain = url.unwrap_or(rest.len());
-            escape_markdown(&rest[..plain], &mut out);
+            let line_start = rest.len() == line.trim_start().len();
+            escape_markdown(&rest[..plain], line_start, &mut out);
             rest = &rest[plain..];
             if url.is_some() {
                 let end = rest
@@ -259,15 +260,47 @@ pub fn doc_text(text: &str) -> String {
     out
 }
 
-fn escape_markdown(text: &str, out: &mut String) {
-    for c in text.chars() {
-        if matches!(
-            c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|' | '~' | '&'
-        ) {
+/// Backslash-escapes what Markdown or rustdoc would read as structure or
+/// typography in `text` (CommonMark lets any ASCII punctuation be escaped):
+/// inline markup, HTML, links, headings, tables, strikethrough, list and
+/// thematic-break markers (`-`, `+`, `=` of setext headings, `1.`/`1)` at
+/// a line start; a `-` beside another `-`), and rustdoc's smart punctuation
+/// (`"`, `'`, `--`, `...`). A hyphen inside a word stays unescaped.
+fn escape_markdown(text: &str, line_start: bool, out: &mut String) {
+    let mut rest = text;
+    if line_start {
+        // An ordered-list marker: digits, then `.` or `)`.
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 && rest[digits..].starts_with(['.', ')']) {
+            out.push_str(&rest[..digits]);
+            out.push('\\');
+            out.push_str(&rest[digits..=digits]);
+            rest = &rest[digits + 1..];
+        }
+    }
+    let mut chars = rest.chars().peekable();
+    let mut first = line_start;
+    let mut previous = None;
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        let escape = match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|' | '~' | '&' | '"' | '\'' => {
+                true
+            }
+            // List markers and setext underlines start a line; a hyphen
+            // beside another is a rule or a smart dash. A hyphen inside a
+            // word (`schema-valid`) stays as it is.
+            '-' => first || previous == Some('-') || next == Some('-'),
+            '+' | '=' => first,
+            '.' => next == Some('.'),
+            _ => false,
+        };
+        if escape {
             out.push('\\');
         }
         out.push(c);
+        first = false;
+        previous = Some(c);
     }
 }
 

@@ -134,17 +134,34 @@ pub fn pascal(s: &str) -> String {
 /// The module name for a contract id: ASCII snake case, a leading digit or
 /// an empty name prefixed with `_`, a keyword of any edition suffixed with
 /// `_` (`bli-61-date-term-extraction` → `bli_61_date_term_extraction`,
-/// `type` → `type_`, `self` → `self_`).
+/// `type` → `type_`, `self` → `self_`), and so is the name of a crate
+/// hosts and generated code refer to by path ([`EXTERN_CRATES`]:
+/// `templiqx` → `templiqx_`, `std` → `std_`).
 pub fn module_name(id: &str) -> String {
     let mut s = snake(id);
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert(0, '_');
     }
-    if is_keyword(&s) {
+    if is_keyword(&s) || EXTERN_CRATES.contains(&s.as_str()) {
         s.push('_');
     }
     s
 }
+
+/// Crate names a host's code or the generated code refers to by path
+/// (`std::…`, `templiqx::include_contract!`, `serde::Deserialize`): a
+/// contract module of one of these names would shadow the crate in the
+/// host's scope, so it gets a `_` suffix like a keyword.
+pub const EXTERN_CRATES: &[&str] = &[
+    "alloc",
+    "core",
+    "proc_macro",
+    "serde",
+    "serde_json",
+    "std",
+    "templiqx",
+    "test",
+];
 
 /// The Rust field name of a property, in snake case (`firstName` and
 /// `first-name` → `first_name`, `type` → `r#type`, `union` → `r#union`,
@@ -236,11 +253,11 @@ impl TypeNames {
     /// with a numeric suffix. Deterministic (first come, first served in
     /// declaration order).
     pub fn fresh(&mut self, name: &str, parent: &str) -> String {
-        let base = pascal_item(name, "Value", 'T');
+        let base = capped(pascal_item(name, "Value", 'T'));
         if self.taken.insert(base.clone()) {
             return base;
         }
-        let prefixed = format!("{parent}{base}");
+        let prefixed = capped(format!("{parent}{base}"));
         if self.taken.insert(prefixed.clone()) {
             return prefixed;
         }
@@ -249,6 +266,28 @@ impl TypeNames {
             .find(|c| self.taken.insert(c.clone()))
             .unwrap_or(prefixed)
     }
+}
+
+/// The longest type name the generator writes, in bytes: rustdoc writes a
+/// file `struct.<Name>.html` per type, and file systems refuse names over
+/// 255 bytes.
+pub const MAX_TYPE_NAME: usize = 96;
+
+/// `name`, or, when it is longer than [`MAX_TYPE_NAME`], its first bytes
+/// followed by 16 hex digits of its FNV-1a hash, so distinct long names
+/// stay distinct and the result is the same on every build.
+fn capped(name: String) -> String {
+    if name.len() <= MAX_TYPE_NAME {
+        return name;
+    }
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    let mut cut = MAX_TYPE_NAME - 16;
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}{hash:016X}", &name[..cut])
 }
 
 /// The variant names of one generated enum.
@@ -353,6 +392,17 @@ mod tests {
         assert_eq!(types.fresh("render", "Inputs"), "InputsRender2");
         assert_eq!(types.fresh("2x", "Inputs"), "T2x");
         assert_eq!(types.fresh("", "Inputs"), "Value");
+        // Long names are capped (rustdoc writes one file per type), and
+        // stay distinct and deterministic.
+        let long_a = types.fresh(&"b".repeat(245), "Inputs");
+        let long_b = types.fresh(&format!("{}c", "b".repeat(244)), "Inputs");
+        assert_eq!(long_a.len(), MAX_TYPE_NAME);
+        assert_ne!(long_a, long_b);
+        assert_eq!(
+            long_a,
+            TypeNames::default().fresh(&"b".repeat(245), "Inputs")
+        );
+        assert!(long_a.starts_with("Bbbb"), "{long_a}");
         let mut variants = VariantNames::default();
         let got: Vec<String> = ["a-b", "A_B", "", "2x", "self", "Self"]
             .iter()

@@ -225,6 +225,12 @@ impl Gen<'_> {
             Some(JsonType::Boolean) => quote! { bool },
             Some(JsonType::Array) => {
                 let item = match &s.items {
+                    // A nullable element is `Option<T>`: `null` is `None`.
+                    Some(items) if nullable(items) => {
+                        let item_name = format!("{} Item", names::pascal(name));
+                        let t = self.ty(items, &item_name, parent, &loc.child("items"));
+                        quote! { ::core::option::Option<#t> }
+                    }
                     Some(items) => {
                         let item_name = format!("{} Item", names::pascal(name));
                         self.ty(items, &item_name, parent, &loc.child("items"))
