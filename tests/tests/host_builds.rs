@@ -208,7 +208,10 @@ fn main() {
 "##;
 
 impl Host {
-    fn new() -> Host {
+    /// A host crate named `name` with path dependencies on this
+    /// workspace, a copy of its `Cargo.lock`, and a `build.rs` that
+    /// compiles the package `pkg` for `structured_output`.
+    fn scaffold(name: &str) -> Host {
         let host = Host {
             dir: tempfile::tempdir().unwrap(),
         };
@@ -216,7 +219,7 @@ impl Host {
         host.write(
             "Cargo.toml",
             &format!(
-                "[package]\nname = \"host-under-test\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\ntempliqx = {{ path = \"{runtime}\" }}\n\n[build-dependencies]\ntempliqx-build = {{ path = \"{build}\" }}\n\n[workspace]\n\n[profile.dev]\ndebug = false\n",
+                "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\ntempliqx = {{ path = \"{runtime}\" }}\n\n[build-dependencies]\ntempliqx-build = {{ path = \"{build}\" }}\n\n[workspace]\n\n[profile.dev]\ndebug = false\n",
                 runtime = ws.join("runtime").display(),
                 build = ws.join("build-support").display()
             ),
@@ -226,6 +229,11 @@ impl Host {
             "build.rs",
             "fn main() {\n    if let Err(e) = templiqx_build::Builder::new().target([\"structured_output\"]).package(\"pkg\").compile() {\n        eprintln!(\"{e}\");\n        std::process::exit(1);\n    }\n}\n",
         );
+        host
+    }
+
+    fn new() -> Host {
+        let host = Host::scaffold("host-under-test");
         host.write("pkg/templiqx.yaml", "api_version: templiqx/v1alpha1\npackage: host\nversion: 0.1.0\ncontracts: [note, awkward, loose]\n");
         host.write("pkg/contracts/note.yaml", CONTRACT);
         host.write("pkg/contracts/awkward.yaml", AWKWARD);
@@ -719,23 +727,7 @@ fn main() {
 
 #[test]
 fn hostile_names_and_descriptions_build_lint_document_and_run() {
-    let host = Host {
-        dir: tempfile::tempdir().unwrap(),
-    };
-    let ws = workspace();
-    host.write(
-        "Cargo.toml",
-        &format!(
-            "[package]\nname = \"hostile-host\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\ntempliqx = {{ path = \"{runtime}\" }}\n\n[build-dependencies]\ntempliqx-build = {{ path = \"{build}\" }}\n\n[workspace]\n\n[profile.dev]\ndebug = false\n",
-            runtime = ws.join("runtime").display(),
-            build = ws.join("build-support").display()
-        ),
-    );
-    fs::copy(ws.join("Cargo.lock"), host.path().join("Cargo.lock")).unwrap();
-    host.write(
-        "build.rs",
-        "fn main() {\n    if let Err(e) = templiqx_build::Builder::new().target([\"structured_output\"]).package(\"pkg\").compile() {\n        eprintln!(\"{e}\");\n        std::process::exit(1);\n    }\n}\n",
-    );
+    let host = Host::scaffold("hostile-host");
     let ids = [
         "crate",
         "super",
