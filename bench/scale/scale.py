@@ -32,7 +32,7 @@ the same run and profile) with the generated lines per contract, and the
 Generated lines per contract: for the macro hosts, the module the macro
 expands for d001, produced by a small helper crate that calls the same
 library path as `include_contract!` (`Loader::compile_file` or
-`Loader::compile_package`, then `codegen::generate` with the macro's
+`Loader::compile_package_contract`, then `codegen::generate` with the macro's
 options) and formats it as `build.rs` output is formatted
 (`builder::format_file`, header line excluded); for `build.rs`, the lines
 of the generated `templiqx_contracts.rs` (header excluded) divided by N.
@@ -247,8 +247,9 @@ fn main() {
     let compiled = if form == "file" {
         loader.compile_file(&base.join(path), &target)
     } else {
-        let all = loader.compile_package(&base.join(path), &target).expect("package compiles");
-        all.into_iter().find(|c| &c.id == id).expect("contract listed")
+        loader
+            .compile_package_contract(&base.join(path), id, &target)
+            .expect("package compiles and lists the contract")
     };
     assert!(compiled.diagnostics.is_empty(), "{:?}", compiled.diagnostics);
     let options = Options { eval_tests: true, tracked_files: loader.files_read.clone() };

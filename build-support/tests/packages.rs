@@ -1046,3 +1046,88 @@ fn manifests_are_read_with_the_contract_readers() {
         "the package manifest must be an object, found an array"
     );
 }
+
+#[test]
+fn one_contract_of_a_package_compiles_alone_and_reads_only_what_it_needs() {
+    // Two contracts, each with its own partial: compiling `main` alone must
+    // read the manifest, `main` and its partial, never `other` or its
+    // partial, and give exactly the interaction the whole-package compile
+    // gives for `main` (what `include_contract!(package = …)` relies on).
+    let manifest = "api_version: templiqx/v1alpha1\npackage: scratch\nversion: 0.1.0\ncontracts: [main, other]\n";
+    let p = Pkg::new(
+        manifest,
+        &contract("      - { kind: include, path: partials/main.yaml }\n"),
+    );
+    p.write(
+        "partials/main.yaml",
+        "- { kind: text, value: \"main partial\" }\n",
+    );
+    p.write(
+        "contracts/other.yaml",
+        &contract("      - { kind: include, path: partials/other.yaml }\n")
+            .replace("id: main", "id: other"),
+    );
+    p.write(
+        "partials/other.yaml",
+        "- { kind: text, value: \"other partial\" }\n",
+    );
+
+    let mut alone = Loader::new(p.root());
+    let main = alone
+        .compile_package_contract(p.root(), "main", &target())
+        .unwrap_or_else(|d| panic!("manifest: {d:?}"));
+    assert!(main.diagnostics.is_empty(), "{:#?}", main.diagnostics);
+    let read: Vec<String> = alone
+        .files_read
+        .iter()
+        .map(|f| {
+            f.strip_prefix(p.root().canonicalize().unwrap())
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .collect();
+    assert_eq!(
+        read,
+        ["templiqx.yaml", "contracts/main.yaml", "partials/main.yaml"]
+    );
+
+    let mut whole = Loader::new(p.root());
+    let all = whole.compile_package(p.root(), &target()).unwrap();
+    let from_whole = all.into_iter().find(|c| c.id == "main").unwrap();
+    assert_eq!(main.interaction, from_whole.interaction);
+    assert_eq!(
+        main.interaction.as_ref().unwrap().interaction_fingerprint,
+        from_whole
+            .interaction
+            .as_ref()
+            .unwrap()
+            .interaction_fingerprint
+    );
+    assert!(whole.files_read.len() > alone.files_read.len());
+
+    // A contract the manifest does not list is `TQX_PACKAGE` at the
+    // manifest's list, with the closest id suggested; a broken manifest is
+    // still its own error.
+    let diags = Loader::new(p.root())
+        .compile_package_contract(p.root(), "mian", &target())
+        .unwrap_err();
+    let d = one(&diags, Code::Package);
+    assert_eq!(d.message, "package `scratch` lists no contract `mian`");
+    assert_eq!(d.json_pointer.as_deref(), Some("/contracts"));
+    assert_eq!(d.help.as_deref(), Some("did you mean `main`?"));
+    at(d, "templiqx.yaml", 4);
+    let diags = Loader::new(p.root())
+        .compile_package_contract(p.root(), "zzz", &target())
+        .unwrap_err();
+    assert_eq!(
+        one(&diags, Code::Package).help.as_deref(),
+        Some("the package lists `main`, `other`")
+    );
+    p.write("templiqx.yaml", "api_version: templiqx/v1alpha1\n");
+    assert!(
+        Loader::new(p.root())
+            .compile_package_contract(p.root(), "main", &target())
+            .is_err()
+    );
+}

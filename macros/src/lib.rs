@@ -33,7 +33,7 @@ use templiqx_build::check::CompileOptions;
 use templiqx_build::codegen::{self, Options};
 use templiqx_build::package::Loader;
 use templiqx_build::report;
-use templiqx_contracts::CapabilityProfile;
+use templiqx_contracts::{CapabilityProfile, Code};
 
 enum Source {
     File(LitStr),
@@ -164,26 +164,26 @@ fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
         }
         Source::Package { dir, contract } => {
             let root = base.join(dir.value());
-            match loader.compile_package(&root, &target) {
+            // Only this contract and what it needs are read and compiled,
+            // so N calls over one package cost N contracts, not N².
+            match loader.compile_package_contract(&root, &contract.value(), &target) {
+                Ok(c) => (c, contract.span()),
                 Err(diags) => {
                     let text = render(&diags, &|n| {
                         loader.sources.by_name(n).map(|f| f.text.clone())
                     });
-                    return Err(syn::Error::new(dir.span(), text));
+                    // An id the manifest does not list is the `contract`
+                    // argument's fault; anything else is the package's.
+                    let unlisted = diags.iter().all(|d| {
+                        d.code == Code::Package && d.json_pointer.as_deref() == Some("/contracts")
+                    });
+                    let span = if unlisted {
+                        contract.span()
+                    } else {
+                        dir.span()
+                    };
+                    return Err(syn::Error::new(span, text));
                 }
-                Ok(all) => match all.into_iter().find(|c| c.id == contract.value()) {
-                    Some(c) => (c, contract.span()),
-                    None => {
-                        return Err(syn::Error::new(
-                            contract.span(),
-                            format!(
-                                "package `{}` lists no contract `{}`",
-                                dir.value(),
-                                contract.value()
-                            ),
-                        ));
-                    }
-                },
             }
         }
     };

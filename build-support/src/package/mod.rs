@@ -294,6 +294,52 @@ impl Loader {
             .collect())
     }
 
+    /// Compiles the one contract `id` that the package in `dir` lists, for
+    /// `target`: reads the manifest and then only what that contract needs
+    /// (its file, its includes, the dependency packages and tool contracts
+    /// it uses), so the cost of one call does not grow with the number of
+    /// contracts in the package. This is what `include_contract!(package =
+    /// …, contract = …)` compiles; the result equals that contract's entry of
+    /// [`Loader::compile_package`], and [`Loader::files_read`] lists exactly
+    /// the files it depends on (for rebuild tracking).
+    ///
+    /// # Errors
+    /// Manifest problems (see [`Loader::load_package`]), and `TQX_PACKAGE`
+    /// at the manifest's `/contracts` when it does not list `id` (the help
+    /// suggests the closest listed id, or lists them all). Problems of the
+    /// contract itself are in the returned [`CompiledContract`].
+    pub fn compile_package_contract(
+        &mut self,
+        dir: &Path,
+        id: &str,
+        target: &CapabilityProfile,
+    ) -> Result<CompiledContract, Vec<Diagnostic>> {
+        let pkg = self.load_package(dir)?;
+        let package = &self.packages[pkg];
+        if !package.manifest.contracts.iter().any(|c| c == id) {
+            let listed: Vec<&str> = package
+                .manifest
+                .contracts
+                .iter()
+                .map(String::as_str)
+                .collect();
+            let help = templiqx_contracts::words::did_you_mean(id, &listed, "the package lists ");
+            let d = self
+                .sources
+                .error(
+                    Code::Package,
+                    format!(
+                        "package `{}` lists no contract `{id}`",
+                        package.manifest.package
+                    ),
+                    &Loc::new(package.manifest_file, "/contracts"),
+                )
+                .help(help);
+            return Err(vec![d]);
+        }
+        Ok(self.compile_listed(pkg, id, target))
+    }
+
     /// Compiles the contract `id` of the package loaded under `package` (see
     /// [`Loader::load_package`]) from `contracts/<id>.yaml`, checking that the
     /// file declares that id. [`Loader::compile_package`] is this for every
