@@ -227,6 +227,139 @@ pub fn exact_integers(text: &str) -> Result<(), Diagnostic> {
     Err(d)
 }
 
+/// Parses JSON `text` as every JSON document Templiqx reads is parsed
+/// (requests, outputs, scenario documents and inventories, gateway
+/// bodies): exactly one value (RFC 8259); no object key twice (canonical
+/// JSON, RFC 8785, is over I-JSON, which has none, and keeping one of two
+/// values would give two different documents one fingerprint); and no
+/// integer that would be rounded ([`exact_integers`], checked once the text
+/// is well-formed, so text that is not JSON is never described as an
+/// integer). A leading byte order mark is the caller's ([`decode`]).
+///
+/// ```
+/// use templiqx_build::text::parse_json;
+///
+/// assert_eq!(parse_json("{\"a\": [1, 2.5]}").unwrap()["a"][1], 2.5);
+/// let d = parse_json("{\"a\": 1,\n \"a\": 2}").unwrap_err();
+/// assert_eq!(d.message, "invalid JSON: duplicate key `a` in an object");
+/// let start = d.span.unwrap().start;
+/// assert_eq!((start.line, start.column), (2, 4)); // the key's closing quote
+/// ```
+///
+/// # Errors
+/// `TQX_PARSE_JSON` with no file (the caller knows it), spanning the
+/// position the parser stopped at — its own line and column, counted as
+/// Templiqx counts them: characters, and every YAML line break
+/// ([`position`]) — and a help for the kind of problem.
+pub fn parse_json(text: &str) -> Result<serde_json::Value, Diagnostic> {
+    let value = match serde_json::from_str::<StrictJson>(text) {
+        Ok(StrictJson(value)) => value,
+        Err(e) => return Err(json_error(text, &e)),
+    };
+    exact_integers(text)?;
+    Ok(value)
+}
+
+/// The `TQX_PARSE_JSON` diagnostic for a `serde_json` error over `text`.
+fn json_error(text: &str, e: &serde_json::Error) -> Diagnostic {
+    let full = e.to_string();
+    // serde_json's text is the message then, when it knows the place,
+    // " at line L column C": the span carries the place instead.
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = full.strip_suffix(&suffix).unwrap_or(&full);
+    let help = if e.classify() == serde_json::error::Category::Data {
+        // The only data errors are the strict reader's own.
+        "remove or rename one of the two members: canonical JSON (RFC 8785) has one value per key"
+    } else {
+        "write exactly one well-formed JSON value (RFC 8259)"
+    };
+    let mut d = Diagnostic::error(Code::ParseJson, format!("invalid JSON: {message}")).help(help);
+    if e.line() > 0 {
+        let offset = json_offset(text, e.line(), e.column());
+        let start = position(text, offset);
+        d.span = Some(Span {
+            start,
+            end: Position {
+                line: start.line,
+                column: start.column.saturating_add(1),
+            },
+            bytes: (offset, offset),
+        });
+    }
+    d
+}
+
+/// A JSON value whose objects hold no key twice.
+struct StrictJson(serde_json::Value);
+
+impl<'de> serde::Deserialize<'de> for StrictJson {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<StrictJson, D::Error> {
+        d.deserialize_any(StrictVisitor).map(StrictJson)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        // serde_json reads only finite doubles from text (`1e400` is its
+        // own "number out of range" error), so this is never `Null`.
+        Ok(v.into())
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(StrictJson(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(items.into())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "duplicate key `{key}` in an object"
+                )));
+            }
+            let StrictJson(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(object.into())
+    }
+}
+
 /// The 1-based line and column of byte `offset` in `text` (clamped to the
 /// text, and to the start of the character it falls in). `\n`, `\r\n` and a
 /// lone `\r` each end a line (YAML 1.2); columns count Unicode scalar
@@ -360,5 +493,57 @@ mod tests {
             Err(ReadError::Io(e)) => assert_eq!(e.kind(), std::io::ErrorKind::InvalidData),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn bad_json_is_located_and_the_place_leaves_the_message() {
+        let d = parse_json("{\n  \"a\": 1,\n}").unwrap_err();
+        assert_eq!(d.code, Code::ParseJson);
+        assert_eq!(d.message, "invalid JSON: trailing comma");
+        assert_eq!(d.span.unwrap().start.line, 3);
+        assert_eq!(d.file, None);
+        let d = parse_json("").unwrap_err();
+        assert_eq!(d.message, "invalid JSON: EOF while parsing a value");
+        assert_eq!(
+            d.help.as_deref(),
+            Some("write exactly one well-formed JSON value (RFC 8259)")
+        );
+    }
+
+    #[test]
+    fn json_columns_count_characters_and_lines_end_at_any_break() {
+        // serde_json reports the trailing comma at the `}`, byte column 12;
+        // it is character 10.
+        let d = parse_json("{\"éé\": 1,}").unwrap_err();
+        let start = d.span.unwrap().start;
+        assert_eq!((start.line, start.column), (1, 10));
+        // A lone `\r` ends a line, as in YAML and in the snippet.
+        let d = parse_json("{\r\"a\": 1 x\r}").unwrap_err();
+        let start = d.span.unwrap().start;
+        assert_eq!((start.line, start.column), (2, 8));
+        let d = parse_json("[\r\r99999999999999999999]").unwrap_err();
+        let span = d.span.unwrap();
+        assert_eq!((span.start.line, span.start.column), (3, 1));
+        assert_eq!(span.end.column, 21);
+    }
+
+    #[test]
+    fn duplicate_keys_are_rejected_at_any_depth() {
+        for text in [r#"{"a": 1, "a": 1}"#, r#"[{"b": {"c": 1, "c": 2}}]"#] {
+            let d = parse_json(text).unwrap_err();
+            assert_eq!(d.code, Code::ParseJson);
+            assert!(d.message.contains("duplicate key"), "{}", d.message);
+            assert_eq!(
+                d.help.as_deref(),
+                Some(
+                    "remove or rename one of the two members: canonical JSON (RFC 8785) has one value per key"
+                )
+            );
+        }
+        let ok = parse_json(r#"{"a": {"a": [1.5, -2, 18446744073709551615]}}"#);
+        assert_eq!(
+            ok.unwrap(),
+            serde_json::json!({"a": {"a": [1.5, -2, 18446744073709551615u64]}})
+        );
     }
 }

@@ -2,13 +2,11 @@
 //! current directory, and JSON documents with located parse errors.
 
 use crate::ui::SourceTexts;
-use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use std::cell::OnceCell;
-use std::fmt;
 use std::path::{Component, Path, PathBuf};
 use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_build::yaml::Node;
-use templiqx_contracts::{Code, Diagnostic, Position, Span};
+use templiqx_contracts::{Code, Diagnostic, Span};
 
 /// The current directory (canonical when possible); `.` when unknown.
 pub fn current_dir() -> PathBuf {
@@ -159,120 +157,13 @@ pub fn read_json(path: &Path, sources: &mut SourceTexts) -> Result<JsonFile, Dia
 /// # Errors
 /// `TQX_PARSE_JSON`, located at the offending line and column.
 pub fn parse_json(name: String, text: String) -> Result<JsonFile, Diagnostic> {
-    // Well-formedness first, so text that is not JSON is never described
-    // as an out-of-range integer.
-    let value = match serde_json::from_str::<Strict>(&text) {
-        Ok(Strict(value)) => value,
-        Err(e) => return Err(json_error(&name, &text, &e)),
-    };
-    text::exact_integers(&text).map_err(|d| d.in_file(name.clone()))?;
+    let value = text::parse_json(&text).map_err(|d| d.in_file(name.clone()))?;
     Ok(JsonFile {
         name,
         text,
         value,
         tree: OnceCell::new(),
     })
-}
-
-/// A JSON value whose objects have no duplicate keys.
-struct Strict(serde_json::Value);
-
-impl<'de> Deserialize<'de> for Strict {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
-        d.deserialize_any(StrictVisitor).map(Strict)
-    }
-}
-
-struct StrictVisitor;
-
-impl<'de> Visitor<'de> for StrictVisitor {
-    type Value = serde_json::Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(v.into())
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(v.into())
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(v.into())
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(v.into())
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(v.into())
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(v.into())
-    }
-
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(serde_json::Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(Strict(v)) = seq.next_element()? {
-            items.push(v);
-        }
-        Ok(items.into())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut object = serde_json::Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if object.contains_key(&key) {
-                return Err(A::Error::custom(format_args!(
-                    "duplicate key `{key}` in an object"
-                )));
-            }
-            let Strict(value) = map.next_value()?;
-            object.insert(key, value);
-        }
-        Ok(object.into())
-    }
-}
-
-fn json_error(name: &str, text: &str, e: &serde_json::Error) -> Diagnostic {
-    let message = e.to_string();
-    // serde_json appends " at line L column C"; the span carries that.
-    let message = match message.rfind(" at line ") {
-        Some(i) if e.line() > 0 => message[..i].to_owned(),
-        _ => message,
-    };
-    let help = if message.starts_with("duplicate key") {
-        "remove or rename one of the two members: canonical JSON (RFC 8785) has one value per key"
-    } else {
-        "the file must hold exactly one JSON value (RFC 8259)"
-    };
-    let mut d = Diagnostic::error(Code::ParseJson, format!("invalid JSON: {message}"))
-        .in_file(name)
-        .help(help);
-    if e.line() > 0 {
-        // serde_json counts bytes and `\n` lines; spans count characters
-        // and YAML line breaks, as the snippet does.
-        let offset = text::json_offset(text, e.line(), e.column());
-        let start = text::position(text, offset);
-        d.span = Some(Span {
-            start,
-            end: Position {
-                line: start.line,
-                column: start.column.saturating_add(1),
-            },
-            bytes: (offset, offset),
-        });
-    }
-    d
 }
 
 fn lower_first(s: &str) -> String {
@@ -306,49 +197,5 @@ mod tests {
             Path::new("../lib/c")
         );
         assert_eq!(relative_to(Path::new("/tmp/c"), base), Path::new("/tmp/c"));
-    }
-
-    #[test]
-    fn bad_json_is_located() {
-        let text = "{\n  \"a\": 1,\n}";
-        let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
-        let d = json_error("f.json", text, &e);
-        assert_eq!(d.code, Code::ParseJson);
-        assert_eq!(d.span.unwrap().start.line, 3);
-        assert!(!d.message.contains(" at line "), "{}", d.message);
-    }
-
-    #[test]
-    fn json_columns_count_characters_and_lines_end_at_any_break() {
-        // serde_json reports the trailing comma at the `}`, byte column 12;
-        // it is character 10.
-        let d = parse_json("f.json".into(), "{\"éé\": 1,}".into()).unwrap_err();
-        let start = d.span.unwrap().start;
-        assert_eq!((start.line, start.column), (1, 10));
-        // A lone `\r` ends a line, as in YAML and in the snippet.
-        let d = parse_json("f.json".into(), "{\r\"a\": 1 x\r}".into()).unwrap_err();
-        let start = d.span.unwrap().start;
-        assert_eq!((start.line, start.column), (2, 8));
-        let d = parse_json("f.json".into(), "[\r\r99999999999999999999]".into()).unwrap_err();
-        let span = d.span.unwrap();
-        assert_eq!((span.start.line, span.start.column), (3, 1));
-        assert_eq!(span.end.column, 21);
-    }
-
-    #[test]
-    fn duplicate_keys_are_rejected_at_any_depth() {
-        for text in [r#"{"a": 1, "a": 1}"#, r#"[{"b": {"c": 1, "c": 2}}]"#] {
-            let d = parse_json("f.json".into(), text.into()).unwrap_err();
-            assert_eq!(d.code, Code::ParseJson);
-            assert!(d.message.contains("duplicate key"), "{}", d.message);
-        }
-        let ok = parse_json(
-            "f.json".into(),
-            r#"{"a": {"a": [1.5, -2, 18446744073709551615]}}"#.into(),
-        );
-        assert_eq!(
-            ok.unwrap().value,
-            serde_json::json!({"a": {"a": [1.5, -2, 18446744073709551615u64]}})
-        );
     }
 }

@@ -89,7 +89,7 @@ fn bad_json_is_located_and_fails_with_exit_1() {
     2 |   "a": [1, 2,]
       |              ^
       |
-      = help: the file must hold exactly one JSON value (RFC 8259)
+      = help: write exactly one well-formed JSON value (RFC 8259)
 
     error: could not fingerprint `bad.json`
     "#);

@@ -573,3 +573,25 @@ fn a_target_the_contracts_do_not_fit_reports_their_diagnostics_once() {
     assert!(text.contains("--> examples/crm3/contracts/lease-term-extraction.yaml:29:16"));
     assert_eq!(lines(&output).last().unwrap(), "0 passed, 7 failed");
 }
+
+#[test]
+fn json_syntax_errors_in_scenario_documents_are_located_by_the_mock() {
+    // The mock's reader gives the span (the parser's own line and column,
+    // counted in characters); the CLI only shows it.
+    let dir = own_copy();
+    let path = dir
+        .path()
+        .join("crm3/scenarios/lease-rate-limited/manifest.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let broken = text.replacen("\"kind\": ", "\"kind\": ,", 1);
+    assert_ne!(broken, text);
+    std::fs::write(&path, broken).unwrap();
+    let output = run_in(dir.path(), Path::new("crm3/scenarios/inventory.json"), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let out = stdout(&output);
+    assert!(
+        out.starts_with("error[TQX_PARSE_JSON]: invalid JSON: expected value\n --> crm3/scenarios/lease-rate-limited/manifest.json:5:11\n"),
+        "{out}"
+    );
+    assert!(!out.contains(" at line "), "{out}");
+}

@@ -83,11 +83,16 @@ pub fn aggregate(events: &[ScenarioStreamEvent]) -> Result<StreamAggregate, Diag
         Some(output) => (output, true),
         None => {
             let output = parse_json(&text).map_err(|d| {
+                // The deltas are no file: the place goes into the message.
+                let what = d.message.strip_prefix("invalid JSON: ").unwrap_or(&d.message);
+                let place = d
+                    .span
+                    .map(|s| format!(", at line {}, column {}", s.start.line, s.start.column))
+                    .unwrap_or_default();
                 Diagnostic::error(
                     Code::Scenario,
                     format!(
-                        "`finish` gives no `output` and the concatenated deltas are not one JSON document ({})",
-                        d.message
+                        "`finish` gives no `output` and the concatenated deltas are not one JSON document ({what}{place})"
                     ),
                 )
                 .help("stream the output's JSON text in the deltas, or give `finish` an explicit `output`")

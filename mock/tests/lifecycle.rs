@@ -587,7 +587,7 @@ fn deltas_that_are_not_json_are_never_called_an_integer() {
     assert_eq!(d.json_pointer.as_deref(), Some("/events"));
     assert_eq!(
         d.message,
-        "scenario `intake-document-01`: `finish` gives no `output` and the concatenated deltas are not one JSON document (invalid number at line 1 column 2)"
+        "scenario `intake-document-01`: `finish` gives no `output` and the concatenated deltas are not one JSON document (invalid number, at line 1, column 2)"
     );
     assert!(!d.message.contains("64-bit"), "{}", d.message);
     assert_eq!(
@@ -608,7 +608,7 @@ fn deltas_that_are_not_json_are_never_called_an_integer() {
     let d = rejection(&v, Code::Scenario);
     assert_eq!(
         d.message,
-        "scenario `intake-document-01`: `finish` gives no `output` and the concatenated deltas are not one JSON document (integer `-99999999999999999999` is outside the 64-bit range that canonical JSON writes exactly)"
+        "scenario `intake-document-01`: `finish` gives no `output` and the concatenated deltas are not one JSON document (integer `-99999999999999999999` is outside the 64-bit range that canonical JSON writes exactly, at line 1, column 2)"
     );
 }
 

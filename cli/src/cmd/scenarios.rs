@@ -19,7 +19,7 @@ use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::words;
 use templiqx_contracts::{
-    CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, Position, Receipt, Span,
+    CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, Receipt,
 };
 use templiqx_mock::{
     Check, CheckField, CheckOutcome, ConformanceReport, HarnessOptions, Inventory,
@@ -576,9 +576,6 @@ impl Files {
         {
             d.span = tree.span_of(pointer);
         }
-        if d.span.is_none() && d.code == Code::ParseJson {
-            json_position(&mut d, self.texts.get(&file));
-        }
         d
     }
 }
@@ -592,44 +589,6 @@ fn syntax_of(path: &Path) -> Syntax {
     }
 }
 
-/// Moves serde_json's trailing ` at line L column C` from the message of a
-/// `TQX_PARSE_JSON` diagnostic into its span, so the snippet shows it. With
-/// the file's `text`, the column counts characters (serde_json's counts
-/// bytes) and lines end as in the snippet.
-fn json_position(d: &mut Diagnostic, text: Option<&str>) {
-    let Some(i) = d.message.rfind(" at line ") else {
-        return;
-    };
-    let Some((line, column)) = d.message[i + " at line ".len()..].split_once(" column ") else {
-        return;
-    };
-    let (Ok(line), Ok(column)) = (line.parse::<u32>(), column.parse::<u32>()) else {
-        return;
-    };
-    if line == 0 {
-        return;
-    }
-    let start = match text {
-        Some(text) => text::position(
-            text,
-            text::json_offset(text, line as usize, column as usize),
-        ),
-        None => Position {
-            line,
-            column: column.max(1),
-        },
-    };
-    d.span = Some(Span {
-        start,
-        end: Position {
-            line,
-            column: start.column.saturating_add(1),
-        },
-        bytes: (0, 0),
-    });
-    d.message.truncate(i);
-}
-
 fn absolute(path: &Path, base: &Path) -> PathBuf {
     if path.is_absolute() {
         path.to_path_buf()
@@ -641,31 +600,6 @@ fn absolute(path: &Path, base: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_positions_become_spans() {
-        let mut d = Diagnostic::error(
-            Code::ParseJson,
-            "duplicate object key `id` at line 7 column 12",
-        );
-        json_position(&mut d, None);
-        assert_eq!(d.message, "duplicate object key `id`");
-        let span = d.span.unwrap();
-        assert_eq!((span.start.line, span.start.column), (7, 12));
-        for message in ["no position", "at line x column 2", " at line 0 column 0"] {
-            let mut d = Diagnostic::error(Code::ParseJson, message);
-            json_position(&mut d, None);
-            assert_eq!((d.message.as_str(), d.span), (message, None));
-        }
-    }
-
-    #[test]
-    fn json_positions_count_characters_when_the_text_is_known() {
-        let mut d = Diagnostic::error(Code::ParseJson, "trailing comma at line 2 column 10");
-        json_position(&mut d, Some("{\"a\": {\n\"éé\": 1,}}"));
-        let start = d.span.unwrap().start;
-        assert_eq!((start.line, start.column), (2, 8));
-    }
 
     #[test]
     fn long_values_are_cut() {
