@@ -171,34 +171,19 @@ impl Builder {
         for file in &self.files {
             compiled.push(loader.compile_file(&base.join(file), target));
         }
+        let options = Options {
+            eval_tests: self.eval_tests,
+            tracked_files: Vec::new(),
+        };
         let mut modules = Vec::new();
-        let mut seen = std::collections::BTreeMap::new();
         for c in &compiled {
             diagnostics.extend(c.diagnostics.iter().cloned());
-            if let (Some(contract), Some(interaction)) = (&c.contract, &c.interaction) {
-                let module = codegen::module_name(&contract.id);
-                if let Some(first) = seen.insert(module.clone(), c.file.clone()) {
-                    diagnostics.push(
-                        Diagnostic::error(
-                            Code::CodegenCollision,
-                            format!(
-                                "contracts in {first} and {} both generate module `{module}`",
-                                c.file
-                            ),
-                        )
-                        .in_file(c.file.clone())
-                        .help("contract ids must differ after conversion to snake case"),
-                    );
-                    continue;
-                }
-                let options = Options {
-                    eval_tests: self.eval_tests,
-                    tracked_files: Vec::new(),
-                };
-                match codegen::generate(contract, interaction, &loader.sources, &options) {
-                    Ok(tokens) => modules.push(tokens),
-                    Err(d) => diagnostics.extend(d),
-                }
+        }
+        for generated in codegen::generate_all(&compiled, &loader.sources, &options) {
+            match generated {
+                Some(Ok(tokens)) => modules.push(tokens),
+                Some(Err(d)) => diagnostics.extend(d),
+                None => {}
             }
         }
         if !diagnostics.is_empty() {

@@ -97,17 +97,41 @@ fn two_contracts_generating_one_module_collide() {
         "two/lease_terms.yaml",
         &contract("lease_terms", "{ kind: text, value: b }"),
     );
+    write(
+        dir.path(),
+        "three/Lease_Terms.yaml",
+        &contract("Lease_Terms", "{ kind: text, value: c }"),
+    );
     let e = Builder::new()
         .base_dir(dir.path())
         .target(["structured_output"])
         .contract("one/lease-terms.yaml")
         .contract("two/lease_terms.yaml")
+        .contract("three/Lease_Terms.yaml")
         .generate()
         .unwrap_err();
-    assert_eq!(e.diagnostics.len(), 1, "{}", e.rendered);
-    let d = &e.diagnostics[0];
-    assert_eq!(d.code, Code::CodegenCollision);
-    assert!(d.message.contains("module `lease_terms`"), "{d}");
+    // Each later contract collides with the first one that took the name.
+    let messages: Vec<(&str, Option<&str>)> = e
+        .diagnostics
+        .iter()
+        .map(|d| {
+            assert_eq!(d.code, Code::CodegenCollision, "{}", e.rendered);
+            (d.message.as_str(), d.file.as_deref())
+        })
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            (
+                "contracts in one/lease-terms.yaml and two/lease_terms.yaml both generate module `lease_terms`",
+                Some("two/lease_terms.yaml")
+            ),
+            (
+                "contracts in one/lease-terms.yaml and three/Lease_Terms.yaml both generate module `lease_terms`",
+                Some("three/Lease_Terms.yaml")
+            ),
+        ]
+    );
 }
 
 #[test]

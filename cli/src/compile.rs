@@ -5,7 +5,6 @@
 
 use crate::input::{current_dir, display};
 use crate::ui::{SourceTexts, Ui};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use templiqx_build::codegen;
 use templiqx_build::package::{CompiledContract, Loader, MANIFEST};
@@ -103,34 +102,13 @@ pub fn compile_inputs(
 /// one input that map to one module (`TQX_CODEGEN_COLLISION`). A contract
 /// whose generation fails keeps its diagnostics and loses its interaction.
 fn generate(compiled: &mut Compiled) {
-    let mut modules: BTreeMap<String, String> = BTreeMap::new();
-    for c in &mut compiled.contracts {
-        let (Some(contract), Some(interaction)) = (&c.contract, &c.interaction) else {
-            continue;
-        };
-        let module = codegen::module_name(&contract.id);
-        let result = match modules.get(&module) {
-            Some(first) => Err(vec![
-                Diagnostic::error(
-                    Code::CodegenCollision,
-                    format!(
-                        "contracts in {first} and {} both generate module `{module}`",
-                        c.file
-                    ),
-                )
-                .in_file(c.file.clone())
-                .help("contract ids must differ after conversion to snake case"),
-            ]),
-            None => codegen::generate(
-                contract,
-                interaction,
-                &compiled.loader.sources,
-                &codegen::Options::default(),
-            )
-            .map(drop),
-        };
-        modules.entry(module).or_insert_with(|| c.file.clone());
-        if let Err(diagnostics) = result {
+    let generated = codegen::generate_all(
+        &compiled.contracts,
+        &compiled.loader.sources,
+        &codegen::Options::default(),
+    );
+    for (c, generated) in compiled.contracts.iter_mut().zip(generated) {
+        if let Some(Err(diagnostics)) = generated {
             c.diagnostics.extend(diagnostics);
             c.interaction = None;
         }

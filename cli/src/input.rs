@@ -4,6 +4,7 @@
 use crate::ui::SourceTexts;
 use std::cell::OnceCell;
 use std::path::{Component, Path, PathBuf};
+use templiqx_build::package::relative_to;
 use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_build::yaml::Node;
 use templiqx_contracts::{Code, Diagnostic, Span};
@@ -40,22 +41,6 @@ fn normalize(path: &Path) -> PathBuf {
     path.components()
         .filter(|c| !matches!(c, Component::CurDir))
         .collect()
-}
-
-/// `path` relative to `base`, as the compiler's loader names files: a path
-/// that shares only the file-system root with `base` stays absolute.
-fn relative_to(path: &Path, base: &Path) -> PathBuf {
-    let mut up = PathBuf::new();
-    for ancestor in base.ancestors() {
-        if ancestor.parent().is_none() {
-            break;
-        }
-        if let Ok(rest) = path.strip_prefix(ancestor) {
-            return up.join(rest);
-        }
-        up.push("..");
-    }
-    path.to_path_buf()
 }
 
 /// A JSON document read from a file (or standard input).

@@ -248,7 +248,7 @@ fn the_projects_own_corpus_passes_in_both_modes() {
 /// A copy of the project's example package in a temp dir.
 fn own_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&repo().join("examples/crm3"), &dir.path().join("crm3"));
+    templiqx_conformance_suites::copy_tree(&repo().join("examples/crm3"), &dir.path().join("crm3"));
     dir
 }
 

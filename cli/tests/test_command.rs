@@ -54,7 +54,7 @@ fn the_external_corpus_packages_pass() {
 }
 
 fn broken_example(dir: &Path) {
-    copy_dir(&repo().join("examples/crm3"), dir);
+    templiqx_conformance_suites::copy_tree(&repo().join("examples/crm3"), dir);
     let path = dir.join("contracts/lease-term-extraction.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     let broken = text.replace("      notice_days: 60\n", "      notice_days: \"sixty\"\n");

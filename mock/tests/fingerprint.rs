@@ -201,7 +201,7 @@ fn payloads_paths_free_text_and_goldens_do_not_enter_it() {
 fn changing_the_request_text_of_the_input_file_does_not_change_it() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("corpus");
-    common::copy_tree(&common::own_root().join("crm3"), &root.join("crm3"));
+    templiqx_conformance_suites::copy_tree(&common::own_root().join("crm3"), &root.join("crm3"));
     let manifest = root.join("crm3/scenarios/lease-happy-path/manifest.json");
     let before = Scenario::load(&manifest, &root).unwrap();
     let request = root.join("crm3/evals/extraction-request.json");

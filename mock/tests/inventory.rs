@@ -25,7 +25,7 @@ impl Copy {
     fn of(root: &Path, package: &str) -> Copy {
         let dir = tempfile::tempdir().unwrap();
         let copy = dir.path().join("corpus");
-        common::copy_tree(&root.join(package), &copy.join(package));
+        templiqx_conformance_suites::copy_tree(&root.join(package), &copy.join(package));
         Copy {
             _dir: dir,
             root: copy,

@@ -63,6 +63,49 @@ pub fn generate(
     Ok(module(contract, interaction, options, &g.items))
 }
 
+/// Generates the module of every contract in `contracts` that compiled
+/// (has a contract and an interaction), in order, as one build does:
+/// `Builder` writes them into one file, and `templiqx check` runs this so
+/// that it fails where a build would. Returns one entry per contract:
+/// `None` for a contract that did not compile, else its module or its
+/// generation diagnostics.
+///
+/// # Errors
+/// Per entry: those of [`generate`], and `TQX_CODEGEN_COLLISION` (at the
+/// later contract's file) for a contract whose module name (its id in
+/// snake case, [`module_name`]) an earlier contract already has.
+pub fn generate_all(
+    contracts: &[crate::package::CompiledContract],
+    sources: &Sources,
+    options: &Options,
+) -> Vec<Option<Result<TokenStream, Vec<Diagnostic>>>> {
+    let mut modules: std::collections::BTreeMap<String, &str> = std::collections::BTreeMap::new();
+    contracts
+        .iter()
+        .map(|c| {
+            let (Some(contract), Some(interaction)) = (&c.contract, &c.interaction) else {
+                return None;
+            };
+            let module = module_name(&contract.id);
+            if let Some(first) = modules.get(&module) {
+                return Some(Err(vec![
+                    Diagnostic::error(
+                        templiqx_contracts::Code::CodegenCollision,
+                        format!(
+                            "contracts in {first} and {} both generate module `{module}`",
+                            c.file
+                        ),
+                    )
+                    .in_file(c.file.clone())
+                    .help("contract ids must differ after conversion to snake case"),
+                ]));
+            }
+            modules.insert(module, &c.file);
+            Some(generate(contract, interaction, sources, options))
+        })
+        .collect()
+}
+
 /// The field specs of the declared inputs or context fields.
 fn root_fields(contract: &Contract, which: &'static str, decls: &[ir::Field]) -> Vec<FieldSpec> {
     let file = contract.loc.file;

@@ -18,14 +18,14 @@ mod compose;
 mod manifest;
 mod paths;
 
-pub use paths::confine;
+pub use paths::{confine, relative_to};
 
 use crate::check::{CompileOptions, compile_contract_with};
 use crate::dto::{Contract, FileId, Loc, OrderedMap};
 use crate::source::Sources;
 use crate::text::{self, Syntax};
 use crate::yaml::{self, Node};
-use paths::{real_path_in, relative_to};
+use paths::real_path_in;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

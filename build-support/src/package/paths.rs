@@ -33,7 +33,11 @@ pub(super) fn real_path_in(root: &Path, path: &Path) -> Option<Result<PathBuf, (
     })
 }
 
-pub(super) fn relative_to(path: &Path, base: &Path) -> PathBuf {
+/// `path` relative to `base`, as the loader names files in diagnostics
+/// (`a/b.yaml`, `../lib/c.yaml`): a path that shares only the file-system
+/// root with `base` stays absolute (`/tmp/c.yaml`, not `../../tmp/c.yaml`).
+/// Both paths are taken as given (the caller canonicalises).
+pub fn relative_to(path: &Path, base: &Path) -> PathBuf {
     if let Ok(p) = path.strip_prefix(base) {
         return p.to_path_buf();
     }

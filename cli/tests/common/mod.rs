@@ -84,17 +84,3 @@ pub fn codes(env: &serde_json::Value) -> Vec<String> {
         .map(|d| d["code"].as_str().expect("code").to_owned())
         .collect()
 }
-
-/// Copies a directory tree.
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use templiqx_contracts::CapabilityProfile;
 use templiqx_mock::{HarnessOptions, ReceiptMode};
 
@@ -33,18 +33,4 @@ pub fn target() -> CapabilityProfile {
 
 pub fn options(mode: ReceiptMode) -> HarnessOptions {
     HarnessOptions::new(target(), mode)
-}
-
-/// Copies a directory tree (files and directories only).
-pub fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }

@@ -207,6 +207,35 @@ fn without_hash(stem: &str) -> &str {
     }
 }
 
+/// Copies the directory tree `from` to `to` (created as needed): files and
+/// directories only. The external material is read-only, and so are the
+/// project's own examples while tests run: a test that changes a package
+/// or a corpus changes its own copy in a temporary directory.
+///
+/// # Panics
+/// When a directory cannot be read or a file cannot be copied (a test
+/// fixture problem, reported by the failing test).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("cannot create {}: {e}", to.display()));
+    let entries =
+        std::fs::read_dir(from).unwrap_or_else(|e| panic!("cannot read {}: {e}", from.display()));
+    for entry in entries {
+        let entry = entry.unwrap_or_else(|e| panic!("cannot read {}: {e}", from.display()));
+        let target = to.join(entry.file_name());
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap_or_else(|e| {
+                panic!(
+                    "cannot copy {} to {}: {e}",
+                    entry.path().display(),
+                    target.display()
+                )
+            });
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

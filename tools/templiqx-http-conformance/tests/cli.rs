@@ -195,7 +195,7 @@ fn one_scenario_and_an_unknown_id() {
 fn a_receipt_fingerprint_that_drifted_fails_and_inventory_drift_fails_closed() {
     let gateway = InProcess::start(&own_root());
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&own_root().join(".."), &dir.path().join("crm3"));
+    templiqx_conformance_suites::copy_tree(&own_root().join(".."), &dir.path().join("crm3"));
     let root = dir.path().join("crm3/scenarios");
     let path = root.join("inventory.json");
     let mut inventory: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
@@ -332,17 +332,4 @@ fn a_schema_invalid_success_is_normalised_before_comparing() {
     server.join().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
     assert_eq!(lines(&output)[0]["normalised"], true);
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }

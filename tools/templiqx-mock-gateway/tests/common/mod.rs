@@ -279,25 +279,11 @@ pub fn parse_answer(raw: &[u8]) -> Answer {
     answer
 }
 
-/// Copies the directory tree `from` to `to`.
-pub fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// A temporary copy of the project's own corpus package; returns the
 /// directory and the copy's scenario root.
 pub fn own_copy() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&own_root().join(".."), &dir.path().join("crm3"));
+    templiqx_conformance_suites::copy_tree(&own_root().join(".."), &dir.path().join("crm3"));
     let root = dir.path().join("crm3/scenarios");
     (dir, root)
 }
