@@ -52,4 +52,4 @@ pub use schema::{Format, Schema, TypeSet};
 pub use seq::{Ptr, Seq, Str};
 pub use stream::StreamEvent;
 pub use validate::SchemaViolation;
-pub use value::{ArrayView, AsValue, IrValue, JsonType, Number, ObjectView, ValueRef};
+pub use value::{ArrayView, AsValue, IrValue, JsonType, Members, Number, ObjectView, ValueRef};

@@ -459,6 +459,96 @@ impl AsValue for serde_json::Value {
     }
 }
 
+/// A generated struct's declared members as a table: what
+/// `include_contract!` implements for each struct it generates, so that the
+/// struct's [`ObjectView`] is the generic code of [`members`] (emitted
+/// through the runtime's `object_view!` macro) instead of a hand-written
+/// match per method (`docs/format.md`, "Generated Rust").
+pub trait Members {
+    /// The JSON names of the declared members, in canonical key order
+    /// (RFC 8785: UTF-16 code units), each once.
+    const NAMES: &'static [&'static str];
+
+    /// The value of member `i`, an index into [`Members::NAMES`]: `None`
+    /// when the member is absent (an unset optional field; a required
+    /// nullable field set to `None` is present and `null`) or `i` is out of
+    /// range.
+    fn member(&self, i: usize) -> Option<ValueRef<'_>>;
+
+    /// The members beyond the declared ones (`additionalProperties`), when
+    /// the struct keeps them; `None` for a closed struct. A key equal to a
+    /// declared name is never read from here: the declared member wins.
+    fn extra(&self) -> Option<&serde_json::Map<String, serde_json::Value>> {
+        None
+    }
+}
+
+/// [`ObjectView`] over a [`Members`] table: the bodies of the methods of a
+/// generated struct's `ObjectView`.
+pub mod members {
+    use super::{AsValue, Members, ValueRef};
+
+    /// A required member's value ([`Members::member`] of a field that is
+    /// always present).
+    pub fn required<T: AsValue + ?Sized>(field: &T) -> Option<ValueRef<'_>> {
+        Some(field.as_value())
+    }
+
+    /// An optional member's value: absent when the field is `None`.
+    pub fn optional<T: AsValue>(field: &Option<T>) -> Option<ValueRef<'_>> {
+        field.as_ref().map(AsValue::as_value)
+    }
+
+    /// [`super::ObjectView::get`]: the declared member named `key`, else
+    /// the extra member.
+    pub fn get<'a, T: Members>(t: &'a T, key: &str) -> Option<ValueRef<'a>> {
+        match T::NAMES.iter().position(|n| *n == key) {
+            Some(i) => t.member(i),
+            None => t.extra().and_then(|m| m.get(key)).map(AsValue::as_value),
+        }
+    }
+
+    /// [`super::ObjectView::len`]: present declared members plus extra
+    /// members not named like a declared one.
+    pub fn len<T: Members>(t: &T) -> usize {
+        let declared = (0..T::NAMES.len())
+            .filter(|&i| t.member(i).is_some())
+            .count();
+        let extra = t.extra().map_or(0, |m| {
+            m.keys().filter(|k| !T::NAMES.contains(&k.as_str())).count()
+        });
+        declared + extra
+    }
+
+    /// [`super::ObjectView::entries`]: the present declared members in
+    /// canonical order, then the extra ones in the map's order.
+    pub fn entries<'a, T: Members>(
+        t: &'a T,
+    ) -> Box<dyn Iterator<Item = (&'a str, ValueRef<'a>)> + 'a> {
+        let declared = T::NAMES
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, &name)| t.member(i).map(|v| (name, v)));
+        match t.extra() {
+            None => Box::new(declared),
+            Some(extra) => Box::new(
+                declared.chain(
+                    extra
+                        .iter()
+                        .filter(|(k, _)| !T::NAMES.contains(&k.as_str()))
+                        .map(|(k, v)| (k.as_str(), v.as_value())),
+                ),
+            ),
+        }
+    }
+
+    /// [`super::ObjectView::entries_sorted`]: a closed struct yields its
+    /// keys in canonical order.
+    pub fn entries_sorted<T: Members>(t: &T) -> bool {
+        t.extra().is_none()
+    }
+}
+
 /// An object with no entries (the context of a contract without context fields).
 pub struct EmptyObject;
 

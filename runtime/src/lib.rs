@@ -133,8 +133,42 @@ pub use templiqx_macros::include_contract;
 /// (`::templiqx::__private::…`), so it never depends on the host's `use`
 /// lines or dependency names. Not a public API: it may change in any
 /// release.
+/// The `ObjectView` and `AsValue` impls of a generated struct, over its
+/// [`templiqx_contracts::Members`] table (`__private::object_view!(Type)`).
+/// Not a public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __object_view {
+    ($t:ty) => {
+        impl $crate::__private::ObjectView for $t {
+            fn get(&self, key: &str) -> ::core::option::Option<$crate::__private::ValueRef<'_>> {
+                $crate::__private::members::get(self, key)
+            }
+            fn len(&self) -> usize {
+                $crate::__private::members::len(self)
+            }
+            fn entries(
+                &self,
+            ) -> ::std::boxed::Box<
+                dyn ::core::iter::Iterator<Item = (&str, $crate::__private::ValueRef<'_>)> + '_,
+            > {
+                $crate::__private::members::entries(self)
+            }
+            fn entries_sorted(&self) -> bool {
+                $crate::__private::members::entries_sorted(self)
+            }
+        }
+        impl $crate::__private::AsValue for $t {
+            fn as_value(&self) -> $crate::__private::ValueRef<'_> {
+                $crate::__private::ValueRef::Object(self)
+            }
+        }
+    };
+}
+
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__object_view as object_view;
     pub use crate::decode::{
         DecodeError, Scope, decode_output, deserialize_root, double_option, present, run_eval,
     };
@@ -152,7 +186,8 @@ pub mod __private {
     pub use templiqx_contracts::schema::{Format, Schema, TypeSet};
     pub use templiqx_contracts::seq::{Ptr, Seq, Str};
     pub use templiqx_contracts::value::{
-        ArrayView, AsValue, EmptyObject, IrValue, JsonType, Number, ObjectView, ValueRef,
+        ArrayView, AsValue, EmptyObject, IrValue, JsonType, Members, Number, ObjectView, ValueRef,
+        members,
     };
     pub use templiqx_contracts::{
         Code, Diagnostic, Position, RenderedInteraction, Span, budget, canonical, ir,

@@ -8,8 +8,9 @@
 //! - `statics` writes the interaction IR as static tokens;
 //! - this module drives them and assembles the contract module.
 //!
-//! Generated code names runtime items only through `::templiqx::__private`,
-//! so it does not depend on the host's `use` lines; it is deterministic
+//! Generated code names runtime items only through `::templiqx::__private`
+//! (imported once per module as `__tqx`), so it does not depend on the
+//! host's `use` lines; it is deterministic
 //! (declaration order, no hashing) and carries doc comments.
 
 pub mod names;
@@ -194,6 +195,7 @@ fn module(
         quote! {
             #[cfg(test)]
             mod evals {
+                use super::#p;
                 #(#tests)*
             }
         }
@@ -204,6 +206,7 @@ fn module(
         #module_doc
         #[allow(dead_code)]
         pub mod #module {
+            use ::templiqx::__private as #p;
             #(#tracked)*
 
             /// The contract id.
@@ -249,9 +252,19 @@ fn module(
     }
 }
 
-/// The path generated code names every runtime item through.
+/// The name generated code calls every runtime item by: a `use` of
+/// `::templiqx::__private` at the top of each generated module (and of its
+/// `evals` module), so the code never depends on the host's `use` lines or
+/// dependency names, and stays short. No generated item can take the name:
+/// types are in camel case, constants upper case, functions and modules
+/// are fixed words ([`names`]).
+pub(crate) const RUNTIME: &str = "__tqx";
+
+/// The path generated code names every runtime item through (the `use`
+/// alias [`RUNTIME`]).
 fn private() -> TokenStream {
-    quote! { ::templiqx::__private }
+    let alias = Ident::new(RUNTIME, Span::call_site());
+    quote! { #alias }
 }
 
 /// `#[doc]` attributes, one per line of `text` (Markdown written by the

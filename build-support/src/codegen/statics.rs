@@ -1,6 +1,8 @@
 //! The interaction IR as static tokens: what `include_contract!` embeds as
 //! `static INTERACTION` (`docs/format.md`, "Generated Rust"). Every value is
-//! written as a constant expression over `::templiqx::__private`, so the
+//! written as a constant expression over `::templiqx::__private` (the
+//! module's `__tqx` import, so these tokens belong inside a generated
+//! module), so the
 //! static needs no allocation and no initialisation at run time.
 
 use super::private;
@@ -345,7 +347,8 @@ fn field(f: &ir::Field) -> TokenStream {
     quote! { #p::ir::Field { name: #name, schema: #sc, required: #required } }
 }
 
-/// The interaction as a constant expression.
+/// The interaction as a constant expression over `__tqx` (the runtime
+/// import of a generated module: place it inside one).
 pub fn emit_interaction(i: &Interaction) -> TokenStream {
     let p = private();
     let compiler = s(&i.compiler);

@@ -373,111 +373,56 @@ fn serde_attr(m: &Member<'_>) -> TokenStream {
     }
 }
 
-/// The `ObjectView` and `AsValue` impls of a generated struct: members in
+/// The `Members` table of a generated struct (its declared members in
 /// canonical (RFC 8785) key order, so canonical JSON of a closed struct
-/// needs no sort; `len` without walking `entries` (which boxes an
-/// iterator).
+/// needs no sort) and its `ObjectView`/`AsValue` impls, which the runtime's
+/// `object_view!` writes over that table (`templiqx_contracts::members`).
 fn object_view(ident: &Ident, members: &[Member<'_>], closed: bool, eid: &Ident) -> TokenStream {
     let p = private();
-    let mut gets = Vec::new();
-    let mut entries = Vec::new();
-    let mut required_members = 0usize;
-    let mut terms = Vec::new();
-    for m in members {
-        let (fid, key) = (m.ident(), Literal::string(&m.spec.name));
+    let mut sorted: Vec<&Member<'_>> = members.iter().collect();
+    sorted.sort_by(|a, b| templiqx_contracts::canonical::utf16_cmp(&a.spec.name, &b.spec.name));
+    let names = sorted.iter().map(|m| Literal::string(&m.spec.name));
+    let arms = sorted.iter().enumerate().map(|(i, m)| {
+        let (fid, i) = (m.ident(), Literal::usize_unsuffixed(i));
         // An unset optional field is absent; a null of a required nullable
         // field is present and null.
-        let view = if m.spec.required {
-            required_members += 1;
-            quote! { ::core::option::Option::Some(#p::AsValue::as_value(&self.#fid)) }
+        if m.spec.required {
+            quote! { #i => #p::members::required(&self.#fid), }
         } else {
-            terms.push(quote! { usize::from(self.#fid.is_some()) });
-            quote! { self.#fid.as_ref().map(#p::AsValue::as_value) }
-        };
-        gets.push(quote! { #key => #view, });
-        entries.push((m.spec.name.as_str(), quote! { (#key, #view) }));
-    }
-    entries.sort_by(|(a, _), (b, _)| templiqx_contracts::canonical::utf16_cmp(a, b));
-    let entries: Vec<&TokenStream> = entries.iter().map(|(_, t)| t).collect();
-    let count = entries.len();
-    let declared_names: Vec<Literal> = members
-        .iter()
-        .map(|m| Literal::string(&m.spec.name))
-        .collect();
-    let declared = quote! {
-        let entries: [(&'static str, ::core::option::Option<#p::ValueRef<'_>>); #count] = [#(#entries),*];
-        let declared = entries.into_iter().filter_map(|(k, v)| v.map(|v| (k, v)));
-    };
-    if required_members > 0 {
-        terms.insert(0, quote! { #required_members });
-    }
-    let (fallback, entries_impl) = if closed {
-        (
-            quote! { _ => ::core::option::Option::None, },
-            quote! { #declared ::std::boxed::Box::new(declared) },
-        )
-    } else {
-        terms.push(quote! {
-            self.#eid.keys().filter(|k| ![#(#declared_names),*].contains(&k.as_str())).count()
-        });
-        (
-            quote! { other => self.#eid.get(other).map(#p::AsValue::as_value), },
-            quote! {
-                // A member named like a declared property is the
-                // declared one; the extra map never shadows it.
-                const DECLARED: &[&str] = &[#(#declared_names),*];
-                #declared
-                ::std::boxed::Box::new(
-                    declared.chain(
-                        self.#eid
-                            .iter()
-                            .filter(|(k, _)| !DECLARED.contains(&k.as_str()))
-                            .map(|(k, v)| (k.as_str(), #p::AsValue::as_value(v))),
-                    ),
-                )
-            },
-        )
-    };
-    let len_impl = if terms.is_empty() {
-        quote! { 0 }
-    } else {
-        quote! { #(#terms)+* }
-    };
-    let get_body = if gets.is_empty() && closed {
-        // No members at all: nothing to match on.
+            quote! { #i => #p::members::optional(&self.#fid), }
+        }
+    });
+    let member_body = if members.is_empty() {
         quote! {
-            let _ = key;
+            let _ = i;
             ::core::option::Option::None
         }
     } else {
         quote! {
-            match key {
-                #(#gets)*
-                #fallback
+            match i {
+                #(#arms)*
+                _ => ::core::option::Option::None,
+            }
+        }
+    };
+    let extra = if closed {
+        quote! {}
+    } else {
+        quote! {
+            fn extra(&self) -> ::core::option::Option<&#p::serde_json::Map<::std::string::String, #p::serde_json::Value>> {
+                ::core::option::Option::Some(&self.#eid)
             }
         }
     };
     quote! {
-        impl #p::ObjectView for #ident {
-            fn get(&self, key: &str) -> ::core::option::Option<#p::ValueRef<'_>> {
-                #get_body
+        impl #p::Members for #ident {
+            const NAMES: &'static [&'static str] = &[#(#names),*];
+            fn member(&self, i: usize) -> ::core::option::Option<#p::ValueRef<'_>> {
+                #member_body
             }
-            fn len(&self) -> usize {
-                #len_impl
-            }
-            fn entries(&self) -> ::std::boxed::Box<dyn ::core::iter::Iterator<Item = (&str, #p::ValueRef<'_>)> + '_> {
-                #entries_impl
-            }
-            fn entries_sorted(&self) -> bool {
-                #closed
-            }
+            #extra
         }
-
-        impl #p::AsValue for #ident {
-            fn as_value(&self) -> #p::ValueRef<'_> {
-                #p::ValueRef::Object(self)
-            }
-        }
+        #p::object_view!(#ident);
     }
 }
 
