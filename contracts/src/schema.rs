@@ -18,6 +18,20 @@ pub struct TypeSet(pub u8);
 impl TypeSet {
     /// No constraint.
     pub const ANY: TypeSet = TypeSet(0);
+    /// `null` only.
+    pub const NULL: TypeSet = TypeSet::of(JsonType::Null);
+    /// `boolean` only.
+    pub const BOOLEAN: TypeSet = TypeSet::of(JsonType::Boolean);
+    /// `integer` only.
+    pub const INTEGER: TypeSet = TypeSet::of(JsonType::Integer);
+    /// `number` only (integers included, as JSON Schema counts them).
+    pub const NUMBER: TypeSet = TypeSet::of(JsonType::Number);
+    /// `string` only.
+    pub const STRING: TypeSet = TypeSet::of(JsonType::String);
+    /// `array` only.
+    pub const ARRAY: TypeSet = TypeSet::of(JsonType::Array);
+    /// `object` only.
+    pub const OBJECT: TypeSet = TypeSet::of(JsonType::Object);
 
     /// The bit of one type.
     pub const fn bit(t: JsonType) -> u8 {

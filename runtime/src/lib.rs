@@ -173,9 +173,14 @@ pub mod __private {
         DecodeError, Scope, decode_output, deserialize_root, double_option, present, run_eval,
     };
     pub use crate::render::{RenderError, render};
+    /// Short names for what generated statics repeat most, each the item
+    /// it names: `S` is `Str::Borrowed` (`Cow::Borrowed`), `L` is
+    /// `Seq::Static`, `P` is `Ptr::Static`, `Some`/`None` are `Option`'s.
+    pub use ::core::option::Option::{None, Some};
     pub use ::serde;
     pub use ::serde_json;
     pub use ::std::borrow::Cow;
+    pub use ::std::borrow::Cow::Borrowed as S;
     pub use ::std::boxed::Box;
     pub use ::std::option::Option;
     pub use templiqx_contracts;
@@ -184,6 +189,8 @@ pub mod __private {
         RuntimePolicy, Segment,
     };
     pub use templiqx_contracts::schema::{Format, Schema, TypeSet};
+    pub use templiqx_contracts::seq::Ptr::Static as P;
+    pub use templiqx_contracts::seq::Seq::Static as L;
     pub use templiqx_contracts::seq::{Ptr, Seq, Str};
     pub use templiqx_contracts::value::{
         ArrayView, AsValue, EmptyObject, IrValue, JsonType, Members, Number, ObjectView, ValueRef,

@@ -14,7 +14,7 @@ use templiqx_contracts::{Interaction, IrValue, JsonType, Number, Schema, TypeSet
 fn s(text: &str) -> TokenStream {
     let p = private();
     let l = Literal::string(text);
-    quote! { #p::Str::Borrowed(#l) }
+    quote! { #p::S(#l) }
 }
 
 fn seq<T>(items: &[T], f: impl Fn(&T) -> TokenStream) -> TokenStream {
@@ -23,16 +23,17 @@ fn seq<T>(items: &[T], f: impl Fn(&T) -> TokenStream) -> TokenStream {
         return quote! { #p::Seq::EMPTY };
     }
     let items = items.iter().map(f);
-    quote! { #p::Seq::Static(&[#(#items),*]) }
+    quote! { #p::L(&[#(#items),*]) }
 }
 
 fn opt<T>(v: &Option<T>, f: impl Fn(&T) -> TokenStream) -> TokenStream {
+    let p = private();
     match v {
         Some(x) => {
             let t = f(x);
-            quote! { ::core::option::Option::Some(#t) }
+            quote! { #p::Some(#t) }
         }
-        None => quote! { ::core::option::Option::None },
+        None => quote! { #p::None },
     }
 }
 
@@ -84,25 +85,23 @@ fn ir_value(v: &IrValue) -> TokenStream {
 
 fn type_set(t: TypeSet) -> TokenStream {
     let p = private();
-    let mut members = t.iter().map(|ty| {
-        let v = format_ident!(
-            "{}",
-            match ty {
-                JsonType::Null => "Null",
-                JsonType::Boolean => "Boolean",
-                JsonType::Integer => "Integer",
-                JsonType::Number => "Number",
-                JsonType::String => "String",
-                JsonType::Array => "Array",
-                JsonType::Object => "Object",
-            }
-        );
-        quote! { #p::JsonType::#v }
-    });
-    match members.next() {
-        None => quote! { #p::TypeSet::ANY },
-        Some(first) => quote! { #p::TypeSet::of(#first) #(.with(#members))* },
-    }
+    let name = |ty: JsonType| match ty {
+        JsonType::Null => "Null",
+        JsonType::Boolean => "Boolean",
+        JsonType::Integer => "Integer",
+        JsonType::Number => "Number",
+        JsonType::String => "String",
+        JsonType::Array => "Array",
+        JsonType::Object => "Object",
+    };
+    let mut types = t.iter();
+    let Some(first) = types.next() else {
+        return quote! { #p::TypeSet::ANY };
+    };
+    // The first type by its constant (`TypeSet::STRING`), the rest added.
+    let first = format_ident!("{}", name(first).to_ascii_uppercase());
+    let rest = types.map(|ty| format_ident!("{}", name(ty)));
+    quote! { #p::TypeSet::#first #(.with(#p::JsonType::#rest))* }
 }
 
 /// A schema literal naming only the keywords it uses; the rest come from
@@ -131,15 +130,15 @@ fn schema(sc: &Schema) -> TokenStream {
     }
     if let Some(items) = &sc.items {
         let i = schema(items);
-        fields.push(quote! { items: ::core::option::Option::Some(#p::Ptr::Static(&#i)) });
+        fields.push(quote! { items: #p::Some(#p::P(&#i)) });
     }
     if let Some(e) = &sc.enum_values {
         let e = seq(e, ir_value);
-        fields.push(quote! { enum_values: ::core::option::Option::Some(#e) });
+        fields.push(quote! { enum_values: #p::Some(#e) });
     }
     if let Some(c) = &sc.const_value {
         let c = ir_value(c);
-        fields.push(quote! { const_value: ::core::option::Option::Some(#c) });
+        fields.push(quote! { const_value: #p::Some(#c) });
     }
     for (name, v) in [
         ("min_length", sc.min_length),
@@ -149,7 +148,7 @@ fn schema(sc: &Schema) -> TokenStream {
     ] {
         if let Some(v) = v {
             let (id, l) = (format_ident!("{name}"), Literal::u64_suffixed(v));
-            fields.push(quote! { #id: ::core::option::Option::Some(#l) });
+            fields.push(quote! { #id: #p::Some(#l) });
         }
     }
     for (name, v) in [
@@ -160,7 +159,7 @@ fn schema(sc: &Schema) -> TokenStream {
     ] {
         if let Some(v) = v {
             let (id, n) = (format_ident!("{name}"), number(&v));
-            fields.push(quote! { #id: ::core::option::Option::Some(#n) });
+            fields.push(quote! { #id: #p::Some(#n) });
         }
     }
     if let Some(f) = sc.format {
@@ -168,15 +167,15 @@ fn schema(sc: &Schema) -> TokenStream {
             templiqx_contracts::Format::Date => quote! { #p::Format::Date },
             templiqx_contracts::Format::DateTime => quote! { #p::Format::DateTime },
         };
-        fields.push(quote! { format: ::core::option::Option::Some(#f) });
+        fields.push(quote! { format: #p::Some(#f) });
     }
     if let Some(t) = &sc.title {
         let t = s(t);
-        fields.push(quote! { title: ::core::option::Option::Some(#t) });
+        fields.push(quote! { title: #p::Some(#t) });
     }
     if let Some(d) = &sc.description {
         let d = s(d);
-        fields.push(quote! { description: ::core::option::Option::Some(#d) });
+        fields.push(quote! { description: #p::Some(#d) });
     }
     quote! { #p::Schema { #(#fields,)* ..#p::Schema::ANY } }
 }
@@ -206,11 +205,11 @@ fn expr(e: &Expr) -> TokenStream {
         }
         Expr::Equals(a, b) => {
             let (a, b) = (expr(a), expr(b));
-            quote! { #p::ir::Expr::Equals(#p::Ptr::Static(&#a), #p::Ptr::Static(&#b)) }
+            quote! { #p::ir::Expr::Equals(#p::P(&#a), #p::P(&#b)) }
         }
         Expr::Not(a) => {
             let a = expr(a);
-            quote! { #p::ir::Expr::Not(#p::Ptr::Static(&#a)) }
+            quote! { #p::ir::Expr::Not(#p::P(&#a)) }
         }
         Expr::And(items) => {
             let items = seq(items, expr);
