@@ -231,7 +231,7 @@ fn run_works_with_anthropic() {
 }
 
 #[test]
-fn nothing_is_sent_for_a_request_that_does_not_render_and_bad_configuration_is_a_usage_error() {
+fn nothing_is_sent_for_a_request_that_does_not_render_or_a_configuration_the_adapter_refuses() {
     let (base, fake) = serve("/v1/chat/completions", vec![]);
     let dir = tempfile::tempdir().unwrap();
     let request = dir.path().join("request.json");
@@ -253,7 +253,19 @@ fn nothing_is_sent_for_a_request_that_does_not_render_and_bad_configuration_is_a
 
     let out = run_openai("ftp://nowhere", &[]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("must use http or https"));
+    let shown = stdout(&out);
+    assert!(
+        shown.starts_with("error[TQX_RUNTIME_PERMANENT]: the openai adapter refuses its configuration: the base URL `ftp://nowhere/v1` must use http or https\n"),
+        "{shown}"
+    );
+    assert!(shown.contains("nothing was sent"), "{shown}");
+    // As an envelope with --format json, and never quoting credentials.
+    let out = run_openai("ftp://user:sk-SECRET@nowhere", &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let envelope: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(envelope["ok"], false);
+    assert_eq!(envelope["diagnostics"][0]["code"], "TQX_RUNTIME_PERMANENT");
+    assert!(!stdout(&out).contains("SECRET"), "{}", stdout(&out));
     let out = templiqx()
         .args(["run", CONTRACT, "-r", REQUEST, "-t", "structured_output"])
         .args([
@@ -268,6 +280,10 @@ fn nothing_is_sent_for_a_request_that_does_not_render_and_bad_configuration_is_a
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--provider openai only"));
+    assert!(
+        stdout(&out).contains("--provider openai only"),
+        "{}",
+        stdout(&out)
+    );
     assert!(fake.seen.lock().unwrap().is_empty());
 }

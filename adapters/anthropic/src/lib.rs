@@ -44,9 +44,7 @@ use templiqx::{
     AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Code, RenderedInteraction,
     RuntimeFailure, StreamEvent, Usage,
 };
-use templiqx_adapter_http::{
-    Endpoint, failure_id, invalid_response, output_value, token_count, within,
-};
+use templiqx_adapter_http::{Endpoint, failure_id, invalid_response, output_value, token_count};
 
 pub use templiqx_adapter_http::{ApiKey, ConfigError, RetryPolicy};
 
@@ -506,7 +504,7 @@ impl AnthropicAdapter {
                     } else {
                         format!(
                             "; it said: {}",
-                            templiqx_adapter_http::preview(self.endpoint.redact(text).as_bytes())
+                            templiqx_adapter_http::preview(text.as_bytes(), self.endpoint.key())
                         )
                     }
                 ),
@@ -532,7 +530,9 @@ impl AsyncRuntimeAdapter for AnthropicAdapter {
         &self,
         request: &RenderedInteraction<'_>,
     ) -> Result<AdapterOutput, RuntimeFailure> {
-        within(PROVIDER, self.timeout(request), self.attempt(request, None)).await
+        self.endpoint
+            .attempt(self.timeout(request), self.attempt(request, None))
+            .await
     }
 
     async fn invoke_streaming(
@@ -540,12 +540,9 @@ impl AsyncRuntimeAdapter for AnthropicAdapter {
         request: &RenderedInteraction<'_>,
         sink: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<AdapterOutput, RuntimeFailure> {
-        within(
-            PROVIDER,
-            self.timeout(request),
-            self.attempt(request, Some(sink)),
-        )
-        .await
+        self.endpoint
+            .attempt(self.timeout(request), self.attempt(request, Some(sink)))
+            .await
     }
 
     fn before_retry(

@@ -135,24 +135,39 @@ impl std::error::Error for ConfigError {}
 ///
 /// [`ConfigError::BaseUrl`] naming what is wrong.
 pub fn base_url(url: &str) -> Result<String, ConfigError> {
-    let parsed = reqwest::Url::parse(url)
-        .map_err(|e| ConfigError::BaseUrl(format!("the base URL `{url}` is not a URL: {e}")))?;
+    // Messages name the URL without what may be secret (user info, query,
+    // fragment); one that does not parse is not quoted at all.
+    let parsed = reqwest::Url::parse(url).map_err(|e| {
+        ConfigError::BaseUrl(format!(
+            "the base URL is not a URL ({e}); give an absolute http or https URL such as `http://127.0.0.1:8080/v1`"
+        ))
+    })?;
+    let shown = shown_url(&parsed);
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(ConfigError::BaseUrl(format!(
+            "the base URL `{shown}` must not carry credentials; pass the API key instead"
+        )));
+    }
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(ConfigError::BaseUrl(format!(
-            "the base URL `{url}` must use http or https"
+            "the base URL `{shown}` must use http or https"
         )));
     }
     if parsed.query().is_some() || parsed.fragment().is_some() {
         return Err(ConfigError::BaseUrl(format!(
-            "the base URL `{url}` must not carry a query or a fragment"
+            "the base URL `{shown}` must not carry a query or a fragment (not shown here)"
         )));
     }
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err(ConfigError::BaseUrl(
-            "the base URL must not carry credentials; pass the API key instead".into(),
-        ));
-    }
     Ok(url.trim_end_matches('/').to_owned())
+}
+
+/// A URL as messages show it: scheme, host, port and path only.
+fn shown_url(url: &reqwest::Url) -> String {
+    let host = url.host_str().unwrap_or("");
+    match url.port() {
+        Some(port) => format!("{}://{host}:{port}{}", url.scheme(), url.path()),
+        None => format!("{}://{host}{}", url.scheme(), url.path()),
+    }
 }
 
 /// Builds the header map of `extra` headers, refusing invalid names or
@@ -335,14 +350,13 @@ pub fn status_failure(
                 .or_else(|| e.as_str())
                 .map(str::to_owned)
         })
-        .map(|m| truncate(&m, 300));
+        // Redacted before it is cut: a key straddling the cut would
+        // otherwise leave its beginning in the detail.
+        .map(|m| truncate(&key.map_or(m.clone(), |k| k.redact(&m)), 300));
     let mut detail = format!("{provider} answered HTTP {status}");
     if let Some(m) = message {
         detail.push_str(": ");
         detail.push_str(&m);
-    }
-    if let Some(key) = key {
-        detail = key.redact(&detail);
     }
     let (code, step) = match status.as_u16() {
         429 => (Code::RuntimeRateLimited, "rate_limited"),
@@ -543,7 +557,10 @@ impl Endpoint {
         serde_json::from_slice(&bytes).map_err(|e| {
             invalid_response(
                 self.provider,
-                format!("the body is not JSON ({e}): {}", preview(&bytes)),
+                format!(
+                    "the body is not JSON ({e}): {}",
+                    preview(&bytes, self.key.as_ref())
+                ),
             )
         })
     }
@@ -568,6 +585,32 @@ impl Endpoint {
         })
     }
 
+    /// Runs one attempt within `timeout` ([`within`]), and redacts the key
+    /// from the detail of any failure: details quote provider text, and
+    /// this is the one place every attempt's failure leaves through, so no
+    /// detail can carry the key whatever built it.
+    ///
+    /// # Errors
+    ///
+    /// The attempt's own failure, or `TQX_RUNTIME_TIMEOUT`.
+    pub async fn attempt<T>(
+        &self,
+        timeout: Duration,
+        attempt: impl Future<Output = Result<T, RuntimeFailure>>,
+    ) -> Result<T, RuntimeFailure> {
+        within(self.provider, timeout, attempt)
+            .await
+            .map_err(|mut failure| {
+                failure.detail = self.redact(&failure.detail);
+                failure
+            })
+    }
+
+    /// The key, when there is one (for [`preview`]; never printed).
+    pub fn key(&self) -> Option<&ApiKey> {
+        self.key.as_ref()
+    }
+
     /// Redacts the key from `text` (identity without a key).
     pub fn redact(&self, text: &str) -> String {
         match &self.key {
@@ -577,9 +620,11 @@ impl Endpoint {
     }
 }
 
-/// The first 200 characters of a body, for a failure detail.
-pub fn preview(bytes: &[u8]) -> String {
+/// The first 200 characters of a body, for a failure detail, with `key`
+/// redacted first (so no part of it survives the cut).
+pub fn preview(bytes: &[u8], key: Option<&ApiKey>) -> String {
     let text = String::from_utf8_lossy(bytes);
+    let text = key.map_or_else(|| text.to_string(), |k| k.redact(&text));
     let text = truncate(text.trim(), 200);
     if text.is_empty() {
         "(an empty body)".into()
@@ -809,6 +854,31 @@ mod tests {
         assert!(base_url("ftp://x").is_err());
         assert!(base_url("not a url").is_err());
         assert!(base_url("https://u:p@x/").is_err());
+        // What may be secret in a URL is never quoted back, whichever
+        // check fails first.
+        for (url, says) in [
+            ("ftp://user:sk-SECRET@host/v1", "must not carry credentials"),
+            (
+                "https://user:sk-SECRET@host/v1",
+                "must not carry credentials",
+            ),
+            ("http://user:sk-SECRET@[bad/v1", "is not a URL"),
+            (
+                "https://host:8443/v1?api-key=sk-SECRET",
+                "must not carry a query",
+            ),
+            (
+                "https://host/v1#sk-SECRET",
+                "must not carry a query or a fragment",
+            ),
+            ("ftp://host/v1", "`ftp://host/v1` must use http or https"),
+        ] {
+            let ConfigError::BaseUrl(message) = base_url(url).unwrap_err() else {
+                panic!("{url}")
+            };
+            assert!(message.contains(says), "{url}: {message}");
+            assert!(!message.contains("SECRET"), "{url}: {message}");
+        }
         let ok = extra_headers(&[("X-Org".into(), "a".into())], &["authorization"]).unwrap();
         assert!(ok.get("x-org").unwrap().is_sensitive());
         assert!(

@@ -47,7 +47,7 @@ use templiqx::{
     RuntimeFailure, StreamEvent, Usage,
 };
 use templiqx_adapter_http::{
-    Endpoint, failure_id, invalid_response, output_value, strict_blocker, token_count, within,
+    Endpoint, failure_id, invalid_response, output_value, strict_blocker, token_count,
 };
 
 pub use templiqx_adapter_http::{ApiKey, ConfigError, RetryPolicy};
@@ -537,7 +537,9 @@ impl AsyncRuntimeAdapter for OpenAiAdapter {
         &self,
         request: &RenderedInteraction<'_>,
     ) -> Result<AdapterOutput, RuntimeFailure> {
-        within(PROVIDER, self.timeout(request), self.attempt(request, None)).await
+        self.endpoint
+            .attempt(self.timeout(request), self.attempt(request, None))
+            .await
     }
 
     async fn invoke_streaming(
@@ -545,12 +547,9 @@ impl AsyncRuntimeAdapter for OpenAiAdapter {
         request: &RenderedInteraction<'_>,
         sink: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<AdapterOutput, RuntimeFailure> {
-        within(
-            PROVIDER,
-            self.timeout(request),
-            self.attempt(request, Some(sink)),
-        )
-        .await
+        self.endpoint
+            .attempt(self.timeout(request), self.attempt(request, Some(sink)))
+            .await
     }
 
     fn before_retry(

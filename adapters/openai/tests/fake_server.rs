@@ -524,6 +524,41 @@ async fn the_api_key_never_leaks() {
 }
 
 #[tokio::test]
+async fn the_api_key_never_leaks_from_a_body_that_is_not_the_wire_format_or_cut_short() {
+    // A 2xx body that is not JSON is quoted in the detail, and a long
+    // error message is cut: the key is redacted in both, before any cut.
+    let padded =
+        json!({ "error": { "message": format!("{}Bearer {KEY}", "P".repeat(283)) } }).to_string();
+    let (base, _) = serve(vec![
+        Reply::Raw(200, vec![], format!("not json Bearer {KEY}")),
+        Reply::Raw(401, vec![], padded),
+        Reply::Raw(200, vec![], format!("{}{KEY}", "x".repeat(190))),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    for expected in [
+        Code::RuntimeInvalidResponse,
+        Code::RuntimePermanent,
+        Code::RuntimeInvalidResponse,
+    ] {
+        let error = adapter.execute(&request).await.unwrap_err();
+        assert_eq!(error.failure.code, expected, "{error}");
+        for text in [
+            format!("{error}"),
+            serde_json::to_string(&error.failure).unwrap(),
+        ] {
+            assert!(
+                !text.contains("sk-test"),
+                "part of the key leaked into {text}"
+            );
+        }
+        assert!(error.failure.detail.contains("<redacted>"), "{error}");
+    }
+}
+
+#[tokio::test]
 async fn a_refused_connection_is_unavailable_and_bad_configuration_is_refused() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());

@@ -14,7 +14,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use templiqx::{AsyncRuntimeAdapter, Execution, ExecutionError, Receipt, StreamEvent};
 use templiqx_build::package::Loader;
-use templiqx_contracts::{CapabilityProfile, Operation, OperationEnvelope, RenderedInteraction};
+use templiqx_contracts::{
+    CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, RenderedInteraction,
+};
 
 /// Runs `run`.
 pub fn run(
@@ -56,8 +58,35 @@ pub fn run(
             })),
         }
     }
-    let (Some(rendered), Some(interaction)) = (rendered, &compiled.interaction) else {
-        let status = Status::of(&diagnostics);
+    // The adapter is configured before anything is sent; a configuration
+    // it refuses is reported with the request's own problems.
+    let adapter = Adapter::new(provider);
+    let adapter = match adapter {
+        Ok(a) => Some(a),
+        Err(message) => {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::RuntimePermanent,
+                    format!(
+                        "the {} adapter refuses its configuration: {message}",
+                        provider.provider.name()
+                    ),
+                )
+                .help("fix the flag it names (see `templiqx run --help` and docs/adapters.md); nothing was sent"),
+            );
+            None
+        }
+    };
+    let configured = adapter.is_some();
+    let (Some(rendered), Some(interaction), Some(adapter)) =
+        (rendered, &compiled.interaction, adapter)
+    else {
+        // A refused configuration is a usage error (exit 2), like a bad flag.
+        let status = if configured {
+            Status::of(&diagnostics)
+        } else {
+            Status::Error
+        };
         if ui.json() {
             let env =
                 OperationEnvelope::<serde_json::Value>::new(Operation::Execute, None, diagnostics);
@@ -65,19 +94,11 @@ pub fn run(
         } else {
             ui.diagnostics(&diagnostics, &sources)?;
             ui.error_line(&format!(
-                "could not render `{}`; nothing was sent",
+                "could not execute `{}`; nothing was sent",
                 compiled.file
             ))?;
         }
         return Ok(status);
-    };
-
-    let adapter = match Adapter::new(provider) {
-        Ok(a) => a,
-        Err(message) => {
-            let _ = writeln!(io::stderr(), "error: {message}");
-            return Ok(Status::Error);
-        }
     };
     if !ui.json() {
         print_rendered(ui, &rendered)?;
