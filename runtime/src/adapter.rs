@@ -117,6 +117,26 @@ pub struct ExecutionError {
     pub attempts: u32,
 }
 
+impl ExecutionError {
+    /// The error with `redact` applied to every text it carries: the
+    /// failure's detail and each diagnostic's message, pointer, help and
+    /// notes (what the port quotes from an output or a failure detail).
+    /// Receipts hold only fingerprints and stable ids, and are kept.
+    #[must_use]
+    pub fn redacted(mut self, redact: &dyn Fn(&str) -> String) -> ExecutionError {
+        self.failure.detail = redact(&self.failure.detail);
+        for d in &mut self.diagnostics {
+            d.message = redact(&d.message);
+            d.json_pointer = d.json_pointer.as_deref().map(redact);
+            d.help = d.help.as_deref().map(redact);
+            for note in &mut d.notes {
+                *note = redact(note);
+            }
+        }
+        self
+    }
+}
+
 impl fmt::Display for ExecutionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "execution failed: {}", self.failure)
@@ -263,6 +283,16 @@ pub trait AsyncRuntimeAdapter: Send + Sync {
         request: &RenderedInteraction<'_>,
     ) -> impl Future<Output = Result<AdapterOutput, RuntimeFailure>> + Send;
 
+    /// Removes the adapter's secrets (API keys, credentials) from `text`:
+    /// `execute` and `execute_streaming` pass every text of an
+    /// [`ExecutionError`] through it ([`ExecutionError::redacted`]), since
+    /// its diagnostics quote what the server sent back — an output that
+    /// echoes a key included. The default returns `text` unchanged (an
+    /// adapter without secrets).
+    fn redact(&self, text: &str) -> String {
+        text.to_owned()
+    }
+
     /// Like [`invoke`](AsyncRuntimeAdapter::invoke), reporting fragments to
     /// `sink`; the default invokes, then sends the output's canonical JSON
     /// as one `Delta`.
@@ -328,7 +358,7 @@ pub trait AsyncRuntimeAdapter: Send + Sync {
                     result => break result,
                 }
             };
-            conclude(request, result, attempts.made)
+            conclude(request, result, attempts.made).map_err(|e| e.redacted(&|t| self.redact(t)))
         }
     }
 
@@ -364,7 +394,9 @@ pub trait AsyncRuntimeAdapter: Send + Sync {
                     result => break result,
                 }
             };
-            terminal(conclude(request, result, attempts.made), sink)
+            let concluded = conclude(request, result, attempts.made)
+                .map_err(|e| e.redacted(&|t| self.redact(t)));
+            terminal(concluded, sink)
         }
     }
 }

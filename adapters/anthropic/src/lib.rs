@@ -504,7 +504,9 @@ impl AnthropicAdapter {
                     } else {
                         format!(
                             "; it said: {}",
-                            templiqx_adapter_http::preview(text.as_bytes(), self.endpoint.key())
+                            templiqx_adapter_http::preview(text.as_bytes(), &|t| self
+                                .endpoint
+                                .redact(t))
                         )
                     }
                 ),
@@ -524,6 +526,10 @@ fn usage(u: &Value) -> Option<Usage> {
 impl AsyncRuntimeAdapter for AnthropicAdapter {
     fn descriptor(&self) -> &AdapterDescriptor {
         &self.descriptor
+    }
+
+    fn redact(&self, text: &str) -> String {
+        self.endpoint.redact(text)
     }
 
     async fn invoke(

@@ -42,8 +42,13 @@ impl ApiKey {
     ///
     /// [`ConfigError::ApiKey`] when the key is empty or cannot be sent in an
     /// HTTP header (control characters, non-visible ASCII).
+    ///
+    /// White space around the key (a copy-paste or `.env` slip) is removed:
+    /// servers trim it, so the key they echo is the trimmed one, and that
+    /// is the one redaction must know.
     pub fn new(key: impl Into<String>) -> Result<ApiKey, ConfigError> {
         let key = key.into();
+        let key = key.trim().to_owned();
         if key.is_empty() || HeaderValue::from_str(&key).is_err() {
             return Err(ConfigError::ApiKey(
                 "an API key must be non-empty visible ASCII".into(),
@@ -88,9 +93,12 @@ impl ApiKey {
         v
     }
 
-    /// `text` with every occurrence of the key replaced by `<redacted>`.
+    /// `text` with the key, and every run that matches at least
+    /// [`MIN_SECRET_FRAGMENT`] consecutive characters of it ignoring ASCII
+    /// case (a key cut short, with a character dropped, upper-cased or
+    /// masked in the middle), replaced by `<redacted>`.
     pub fn redact(&self, text: &str) -> String {
-        text.replace(&self.0, "<redacted>")
+        redact_fragments(text, &[self.0.as_str()])
     }
 }
 
@@ -98,6 +106,61 @@ impl fmt::Debug for ApiKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ApiKey(<redacted>)")
     }
+}
+
+/// The shortest run of a secret that redaction hides on its own (a shorter
+/// secret is hidden whole): long enough that ordinary text does not match
+/// it by chance, short enough that a key cut, masked (`sk-abc…****…wxyz`)
+/// or echoed with one character dropped leaves nothing usable.
+pub const MIN_SECRET_FRAGMENT: usize = 8;
+
+/// `text` with every run matching, ignoring ASCII case, at least
+/// [`MIN_SECRET_FRAGMENT`] consecutive characters of one of `secrets` (all
+/// of a shorter secret) replaced by `<redacted>`. Secrets are ASCII (they
+/// are header values), so a matched run is ASCII and cutting it keeps
+/// `text` UTF-8.
+pub fn redact_fragments(text: &str, secrets: &[&str]) -> String {
+    let bytes = text.as_bytes();
+    let mut hidden = vec![false; bytes.len()];
+    for secret in secrets {
+        let secret = secret.as_bytes();
+        let min = secret.len().min(MIN_SECRET_FRAGMENT);
+        if min == 0 {
+            continue;
+        }
+        for i in 0..bytes.len() {
+            for j in 0..secret.len() {
+                let run = bytes[i..]
+                    .iter()
+                    .zip(&secret[j..])
+                    .take_while(|(a, b)| a.eq_ignore_ascii_case(b))
+                    .count();
+                if run >= min {
+                    hidden[i..i + run].fill(true);
+                }
+            }
+        }
+    }
+    if !hidden.contains(&true) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if hidden[i] {
+            out.push_str("<redacted>");
+            while i < bytes.len() && hidden[i] {
+                i += 1;
+            }
+        } else {
+            let start = i;
+            while i < bytes.len() && !hidden[i] {
+                i += 1;
+            }
+            out.push_str(&text[start..i]);
+        }
+    }
+    out
 }
 
 /// A host's adapter configuration that cannot work; reported when the
@@ -339,7 +402,7 @@ pub fn status_failure(
     status: reqwest::StatusCode,
     headers: &HeaderMap,
     body: &[u8],
-    key: Option<&ApiKey>,
+    redact: &dyn Fn(&str) -> String,
 ) -> RuntimeFailure {
     let message = serde_json::from_slice::<serde_json::Value>(body)
         .ok()
@@ -352,7 +415,7 @@ pub fn status_failure(
         })
         // Redacted before it is cut: a key straddling the cut would
         // otherwise leave its beginning in the detail.
-        .map(|m| truncate(&key.map_or(m.clone(), |k| k.redact(&m)), 300));
+        .map(|m| truncate(&redact(&m), 300));
     let mut detail = format!("{provider} answered HTTP {status}");
     if let Some(m) = message {
         detail.push_str(": ");
@@ -480,7 +543,11 @@ impl Endpoint {
         headers: HeaderMap,
         key: Option<ApiKey>,
     ) -> Result<Endpoint, ConfigError> {
+        // No redirects: a redirect would carry the key's header (and the
+        // extra headers) to wherever it points; a 3xx is an invalid
+        // response instead.
         let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("templiqx/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| ConfigError::Setting(format!("cannot build the HTTP client: {e}")))?;
@@ -536,7 +603,7 @@ impl Endpoint {
             status,
             &headers,
             &body,
-            self.key.as_ref(),
+            &|t| self.redact(t),
         ))
     }
 
@@ -559,7 +626,7 @@ impl Endpoint {
                 self.provider,
                 format!(
                     "the body is not JSON ({e}): {}",
-                    preview(&bytes, self.key.as_ref())
+                    preview(&bytes, &|t| self.redact(t))
                 ),
             )
         })
@@ -606,25 +673,29 @@ impl Endpoint {
             })
     }
 
-    /// The key, when there is one (for [`preview`]; never printed).
-    pub fn key(&self) -> Option<&ApiKey> {
-        self.key.as_ref()
-    }
-
-    /// Redacts the key from `text` (identity without a key).
+    /// Redacts the secrets from `text` ([`redact_fragments`]): the key, and
+    /// the value of every header marked sensitive that is at least
+    /// [`MIN_SECRET_FRAGMENT`] characters long (the key's own header and
+    /// the host's extra headers, which may carry gateway credentials).
     pub fn redact(&self, text: &str) -> String {
-        match &self.key {
-            Some(k) => k.redact(text),
-            None => text.to_owned(),
+        let mut secrets: Vec<&str> = self
+            .headers
+            .values()
+            .filter(|v| v.is_sensitive())
+            .filter_map(|v| v.to_str().ok())
+            .filter(|v| v.len() >= MIN_SECRET_FRAGMENT)
+            .collect();
+        if let Some(key) = &self.key {
+            secrets.push(key.expose_secret());
         }
+        redact_fragments(text, &secrets)
     }
 }
 
-/// The first 200 characters of a body, for a failure detail, with `key`
-/// redacted first (so no part of it survives the cut).
-pub fn preview(bytes: &[u8], key: Option<&ApiKey>) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let text = key.map_or_else(|| text.to_string(), |k| k.redact(&text));
+/// The first 200 characters of a body, for a failure detail, passed
+/// through `redact` first (so no part of a secret survives the cut).
+pub fn preview(bytes: &[u8], redact: &dyn Fn(&str) -> String) -> String {
+    let text = redact(&String::from_utf8_lossy(bytes));
     let text = truncate(text.trim(), 200);
     if text.is_empty() {
         "(an empty body)".into()
@@ -830,7 +901,7 @@ mod tests {
                 reqwest::StatusCode::from_u16(s).unwrap(),
                 &h,
                 body,
-                Some(&key),
+                &|t| key.redact(t),
             )
         };
         assert_eq!(f(429).code, Code::RuntimeRateLimited);
@@ -843,6 +914,33 @@ mod tests {
         assert_eq!(f(302).code, Code::RuntimeInvalidResponse);
         assert!(!f(401).detail.contains("sk-secret-1"), "{}", f(401).detail);
         assert!(f(401).detail.contains("HTTP 401"));
+    }
+
+    #[test]
+    fn redaction_hides_the_key_cut_altered_or_masked_and_keeps_other_text() {
+        let key = ApiKey::new("  sk-live-0123456789abcdef\n").unwrap();
+        assert_eq!(key.expose_secret(), "sk-live-0123456789abcdef");
+        assert_eq!(key.redact("a sk-live-0123456789abcdef b"), "a <redacted> b");
+        for echoed in [
+            "SK-LIVE-0123456789ABCDEF",
+            "sk-live-0123456789abcde",
+            "k-live-0123456789abcdef",
+            "sk-live-01234",
+            "sk-live-****89abcdef",
+        ] {
+            let shown = key.redact(&format!("key {echoed}."));
+            assert!(
+                !shown.contains("live-01") && !shown.contains("89abcdef"),
+                "{echoed}: {shown}"
+            );
+            assert!(shown.starts_with("key ") && shown.ends_with('.'), "{shown}");
+        }
+        // Text sharing fewer than 8 characters with the key stays, and
+        // non-ASCII text around a match stays whole.
+        assert_eq!(key.redact("sk-live is a prefix"), "sk-live is a prefix");
+        assert_eq!(key.redact("é0123456789abcdefé"), "é<redacted>é");
+        assert_eq!(redact_fragments("abc", &["ab"]), "<redacted>c");
+        assert_eq!(redact_fragments("abc", &[""]), "abc");
     }
 
     #[test]

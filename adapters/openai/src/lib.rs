@@ -533,6 +533,10 @@ impl AsyncRuntimeAdapter for OpenAiAdapter {
         &self.descriptor
     }
 
+    fn redact(&self, text: &str) -> String {
+        self.endpoint.redact(text)
+    }
+
     async fn invoke(
         &self,
         request: &RenderedInteraction<'_>,

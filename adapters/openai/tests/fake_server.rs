@@ -559,6 +559,59 @@ async fn the_api_key_never_leaks_from_a_body_that_is_not_the_wire_format_or_cut_
 }
 
 #[tokio::test]
+async fn the_api_key_never_leaks_from_echoed_outputs_altered_echoes_or_redirects() {
+    let upper = KEY.to_ascii_uppercase();
+    let (base, fake) = serve(vec![
+        // The model's output echoes the key: the port's diagnostics quote it.
+        ok(&format!("plain {KEY}")),
+        ok(&format!(r#"{{"rent": 1, "notice_days": 2, "{KEY}": 3}}"#)),
+        // Echoes altered: upper case, cut, one character dropped.
+        Reply::Raw(
+            401,
+            vec![],
+            json!({ "error": { "message": format!("{upper} / {} / {}", &KEY[..12], &KEY[1..]) } })
+                .to_string(),
+        ),
+        // A redirect is not followed (it would carry the key's header).
+        Reply::Raw(
+            307,
+            vec![("location", "/elsewhere/v1/chat/completions".into())],
+            String::new(),
+        ),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    // White space around the key is trimmed (the server echoes it trimmed).
+    let adapter = OpenAiAdapter::new(
+        OpenAiConfig::new(&base, "gpt-test").api_key(ApiKey::new(format!(" {KEY}\t")).unwrap()),
+    )
+    .unwrap();
+    for expected in [
+        Code::OutputSchema,
+        Code::OutputSchema,
+        Code::RuntimePermanent,
+        Code::RuntimeInvalidResponse,
+    ] {
+        let error = adapter.execute(&request).await.unwrap_err();
+        assert_eq!(error.failure.code, expected, "{error}");
+        for text in [
+            format!("{error}"),
+            format!("{:?}", error.diagnostics),
+            serde_json::to_string(&error.failure).unwrap(),
+        ] {
+            assert!(
+                !text.to_ascii_lowercase().contains("test-01"),
+                "the key leaked into {text}"
+            );
+        }
+    }
+    let seen = fake.seen.lock().unwrap();
+    assert_eq!(seen.len(), 4, "the redirect was followed");
+    assert_eq!(seen[0].0["authorization"], format!("Bearer {KEY}"));
+}
+
+#[tokio::test]
 async fn a_refused_connection_is_unavailable_and_bad_configuration_is_refused() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
