@@ -26,14 +26,16 @@ use templiqx_contracts::{Code, Diagnostic};
 /// its contents are parsed.
 pub const MAX_DOCUMENT_BYTES: u64 = text::MAX_SOURCE_BYTES;
 
-/// A parsed document: its JSON value and, for YAML, the node tree that
-/// maps JSON Pointers back to source spans.
+/// A parsed document: its JSON value and the node tree that maps JSON
+/// Pointers back to source spans.
 #[derive(Clone, Debug)]
 pub struct Document {
     /// The value.
     pub value: serde_json::Value,
-    /// The YAML tree, when the document was YAML.
-    pub yaml: Option<Node>,
+    /// The spanned tree: the YAML document's, or a JSON document's read
+    /// as YAML 1.2 (of which JSON is a subset) for its spans only; `None`
+    /// when the reader could not map it.
+    pub tree: Option<Node>,
 }
 
 impl Document {
@@ -47,12 +49,14 @@ impl Document {
             let node = yaml::parse(text)?;
             Ok(Document {
                 value: node.to_json(),
-                yaml: Some(node),
+                tree: Some(node),
             })
         } else {
+            // The value is the strict JSON reader's; the tree serves spans.
+            let value = parse_json(text)?;
             Ok(Document {
-                value: parse_json(text)?,
-                yaml: None,
+                value,
+                tree: yaml::parse(text).ok(),
             })
         }
     }
@@ -81,10 +85,10 @@ impl Document {
         decode_value(&self.value).map_err(|d| self.locate(d))
     }
 
-    /// Adds the YAML source span of the diagnostic's pointer, when known.
+    /// Adds the source span of the diagnostic's pointer, when known.
     pub fn locate(&self, mut diagnostic: Diagnostic) -> Diagnostic {
         if diagnostic.span.is_none()
-            && let (Some(node), Some(pointer)) = (&self.yaml, &diagnostic.json_pointer)
+            && let (Some(node), Some(pointer)) = (&self.tree, &diagnostic.json_pointer)
         {
             diagnostic.span = node.span_of(pointer);
         }

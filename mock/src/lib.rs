@@ -95,6 +95,7 @@ pub mod fingerprint;
 pub mod harness;
 pub mod inventory;
 pub mod load;
+pub mod located;
 pub mod runtime;
 pub mod scenario;
 pub mod stream;
@@ -113,6 +114,7 @@ pub use inventory::{
     Inventory, InventoryEntry, InventoryFile, InventoryScenario, TransportExpectation,
 };
 pub use load::{Scenario, ScenarioRequest};
+pub use located::{check_diagnostic, check_diagnostics, contract_missing};
 pub use runtime::ScriptedRuntime;
 pub use scenario::{
     API_VERSION, DocumentExpectation, DocumentStatus, EvidenceExpectation, Lifecycle,

@@ -10,20 +10,18 @@
 use crate::input::{current_dir, display};
 use crate::ui::{SourceTexts, Status, Ui};
 use serde::Serialize;
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use templiqx_build::package::{Loader, MANIFEST};
 use templiqx_build::text::{self, ReadError, Syntax};
-use templiqx_contracts::diagnostic::pointer_push;
-use templiqx_contracts::words;
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, Receipt,
 };
 use templiqx_mock::{
-    Check, CheckField, CheckOutcome, ConformanceReport, HarnessOptions, Inventory,
-    InventoryScenario, ReceiptMode, ScenarioReport, ScenarioStatus, run_conformance_with_progress,
+    CheckField, CheckOutcome, ConformanceReport, HarnessOptions, Inventory, ReceiptMode,
+    ScenarioReport, ScenarioStatus, check_diagnostics, contract_missing,
+    run_conformance_with_progress,
 };
 
 use crate::args::Receipts;
@@ -109,16 +107,9 @@ pub fn run(
     ui.finish_progress();
 
     let mut files = Files::new(Some(inventory.corpus_root.clone()));
-    let located: Vec<Vec<Diagnostic>> = inventory
-        .scenarios
-        .iter()
-        .zip(&report.scenarios)
-        .enumerate()
-        .map(|(i, (is, s))| {
-            s.differing()
-                .map(|c| files.locate(problem(is, i, &inventory, s, c)))
-                .collect()
-        })
+    let located: Vec<Vec<Diagnostic>> = check_diagnostics(&inventory, &report)
+        .into_iter()
+        .map(|ds| ds.into_iter().map(|d| files.locate(d)).collect())
         .collect();
     let execution: Vec<Vec<Diagnostic>> = report
         .scenarios
@@ -320,102 +311,6 @@ fn not_checked(report: &ConformanceReport) -> BTreeMap<(CheckField, &str), Vec<&
     groups
 }
 
-/// The `TQX_SCENARIO` diagnostic of a check that differs: located at the
-/// field it compares, naming the expected and the actual value.
-fn problem(
-    is: &InventoryScenario,
-    index: usize,
-    inventory: &Inventory,
-    s: &ScenarioReport,
-    c: &Check,
-) -> Diagnostic {
-    let message = match c.field {
-        CheckField::Contract if c.actual.is_null() => format!(
-            "scenario `{}`: the package lists no contract `{}`",
-            s.id, s.contract
-        ),
-        CheckField::Contract => format!(
-            "scenario `{}`: contract `{}` does not compile for the target profile",
-            s.id, s.contract
-        ),
-        field => format!(
-            "scenario `{}`: `{field}` differs: expected {}, actual {}",
-            s.id,
-            short(&c.expected),
-            short(&c.actual)
-        ),
-    };
-    let mut d = Diagnostic::error(Code::Scenario, message).help(help(c.field, s));
-    // A contract's own diagnostics are reported once, not per scenario.
-    if let Some(note) = c.note.as_ref().filter(|_| c.field != CheckField::Contract) {
-        d = d.note(note.clone());
-    }
-    if c.field == CheckField::ReceiptFingerprint {
-        return d
-            .in_file(rel(&inventory.path, &inventory.corpus_root))
-            .at(format!(
-                "/scenarios/{index}/expectation/receipt_fingerprint"
-            ));
-    }
-    let Some(path) = &is.scenario.path else {
-        return d;
-    };
-    let d = d.in_file(rel(path, &inventory.corpus_root));
-    match manifest_pointer(path, c.field) {
-        Some(pointer) => d.at(pointer),
-        None => d,
-    }
-}
-
-/// What to do about a differing field.
-fn help(field: CheckField, s: &ScenarioReport) -> String {
-    match field {
-        CheckField::Contract if s.status.is_none() && contract_missing(s) => {
-            "name a contract that the package's `templiqx.yaml` lists".into()
-        }
-        CheckField::Contract => {
-            "fix the contract (its diagnostics are reported first), or run with the target it was written for".into()
-        }
-        CheckField::ExpectedStatus => {
-            "the terminal step decides the status: make `expected_status` agree with the steps".into()
-        }
-        CheckField::ExpectedFailure => {
-            "make `expected_failure` the code the execution fails with (the terminal step's, or the port's)".into()
-        }
-        CheckField::ExpectedDiagnostics => {
-            "list exactly the codes the execution reports (`--format json` shows its diagnostics)".into()
-        }
-        CheckField::OutputSchemaValid => {
-            "declare `output_schema_valid` as the contract's output schema judges the output".into()
-        }
-        CheckField::ExpectedOutputFingerprint => {
-            "the accepted output is not the expected one: compare it with `expected_output` (`templiqx fingerprint`)".into()
-        }
-        CheckField::Evidence => {
-            "each evidence item must match an entry of the request or the output, and each quote hash its source bytes".into()
-        }
-        CheckField::ReceiptPayloadPolicy => {
-            "a receipt carries fingerprints and the outcome only; `no_successful_receipt` also forbids a success".into()
-        }
-        CheckField::GoldenReceiptFingerprint => {
-            "compare the receipt (`--format json`) with the golden; update the golden only once the difference is understood".into()
-        }
-        CheckField::ReceiptFingerprint => {
-            "the transport receipt differs from the inventory's: compare the receipt (`--format json`) with the expectation".into()
-        }
-        CheckField::Stream => {
-            "streaming must replay the same output and end with the receipt or failure of a plain execution".into()
-        }
-        CheckField::DocumentExpectation => "document expectations are not checked".into(),
-    }
-}
-
-/// Whether the scenario's contract is not in the package at all.
-fn contract_missing(s: &ScenarioReport) -> bool {
-    s.check(CheckField::Contract)
-        .is_some_and(|c| c.actual.is_null())
-}
-
 /// The diagnostics of the package's contracts, compiled as `check` does
 /// (paths relative to the current directory), with their sources.
 fn contract_diagnostics(
@@ -430,52 +325,6 @@ fn contract_diagnostics(
     };
     texts.extend_from(&loader.sources);
     diagnostics
-}
-
-/// The JSON Pointer, in the manifest at `path`, of the field a check
-/// compares (when the manifest has it).
-fn manifest_pointer(path: &Path, field: CheckField) -> Option<String> {
-    let text = text::read_file(path, syntax_of(path)).ok()?;
-    let value = templiqx_build::yaml::parse(&text).ok()?.to_json();
-    let direct = |key: &str| value.get(key).map(|_| pointer_push("", key));
-    match field {
-        CheckField::Contract => direct("contract"),
-        CheckField::ExpectedStatus => {
-            direct("expected_status").or_else(|| direct("expected_failure"))
-        }
-        CheckField::ExpectedFailure => {
-            direct("expected_failure").or_else(|| direct("expected_status"))
-        }
-        CheckField::ExpectedDiagnostics => direct("expected_diagnostics"),
-        CheckField::ExpectedOutputFingerprint => direct("expected_output_fingerprint"),
-        CheckField::Evidence => direct("evidence"),
-        CheckField::ReceiptPayloadPolicy => direct("receipt_payload_policy"),
-        CheckField::GoldenReceiptFingerprint => direct("golden_receipt_fingerprint"),
-        CheckField::DocumentExpectation => direct("document_expectation"),
-        CheckField::Stream => direct("events").or_else(|| direct("steps")),
-        CheckField::OutputSchemaValid => ["steps", "events"].iter().find_map(|list| {
-            let items = value.get(*list)?.as_array()?;
-            let i = items
-                .iter()
-                .rposition(|item| item.get("output_schema_valid").is_some())?;
-            Some(format!("/{list}/{i}/output_schema_valid"))
-        }),
-        CheckField::ReceiptFingerprint => None,
-    }
-}
-
-/// A value for a one-sentence message: compact JSON, cut as
-/// [`words::truncate`] says (`--format json` has every value in full).
-fn short(value: &Value) -> String {
-    words::truncate(&value.to_string()).into_owned()
-}
-
-/// `path` relative to `root`, `/`-separated (as the mock names files).
-fn rel(path: &Path, root: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .replace('\\', "/")
 }
 
 /// A `TQX_IO` diagnostic when `path` is not a readable file.
@@ -524,8 +373,6 @@ struct Files {
     root: Option<PathBuf>,
     base: PathBuf,
     texts: SourceTexts,
-    /// Parsed trees by display name, for spans (`None`: unreadable).
-    trees: BTreeMap<String, Option<templiqx_build::yaml::Node>>,
 }
 
 impl Files {
@@ -534,7 +381,6 @@ impl Files {
             root,
             base: current_dir(),
             texts: SourceTexts::default(),
-            trees: BTreeMap::new(),
         }
     }
 
@@ -550,31 +396,24 @@ impl Files {
         d
     }
 
-    /// Renames the diagnostic's file, reads the file for snippets, and adds
-    /// the span of its JSON Pointer when the mock gave none (JSON
-    /// documents).
+    /// Renames the diagnostic's file and reads the file for snippets (the
+    /// mock located it: file, pointer and span).
     fn locate(&mut self, d: Diagnostic) -> Diagnostic {
-        let mut d = self.relocate(d);
-        let Some(file) = d.file.clone() else {
-            return d;
-        };
-        let tree = self.trees.entry(file.clone()).or_insert_with(|| {
+        let d = self.relocate(d);
+        if let Some(file) = d.file.clone()
+            && self.texts.get(&file).is_none()
+        {
             let path = absolute(Path::new(&file), &self.base);
             // As the mock read it; a file that is not UTF-8 shows its valid
             // beginning, where the diagnostic points.
             let text = match text::read_file(&path, syntax_of(&path)) {
-                Ok(text) => text,
-                Err(ReadError::NotUtf8(e)) => e.valid,
-                Err(ReadError::Io(_)) => return None,
+                Ok(text) => Some(text),
+                Err(ReadError::NotUtf8(e)) => Some(e.valid),
+                Err(ReadError::Io(_)) => None,
             };
-            let tree = templiqx_build::yaml::parse(&text).ok();
-            self.texts.insert(file.clone(), text);
-            tree
-        });
-        if d.span.is_none()
-            && let (Some(tree), Some(pointer)) = (tree.as_ref(), d.json_pointer.as_deref())
-        {
-            d.span = tree.span_of(pointer);
+            if let Some(text) = text {
+                self.texts.insert(file, text);
+            }
         }
         d
     }
@@ -594,18 +433,5 @@ fn absolute(path: &Path, base: &Path) -> PathBuf {
         path.to_path_buf()
     } else {
         base.join(path)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_values_are_cut() {
-        assert_eq!(short(&serde_json::json!("ab")), "\"ab\"");
-        let long = short(&serde_json::json!("é".repeat(500)));
-        assert_eq!(long.chars().count(), words::PREVIEW_CHARS + 1);
-        assert!(long.ends_with('…'));
     }
 }
