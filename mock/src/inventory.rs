@@ -97,6 +97,24 @@ pub struct InventoryScenario {
     pub scenario: Scenario,
 }
 
+/// The package directory of the inventory at the canonical path `real`:
+/// the nearest ancestor directory holding `templiqx.yaml`.
+fn package_dir_of(real: &Path) -> Option<PathBuf> {
+    real.parent()
+        .and_then(|dir| dir.ancestors().find(|a| a.join(MANIFEST).is_file()))
+        .map(Path::to_path_buf)
+}
+
+/// The corpus root of the inventory at `path`, as [`Inventory::load`]
+/// finds it (the directory holding its package directory, canonicalised):
+/// the diagnostics of a failed load name their files relative to it.
+/// `None` when the inventory is in no package.
+pub fn corpus_root_of(path: &Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(path).ok()?;
+    let package = package_dir_of(&real)?;
+    std::fs::canonicalize(package.parent().unwrap_or(&package)).ok()
+}
+
 impl Inventory {
     /// Loads the inventory at `path` (JSON, or YAML for `.yaml`/`.yml`)
     /// and every scenario it lists, failing closed.
@@ -129,11 +147,7 @@ impl Inventory {
             )
             .help("pass the path of a scenario inventory (`scenarios/inventory.json`)")
         })?;
-        let package_dir = real
-            .parent()
-            .and_then(|dir| dir.ancestors().find(|a| a.join(MANIFEST).is_file()))
-            .map(Path::to_path_buf)
-            .ok_or_else(|| {
+        let package_dir = package_dir_of(&real).ok_or_else(|| {
                 Diagnostic::error(
                     Code::Scenario,
                     format!(

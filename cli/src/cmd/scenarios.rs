@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use templiqx_build::package::{Loader, MANIFEST};
+use templiqx_build::package::Loader;
 use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, Receipt,
@@ -74,7 +74,7 @@ pub fn run(
     let inventory = match loaded {
         Ok(inventory) => inventory,
         Err(diagnostics) => {
-            let mut files = Files::new(corpus_root_of(inventory));
+            let mut files = Files::new(templiqx_mock::inventory::corpus_root_of(inventory));
             let diagnostics: Vec<Diagnostic> =
                 diagnostics.into_iter().map(|d| files.locate(d)).collect();
             if ui.json() {
@@ -353,17 +353,6 @@ fn open(path: &Path, name: &str) -> Result<(), Diagnostic> {
         }
         Ok(_) => Ok(()),
     }
-}
-
-/// The corpus root of the inventory at `path`: the directory holding the
-/// nearest ancestor directory with a `templiqx.yaml` (as the mock finds it).
-fn corpus_root_of(path: &Path) -> Option<PathBuf> {
-    let real = std::fs::canonicalize(path).ok()?;
-    let package = real
-        .parent()?
-        .ancestors()
-        .find(|a| a.join(MANIFEST).is_file())?;
-    Some(package.parent().unwrap_or(package).to_path_buf())
 }
 
 /// The files diagnostics name: the mock names them relative to the corpus
