@@ -7,8 +7,8 @@
 use crate::document::Document;
 use crate::harness::{Check, CheckField, ConformanceReport, ScenarioReport};
 use crate::inventory::{Inventory, InventoryScenario};
+use crate::load::display_rel as rel;
 use serde_json::Value;
-use std::path::Path;
 use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::words;
 use templiqx_contracts::{Code, Diagnostic};
@@ -175,14 +175,6 @@ fn manifest_pointer(value: &Value, field: CheckField) -> Option<String> {
 /// [`words::truncate`] says (`--format json` has every value in full).
 fn short(value: &Value) -> String {
     words::truncate(&value.to_string()).into_owned()
-}
-
-/// `path` relative to `root`, `/`-separated (as the mock names files).
-fn rel(path: &Path, root: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .replace('\\', "/")
 }
 
 #[cfg(test)]

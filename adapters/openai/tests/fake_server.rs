@@ -538,24 +538,40 @@ async fn the_api_key_never_leaks_from_a_body_that_is_not_the_wire_format_or_cut_
     let i = default_contract();
     let request = render(&i);
     let adapter = adapter(&base);
-    for expected in [
+    let codes = [
         Code::RuntimeInvalidResponse,
         Code::RuntimePermanent,
         Code::RuntimeInvalidResponse,
-    ] {
-        let error = adapter.execute(&request).await.unwrap_err();
+    ];
+    for error in failures(&adapter, &request, &codes).await {
+        assert!(error.failure.detail.contains("<redacted>"), "{error}");
+    }
+}
+
+/// Executes once per code in `codes`, expecting that failure each time,
+/// and asserts that no part of the key is in any text of the error.
+async fn failures(
+    adapter: &OpenAiAdapter,
+    request: &templiqx::RenderedInteraction<'_>,
+    codes: &[Code],
+) -> Vec<templiqx::ExecutionError> {
+    let mut errors = Vec::new();
+    for &expected in codes {
+        let error = adapter.execute(request).await.unwrap_err();
         assert_eq!(error.failure.code, expected, "{error}");
         for text in [
             format!("{error}"),
+            format!("{:?}", error.diagnostics),
             serde_json::to_string(&error.failure).unwrap(),
         ] {
             assert!(
-                !text.contains("sk-test"),
+                !text.to_ascii_lowercase().contains("test-01"),
                 "part of the key leaked into {text}"
             );
         }
-        assert!(error.failure.detail.contains("<redacted>"), "{error}");
+        errors.push(error);
     }
+    errors
 }
 
 #[tokio::test]
@@ -587,25 +603,13 @@ async fn the_api_key_never_leaks_from_echoed_outputs_altered_echoes_or_redirects
         OpenAiConfig::new(&base, "gpt-test").api_key(ApiKey::new(format!(" {KEY}\t")).unwrap()),
     )
     .unwrap();
-    for expected in [
+    let codes = [
         Code::OutputSchema,
         Code::OutputSchema,
         Code::RuntimePermanent,
         Code::RuntimeInvalidResponse,
-    ] {
-        let error = adapter.execute(&request).await.unwrap_err();
-        assert_eq!(error.failure.code, expected, "{error}");
-        for text in [
-            format!("{error}"),
-            format!("{:?}", error.diagnostics),
-            serde_json::to_string(&error.failure).unwrap(),
-        ] {
-            assert!(
-                !text.to_ascii_lowercase().contains("test-01"),
-                "the key leaked into {text}"
-            );
-        }
-    }
+    ];
+    failures(&adapter, &request, &codes).await;
     let seen = fake.seen.lock().unwrap();
     assert_eq!(seen.len(), 4, "the redirect was followed");
     assert_eq!(seen[0].0["authorization"], format!("Bearer {KEY}"));
