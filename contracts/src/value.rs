@@ -469,6 +469,15 @@ pub trait Members {
     /// (RFC 8785: UTF-16 code units), each once.
     const NAMES: &'static [&'static str];
 
+    /// Whether every declared member is always present (every field is
+    /// required; a required nullable field is present as `null`), so the
+    /// count of present members is `NAMES.len()` without asking each.
+    const ALL_PRESENT: bool = false;
+
+    /// The index in [`Members::NAMES`] of the member named `key` (a
+    /// generated `match`, as fast as a hand-written lookup).
+    fn index(key: &str) -> Option<usize>;
+
     /// The value of member `i`, an index into [`Members::NAMES`]: `None`
     /// when the member is absent (an unset optional field; a required
     /// nullable field set to `None` is present and `null`) or `i` is out of
@@ -502,7 +511,7 @@ pub mod members {
     /// [`super::ObjectView::get`]: the declared member named `key`, else
     /// the extra member.
     pub fn get<'a, T: Members>(t: &'a T, key: &str) -> Option<ValueRef<'a>> {
-        match T::NAMES.iter().position(|n| *n == key) {
+        match T::index(key) {
             Some(i) => t.member(i),
             None => t.extra().and_then(|m| m.get(key)).map(AsValue::as_value),
         }
@@ -511,9 +520,13 @@ pub mod members {
     /// [`super::ObjectView::len`]: present declared members plus extra
     /// members not named like a declared one.
     pub fn len<T: Members>(t: &T) -> usize {
-        let declared = (0..T::NAMES.len())
-            .filter(|&i| t.member(i).is_some())
-            .count();
+        let declared = if T::ALL_PRESENT {
+            T::NAMES.len()
+        } else {
+            (0..T::NAMES.len())
+                .filter(|&i| t.member(i).is_some())
+                .count()
+        };
         let extra = t.extra().map_or(0, |m| {
             m.keys().filter(|k| !T::NAMES.contains(&k.as_str())).count()
         });

@@ -382,6 +382,28 @@ fn object_view(ident: &Ident, members: &[Member<'_>], closed: bool, eid: &Ident)
     let mut sorted: Vec<&Member<'_>> = members.iter().collect();
     sorted.sort_by(|a, b| templiqx_contracts::canonical::utf16_cmp(&a.spec.name, &b.spec.name));
     let names = sorted.iter().map(|m| Literal::string(&m.spec.name));
+    let index_arms = sorted.iter().enumerate().map(|(i, m)| {
+        let (name, i) = (Literal::string(&m.spec.name), Literal::usize_unsuffixed(i));
+        quote! { #name => ::core::option::Option::Some(#i), }
+    });
+    let index_body = if members.is_empty() {
+        quote! {
+            let _ = key;
+            ::core::option::Option::None
+        }
+    } else {
+        quote! {
+            match key {
+                #(#index_arms)*
+                _ => ::core::option::Option::None,
+            }
+        }
+    };
+    let all_present = if !members.is_empty() && members.iter().all(|m| m.spec.required) {
+        quote! { const ALL_PRESENT: bool = true; }
+    } else {
+        quote! {}
+    };
     let arms = sorted.iter().enumerate().map(|(i, m)| {
         let (fid, i) = (m.ident(), Literal::usize_unsuffixed(i));
         // An unset optional field is absent; a null of a required nullable
@@ -417,6 +439,10 @@ fn object_view(ident: &Ident, members: &[Member<'_>], closed: bool, eid: &Ident)
     quote! {
         impl #p::Members for #ident {
             const NAMES: &'static [&'static str] = &[#(#names),*];
+            #all_present
+            fn index(key: &str) -> ::core::option::Option<usize> {
+                #index_body
+            }
             fn member(&self, i: usize) -> ::core::option::Option<#p::ValueRef<'_>> {
                 #member_body
             }
