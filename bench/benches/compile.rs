@@ -3,8 +3,8 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
+use templiqx_build::Loader;
 use templiqx_build::codegen::{self, Options};
-use templiqx_build::package::Loader;
 use templiqx_contracts::CapabilityProfile;
 
 fn compile(c: &mut Criterion) {

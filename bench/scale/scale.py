@@ -234,9 +234,8 @@ def generate_hosts(root, n):
 # options (evals on, the files read tracked), formatted like build.rs output.
 EXPANDER = r"""//! Prints the module `include_contract!` generates for one call.
 use std::path::Path;
-use templiqx_build::check::CompileOptions;
 use templiqx_build::codegen::{self, Options};
-use templiqx_build::package::Loader;
+use templiqx_build::{CompileOptions, Loader};
 use templiqx_contracts::CapabilityProfile;
 
 fn main() {
@@ -260,7 +259,7 @@ fn main() {
         &options,
     )
     .expect("codegen");
-    print!("{}", templiqx_build::builder::format_file(tokens));
+    print!("{}", codegen::format_file(tokens));
 }
 """
 

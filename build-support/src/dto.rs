@@ -1,6 +1,6 @@
 //! The `templiqx/v1alpha1` contract format as Rust data (`docs/format.md`).
 //!
-//! These are the strict DTOs the parser ([`crate::parse`]) produces from a
+//! These are the strict DTOs the parser (`parse`, behind [`crate::parse_str`]) produces from a
 //! spanned YAML tree. They serialise (for the contract fingerprint) to the
 //! same shape they are written in, with defaults made explicit, so two YAML
 //! spellings of one contract have one fingerprint.
@@ -11,7 +11,7 @@
 //!
 //! With the `json-schema` feature the DTOs also derive
 //! [`schemars::JsonSchema`]; the attributes make the generated schema as
-//! strict as [`crate::parse`] (closed objects, `kind`-tagged unions, required
+//! strict as the parser (closed objects, `kind`-tagged unions, required
 //! fields exactly as the parser requires them, `null` where the parser
 //! accepts it). [`crate::json_schema`] assembles it and holds the hand-written
 //! parts (the bounded schema subset, roles, filters, runtime policy).

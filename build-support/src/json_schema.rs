@@ -5,8 +5,8 @@
 //! The schema is as strict as the parser where JSON Schema can say it:
 //! every object is closed (`additionalProperties: false`), content nodes and
 //! expressions are unions tagged by `kind`, components are the typed form or
-//! the legacy list form, required fields are exactly those [`crate::parse`]
-//! requires, and `null` is accepted exactly where the parser accepts it
+//! the legacy list form, required fields are exactly those the parser
+//! ([`crate::parse_str`]) requires, and `null` is accepted exactly where the parser accepts it
 //! (`inputs: null` reads as no inputs). Some of the compiler's later checks
 //! are expressed too: the id and version formats, at least one message,
 //! namespaced extension keys, the keywords and keyword value types of the

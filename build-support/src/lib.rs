@@ -31,21 +31,44 @@
 //! assert_eq!(d.span.unwrap().start.line, 13);
 //! assert_eq!(d.help.as_deref(), Some("did you mean `inputs.name`?"));
 //! ```
+//!
+//! # The public API
+//!
+//! | to | use |
+//! |---|---|
+//! | compile one contract text | [`compile_str`], [`validate_str`], [`parse_str`] → [`Compilation`] |
+//! | load and compile packages and contract files (includes, dependencies, tool contracts) | [`Loader`] → [`CompiledContract`]s, reading through [`Sources`] |
+//! | generate Rust for compiled contracts | [`codegen::generate`], [`codegen::generate_all`] with [`codegen::Options`] |
+//! | do both from `build.rs` | [`Builder`] → [`Generated`], [`BuildError`] |
+//! | show diagnostics with source snippets | [`report`] |
+//! | read YAML and JSON as every Templiqx reader does | [`yaml`] (strict YAML, with spans), [`text`] (decoding, strict JSON) |
+//! | compile a JSON Schema into the runtime's bounded [`Schema`](templiqx_contracts::Schema) | [`schema::compile_schema`] |
+//! | the format's data model (the strict DTOs) | [`dto`] |
+//!
+//! Everything else (the checker's phases, the lowering to IR, the parsers of
+//! contracts and manifests, the naming of generated identifiers) is private.
+#![warn(unreachable_pub)]
 
-pub mod builder;
-pub mod check;
+mod builder;
+mod check;
 pub mod codegen;
-pub mod compile;
+mod compile;
 pub mod dto;
 #[cfg(feature = "json-schema")]
 pub mod json_schema;
-pub mod package;
-pub mod parse;
+mod package;
+mod parse;
 pub mod report;
 pub mod schema;
-pub mod source;
+mod source;
 pub mod text;
 pub mod yaml;
 
-pub use builder::{BuildError, Builder};
+pub use builder::{BuildError, Builder, Generated};
+pub use check::{CompileOptions, compile_contract};
 pub use compile::{Compilation, compile_str, parse_file, parse_str, validate_str};
+pub use package::{
+    CompiledContract, Loader, MANIFEST, MAX_INCLUDE_DEPTH, Manifest, Package, ToolContract,
+    manifest_fingerprint, relative_to,
+};
+pub use source::{SourceFile, Sources};

@@ -12,9 +12,9 @@ use catalogue_doc::{
     Example, Section, catalogue_path, check_produced, describe, matches, repo_root,
 };
 use std::fs;
+use templiqx_build::Loader;
 use templiqx_build::codegen::{self, Options};
 use templiqx_build::compile_str;
-use templiqx_build::package::Loader;
 use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};
 
 fn sections() -> Vec<Section> {

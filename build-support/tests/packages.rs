@@ -4,7 +4,7 @@
 
 use std::fs;
 use std::path::Path;
-use templiqx_build::package::{Loader, manifest_fingerprint};
+use templiqx_build::{Loader, manifest_fingerprint};
 use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};
 
 fn target() -> CapabilityProfile {
@@ -52,7 +52,7 @@ impl Pkg {
 
     /// Compiles `contracts/main.yaml` through the package; file names in
     /// diagnostics are relative to the package root.
-    fn compile(&self) -> (Loader, templiqx_build::package::CompiledContract) {
+    fn compile(&self) -> (Loader, templiqx_build::CompiledContract) {
         let mut loader = Loader::new(self.root());
         let mut all = loader
             .compile_package(self.root(), &target())

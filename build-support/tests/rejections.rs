@@ -541,19 +541,6 @@ fn reserved_local_names() {
     );
 }
 
-#[test]
-fn the_reserved_list_is_the_root_scope_list() {
-    let roots: Vec<&str> = templiqx_build::check::ROOT_SCOPES
-        .iter()
-        .map(|(n, _)| *n)
-        .collect();
-    assert_eq!(roots, ["inputs", "context"]);
-    for r in roots {
-        assert!(templiqx_build::check::is_reserved(r));
-    }
-    assert!(!templiqx_build::check::is_reserved("item"));
-}
-
 // ---- Types ----------------------------------------------------------------
 
 #[test]

@@ -7,7 +7,7 @@ use crate::input::{current_dir, display};
 use crate::ui::{SourceTexts, Ui};
 use std::path::{Path, PathBuf};
 use templiqx_build::codegen;
-use templiqx_build::package::{CompiledContract, Loader, MANIFEST};
+use templiqx_build::{CompiledContract, Loader, MANIFEST};
 use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};
 
 /// One input path, compiled.

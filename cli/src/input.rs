@@ -4,7 +4,7 @@
 use crate::ui::SourceTexts;
 use std::cell::OnceCell;
 use std::path::{Component, Path, PathBuf};
-use templiqx_build::package::relative_to;
+use templiqx_build::relative_to;
 use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_build::yaml::Node;
 use templiqx_contracts::{Code, Diagnostic, Span};

@@ -61,7 +61,7 @@ impl SourceTexts {
     }
 
     /// Adds every file a loader read.
-    pub fn extend_from(&mut self, sources: &templiqx_build::source::Sources) {
+    pub fn extend_from(&mut self, sources: &templiqx_build::Sources) {
         for f in sources.files() {
             self.0
                 .entry(f.name.clone())

@@ -281,6 +281,155 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// Every problem one operation found, in the order found.
+///
+/// The one carrier of diagnostics across the crates: a compile, a render,
+/// an output decode, a scenario load and a build each fail with a thin
+/// wrapper around it (`RenderError`, `DecodeError`, `MockError`,
+/// `BuildError`, the gateway's `StartupError`), so every failure displays,
+/// iterates and reports its codes the same way. Dereferences to a slice;
+/// serialises as a JSON array of [`Diagnostic`]s.
+///
+/// ```
+/// use templiqx_contracts::{Code, Diagnostic, Diagnostics};
+///
+/// let mut found = Diagnostics::new();
+/// found.push(Diagnostic::error(Code::ValueInvalid, "`inputs.name` is missing").at("/inputs/name"));
+/// found.push(Diagnostic::error(Code::ValueInvalid, "`inputs.age` is not declared").help("remove it"));
+/// assert!(found.has(Code::ValueInvalid));
+/// assert_eq!(found.len(), 2);
+/// assert_eq!(
+///     found.to_string(),
+///     "error[TQX_VALUE_INVALID]: `inputs.name` is missing at /inputs/name\n\
+///      error[TQX_VALUE_INVALID]: `inputs.age` is not declared\n  = help: remove it"
+/// );
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Diagnostics(Vec<Diagnostic>);
+
+impl Diagnostics {
+    /// No diagnostics yet.
+    pub const fn new() -> Diagnostics {
+        Diagnostics(Vec::new())
+    }
+
+    /// Exactly one diagnostic.
+    pub fn one(diagnostic: Diagnostic) -> Diagnostics {
+        Diagnostics(vec![diagnostic])
+    }
+
+    /// Appends a diagnostic.
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.0.push(diagnostic);
+    }
+
+    /// The code of each diagnostic, in order.
+    pub fn codes(&self) -> impl Iterator<Item = Code> + '_ {
+        self.0.iter().map(|d| d.code)
+    }
+
+    /// Whether some diagnostic has `code`.
+    pub fn has(&self, code: Code) -> bool {
+        self.0.iter().any(|d| d.code == code)
+    }
+
+    /// Whether some diagnostic is an error (not only warnings).
+    pub fn has_errors(&self) -> bool {
+        self.0.iter().any(Diagnostic::is_error)
+    }
+
+    /// The diagnostics as a `Vec`.
+    pub fn into_vec(self) -> Vec<Diagnostic> {
+        self.0
+    }
+}
+
+impl std::ops::Deref for Diagnostics {
+    type Target = [Diagnostic];
+    fn deref(&self) -> &[Diagnostic] {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Diagnostics {
+    fn deref_mut(&mut self) -> &mut [Diagnostic] {
+        &mut self.0
+    }
+}
+
+impl From<Vec<Diagnostic>> for Diagnostics {
+    fn from(diagnostics: Vec<Diagnostic>) -> Diagnostics {
+        Diagnostics(diagnostics)
+    }
+}
+
+impl From<Diagnostic> for Diagnostics {
+    fn from(diagnostic: Diagnostic) -> Diagnostics {
+        Diagnostics::one(diagnostic)
+    }
+}
+
+impl From<Diagnostics> for Vec<Diagnostic> {
+    fn from(diagnostics: Diagnostics) -> Vec<Diagnostic> {
+        diagnostics.0
+    }
+}
+
+impl PartialEq<Vec<Diagnostic>> for Diagnostics {
+    fn eq(&self, other: &Vec<Diagnostic>) -> bool {
+        &self.0 == other
+    }
+}
+
+impl FromIterator<Diagnostic> for Diagnostics {
+    fn from_iter<I: IntoIterator<Item = Diagnostic>>(iter: I) -> Diagnostics {
+        Diagnostics(iter.into_iter().collect())
+    }
+}
+
+impl Extend<Diagnostic> for Diagnostics {
+    fn extend<I: IntoIterator<Item = Diagnostic>>(&mut self, iter: I) {
+        self.0.extend(iter);
+    }
+}
+
+impl IntoIterator for Diagnostics {
+    type Item = Diagnostic;
+    type IntoIter = std::vec::IntoIter<Diagnostic>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Diagnostics {
+    type Item = &'a Diagnostic;
+    type IntoIter = std::slice::Iter<'a, Diagnostic>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    /// One line per diagnostic ([`Diagnostic`]'s one-line form), each
+    /// followed by `  = help: …` when it has a help line, as rustc prints
+    /// helps. The one display policy of every Templiqx error type.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{d}")?;
+            if let Some(help) = &d.help {
+                write!(f, "\n  = help: {help}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostics {}
+
 /// Escapes one JSON Pointer reference token (RFC 6901 section 3: `~` → `~0`, `/` → `~1`).
 pub fn escape_pointer_token(token: &str) -> std::borrow::Cow<'_, str> {
     if token.contains(['~', '/']) {

@@ -56,8 +56,14 @@ pub struct OperationEnvelope<T> {
 }
 
 impl<T> OperationEnvelope<T> {
-    /// An envelope; `ok` is derived from the diagnostics.
-    pub fn new(operation: Operation, result: Option<T>, diagnostics: Vec<Diagnostic>) -> Self {
+    /// An envelope; `ok` is derived from the diagnostics (a `Vec` or
+    /// [`Diagnostics`](crate::Diagnostics)).
+    pub fn new(
+        operation: Operation,
+        result: Option<T>,
+        diagnostics: impl Into<Vec<Diagnostic>>,
+    ) -> Self {
+        let diagnostics = diagnostics.into();
         let ok = !diagnostics.iter().any(Diagnostic::is_error);
         OperationEnvelope {
             api_version: API_VERSION.to_owned(),

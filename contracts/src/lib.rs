@@ -42,7 +42,7 @@ pub mod validate;
 pub mod value;
 pub mod words;
 
-pub use diagnostic::{Code, Diagnostic, Position, Severity, Span};
+pub use diagnostic::{Code, Diagnostic, Diagnostics, Position, Severity, Span};
 pub use envelope::{API_VERSION, Operation, OperationEnvelope};
 pub use ir::{Filter, Interaction, Role, RuntimePolicy};
 pub use profile::CapabilityProfile;

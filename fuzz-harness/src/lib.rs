@@ -165,7 +165,7 @@ pub fn package(data: &[u8]) -> Outcome {
     std::fs::write(root.join("templiqx.yaml"), manifest).expect("write");
     std::fs::write(root.join("contracts/c.yaml"), contract).expect("write");
     std::fs::write(root.join("partials/p.yaml"), partial).expect("write");
-    let mut loader = templiqx_build::package::Loader::new(root);
+    let mut loader = templiqx_build::Loader::new(root);
     match loader.compile_package(root, &profile()) {
         Err(diagnostics) => {
             assert!(!diagnostics.is_empty());
@@ -201,7 +201,7 @@ pub fn examples() -> &'static [Interaction] {
         let root = repo_root().join("examples");
         let mut out = Vec::new();
         for dir in ["packages/demo", "crm3"] {
-            let mut loader = templiqx_build::package::Loader::new(&root);
+            let mut loader = templiqx_build::Loader::new(&root);
             let compiled = loader
                 .compile_package(&root.join(dir), &profile())
                 .unwrap_or_else(|d| panic!("the example {dir} loads: {d:?}"));

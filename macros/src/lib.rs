@@ -29,9 +29,9 @@ use quote::quote;
 use std::path::PathBuf;
 use syn::parse::{Parse, ParseStream};
 use syn::{Ident, LitBool, LitStr, Token, bracketed, punctuated::Punctuated};
-use templiqx_build::check::CompileOptions;
+use templiqx_build::CompileOptions;
+use templiqx_build::Loader;
 use templiqx_build::codegen::{self, Options};
-use templiqx_build::package::Loader;
 use templiqx_build::report;
 use templiqx_contracts::{CapabilityProfile, Code};
 

@@ -1,7 +1,7 @@
 //! The error type of this crate.
 
 use std::fmt;
-use templiqx_contracts::{Code, Diagnostic};
+use templiqx_contracts::{Code, Diagnostic, Diagnostics};
 
 /// A scenario, inventory or runtime set-up that failed closed.
 ///
@@ -21,20 +21,20 @@ use templiqx_contracts::{Code, Diagnostic};
 #[derive(Clone, Debug, PartialEq)]
 pub struct MockError {
     /// The problems, in the order found; never empty.
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Diagnostics,
 }
 
 impl MockError {
     /// An error from one diagnostic.
     pub fn one(diagnostic: Diagnostic) -> MockError {
         MockError {
-            diagnostics: vec![diagnostic],
+            diagnostics: Diagnostics::one(diagnostic),
         }
     }
 
     /// Whether some diagnostic has `code`.
     pub fn has(&self, code: Code) -> bool {
-        self.diagnostics.iter().any(|d| d.code == code)
+        self.diagnostics.has(code)
     }
 }
 
@@ -46,23 +46,22 @@ impl From<Diagnostic> for MockError {
 
 impl From<Vec<Diagnostic>> for MockError {
     fn from(diagnostics: Vec<Diagnostic>) -> MockError {
+        MockError {
+            diagnostics: diagnostics.into(),
+        }
+    }
+}
+
+impl From<Diagnostics> for MockError {
+    fn from(diagnostics: Diagnostics) -> MockError {
         MockError { diagnostics }
     }
 }
 
 impl fmt::Display for MockError {
-    /// One diagnostic per line, with its help.
+    /// As [`Diagnostics`] displays: one line per diagnostic, with its help.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.diagnostics.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "{d}")?;
-            if let Some(help) = &d.help {
-                write!(f, "\n  = help: {help}")?;
-            }
-        }
-        Ok(())
+        fmt::Display::fmt(&self.diagnostics, f)
     }
 }
 

@@ -44,7 +44,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use templiqx::adapter::OUTPUT_SCHEMA_ID;
 use templiqx::{Execution, ExecutionError, RuntimeAdapter, Usage};
-use templiqx_build::package::{CompiledContract, Loader};
+use templiqx_build::{CompiledContract, Loader};
 use templiqx_contracts::canonical::{fingerprint, sha256_hex};
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Interaction, Receipt, RenderedInteraction, RuntimePolicy,
@@ -723,12 +723,12 @@ fn execute_scenario(
     let request = scenario.request.as_ref().unwrap_or(&empty);
     let rendered = match templiqx::render(interaction, &request.inputs, &request.context) {
         Ok(rendered) => rendered,
-        Err(e) => return Outcome::NotExecuted(e.diagnostics),
+        Err(e) => return Outcome::NotExecuted(e.diagnostics.into_vec()),
     };
     let runtimes = ScriptedRuntime::new(scenario, target)
         .and_then(|runtime| Ok((runtime, ScriptedRuntime::new(scenario, target)?)));
     match runtimes {
-        Err(e) => Outcome::NotExecuted(e.diagnostics),
+        Err(e) => Outcome::NotExecuted(e.diagnostics.into_vec()),
         Ok((runtime, streaming)) => {
             let run = execute(&runtime, &rendered, false);
             let streamed = execute(&streaming, &rendered, true);

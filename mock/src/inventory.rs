@@ -16,7 +16,7 @@ use crate::scenario::{ScenarioStatus, check_api_version, is_fingerprint, is_id};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use templiqx_build::package::{Loader, MANIFEST};
+use templiqx_build::{Loader, MANIFEST};
 use templiqx_contracts::{Code, Diagnostic};
 
 /// The inventory document.

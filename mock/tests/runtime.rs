@@ -8,7 +8,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 use templiqx::{AsyncRuntimeAdapter, RuntimeAdapter, Usage, render};
-use templiqx_build::package::Loader;
+use templiqx_build::Loader;
 use templiqx_contracts::{CapabilityProfile, Code, Interaction, Receipt, StreamEvent};
 use templiqx_mock::{
     Inventory, Scenario, ScenarioManifest, ScriptedRuntime, StreamAggregate, VirtualClock,

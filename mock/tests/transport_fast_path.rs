@@ -7,7 +7,7 @@ mod common;
 
 use serde_json::{Map, json};
 use templiqx::{Execution, ExecutionError, RuntimeAdapter, render};
-use templiqx_build::package::Loader;
+use templiqx_build::Loader;
 use templiqx_contracts::{CapabilityProfile, Code, Interaction, Receipt, RenderedMessage, Role};
 use templiqx_mock::{
     Inventory, Scenario, ScenarioManifest, ScriptedRuntime, transport_receipt,

@@ -6,24 +6,28 @@ use crate::render::render;
 use serde::de::DeserializeOwned;
 use std::borrow::Cow;
 use std::fmt;
-use templiqx_contracts::{AsValue, Code, Diagnostic, Interaction, JsonType, ObjectView, Schema};
+use templiqx_contracts::{
+    AsValue, Code, Diagnostic, Diagnostics, Interaction, JsonType, ObjectView, Schema,
+};
 
 /// A model output that failed validation or decoding (`TQX_OUTPUT_SCHEMA`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DecodeError {
-    /// Each problem, with the JSON pointer of the offending value.
-    pub diagnostics: Vec<Diagnostic>,
+    /// Each problem, with the JSON pointer of the offending value; never
+    /// empty.
+    pub diagnostics: Diagnostics,
+}
+
+impl From<Diagnostics> for DecodeError {
+    fn from(diagnostics: Diagnostics) -> DecodeError {
+        DecodeError { diagnostics }
+    }
 }
 
 impl fmt::Display for DecodeError {
+    /// As [`Diagnostics`] displays: one line per diagnostic, with its help.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.diagnostics.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "{d}")?;
-        }
-        Ok(())
+        fmt::Display::fmt(&self.diagnostics, f)
     }
 }
 
@@ -46,11 +50,11 @@ pub fn decode_output<T: DeserializeOwned>(
     // Borrowed: a value too deep to validate is refused before anything
     // walks (or clones) it recursively.
     let value =
-        check_output(interaction, output).map_err(|diagnostics| DecodeError { diagnostics })?;
+        check_output(interaction, output).map_err(|d| DecodeError::from(Diagnostics::from(d)))?;
     serde_path_to_error::deserialize(value.as_ref()).map_err(|e| {
         let pointer = pointer_of(e.path());
         DecodeError {
-            diagnostics: vec![
+            diagnostics: Diagnostics::from(vec![
                 Diagnostic::error(
                     Code::OutputSchema,
                     format!(
@@ -63,7 +67,7 @@ pub fn decode_output<T: DeserializeOwned>(
                     "the value is valid JSON Schema but outside the generated Rust type \
                      (e.g. an integer beyond i64); bound the schema to what the host can hold",
                 ),
-            ],
+            ]),
         }
     })
 }
@@ -265,7 +269,7 @@ where
     use serde::de::Error as _;
     let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
     let value = check_root(interaction, scope, value)
-        .map_err(|diagnostics| D::Error::custom(DecodeError { diagnostics }))?;
+        .map_err(|d| D::Error::custom(DecodeError::from(Diagnostics::from(d))))?;
     fields(value).map_err(D::Error::custom)
 }
 

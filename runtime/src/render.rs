@@ -24,8 +24,8 @@ use templiqx_contracts::ir::{ArgCheck, Component, Expr, Node, Path, Root, Segmen
 use templiqx_contracts::validate::validate;
 use templiqx_contracts::words;
 use templiqx_contracts::{
-    AsValue, Code, Diagnostic, Filter, Interaction, Number, ObjectView, RenderedInteraction,
-    RenderedMessage, SchemaViolation, ValueRef,
+    AsValue, Code, Diagnostic, Diagnostics, Filter, Interaction, Number, ObjectView,
+    RenderedInteraction, RenderedMessage, SchemaViolation, ValueRef,
 };
 
 /// Why a request could not be rendered.
@@ -45,34 +45,32 @@ use templiqx_contracts::{
 #[derive(Clone, Debug, PartialEq)]
 pub struct RenderError {
     /// The problems, in the order found; never empty.
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Diagnostics,
 }
 
 impl RenderError {
     fn one(diagnostic: Diagnostic) -> RenderError {
         RenderError {
-            diagnostics: vec![diagnostic],
+            diagnostics: Diagnostics::one(diagnostic),
         }
     }
 
     /// The code of each diagnostic, in order.
     pub fn codes(&self) -> impl Iterator<Item = Code> + '_ {
-        self.diagnostics.iter().map(|d| d.code)
+        self.diagnostics.codes()
+    }
+}
+
+impl From<Diagnostics> for RenderError {
+    fn from(diagnostics: Diagnostics) -> RenderError {
+        RenderError { diagnostics }
     }
 }
 
 impl fmt::Display for RenderError {
-    /// The first diagnostic, then one line for each further one.
+    /// As [`Diagnostics`] displays: one line per diagnostic, with its help.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut lines = self.diagnostics.iter();
-        match lines.next() {
-            Some(first) => write!(f, "render failed: {first}")?,
-            None => f.write_str("render failed")?,
-        }
-        for d in lines {
-            write!(f, "\n{d}")?;
-        }
-        Ok(())
+        fmt::Display::fmt(&self.diagnostics, f)
     }
 }
 
@@ -107,7 +105,7 @@ pub fn render<'i>(
     context: &dyn ObjectView,
 ) -> Result<RenderedInteraction<'i>, RenderError> {
     validate_request(interaction, inputs, context)
-        .map_err(|diagnostics| RenderError { diagnostics })?;
+        .map_err(|d| RenderError::from(Diagnostics::from(d)))?;
     let mut renderer = Renderer::new(interaction, inputs, context);
     let mut messages = Vec::with_capacity(interaction.messages.len());
     for (index, message) in interaction.messages.iter().enumerate() {

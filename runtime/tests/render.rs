@@ -685,9 +685,15 @@ fn request_validation_collects_every_problem() {
             (Code::ValueInvalid, Some("/context/tenant")),
         ]
     );
-    assert!(
-        e.to_string()
-            .starts_with("render failed: error[TQX_VALUE_INVALID]")
+    // One display policy for every error type: the diagnostics, one line
+    // each, with their helps.
+    let shown = e.to_string();
+    assert_eq!(shown, e.diagnostics.to_string());
+    assert!(shown.starts_with("error[TQX_VALUE_INVALID]: "), "{shown}");
+    assert_eq!(
+        shown.matches("error[TQX_VALUE_INVALID]").count(),
+        6,
+        "{shown}"
     );
     assert_eq!(
         templiqx::validate_request(&i, &obj(json!({"name": "n", "age": 3})), &obj(json!({}))),

@@ -42,7 +42,7 @@ fn render(inputs: &Value) -> Result<String, Vec<Diagnostic>> {
         .map(|r| r.messages[0].content.clone())
         .map_err(|e| e.diagnostics);
     assert_eq!(generated, dynamic, "generated code agrees");
-    dynamic
+    dynamic.map_err(Into::into)
 }
 
 fn the_failure(inputs: &Value) -> Diagnostic {

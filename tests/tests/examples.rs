@@ -5,7 +5,7 @@
 mod common;
 
 use std::path::PathBuf;
-use templiqx_build::package::Loader;
+use templiqx_build::Loader;
 use templiqx_contracts::AsValue;
 
 fn examples() -> PathBuf {

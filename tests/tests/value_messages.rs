@@ -21,7 +21,7 @@ fn render_errors(inputs_decl: &str, request: serde_json::Value) -> Vec<Diagnosti
     let inputs = request.as_object().expect("an object");
     match templiqx::render(i, inputs, &empty) {
         Ok(_) => panic!("{request} should not render"),
-        Err(e) => e.diagnostics,
+        Err(e) => e.diagnostics.into_vec(),
     }
 }
 

@@ -42,16 +42,17 @@ use templiqx_contracts::{AsValue, CapabilityProfile, Code, Diagnostic, Interacti
 /// This is the one list: the reserved local names ([`is_reserved`]) are
 /// derived from it, so adding a root scope reserves its name too
 /// (`docs/format.md`, "References and scoping").
-pub const ROOT_SCOPES: &[(&str, Root)] = &[("inputs", Root::Inputs), ("context", Root::Context)];
+pub(crate) const ROOT_SCOPES: &[(&str, Root)] =
+    &[("inputs", Root::Inputs), ("context", Root::Context)];
 
 /// Whether `name` is a root scope name and so cannot name a `for_each` item
 /// or a component parameter (`TQX_LOCAL_RESERVED`).
-pub fn is_reserved(name: &str) -> bool {
+pub(crate) fn is_reserved(name: &str) -> bool {
     ROOT_SCOPES.iter().any(|(n, _)| *n == name)
 }
 
 /// The compiler's name in the request shape.
-pub const COMPILER: &str = "templiqx";
+pub(crate) const COMPILER: &str = "templiqx";
 
 /// Validates `contract` for `target` and lowers it.
 ///
@@ -68,7 +69,7 @@ pub fn compile_contract(
     compile_contract_with(contract, sources, target, &CompileOptions::default())
 }
 
-/// Options of [`compile_contract_with`].
+/// Options of a compilation ([`Loader::with_options`](crate::Loader::with_options)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CompileOptions {
     /// Leave `fake_output` checks to the generated eval tests instead of
@@ -87,7 +88,7 @@ pub struct CompileOptions {
 ///
 /// # Errors
 /// Every diagnostic found, located through `sources`.
-pub fn compile_contract_with(
+pub(crate) fn compile_contract_with(
     contract: &Contract,
     sources: &Sources,
     target: &CapabilityProfile,
@@ -133,7 +134,7 @@ pub fn compile_contract_with(
 /// The interaction fingerprint: SHA-256 of the canonical JSON of the
 /// interaction's serialisation (which includes the target profile and
 /// excludes the two fingerprint fields).
-pub fn interaction_fingerprint(interaction: &Interaction) -> String {
+pub(crate) fn interaction_fingerprint(interaction: &Interaction) -> String {
     templiqx_contracts::canonical::fingerprint(
         &serde_json::to_value(interaction).unwrap_or(serde_json::Value::Null),
     )
@@ -141,7 +142,7 @@ pub fn interaction_fingerprint(interaction: &Interaction) -> String {
 
 /// Whether `id` is a contract id: an ASCII letter, then ASCII letters,
 /// digits, `-`, `_` or `.`.
-pub fn is_valid_id(id: &str) -> bool {
+pub(crate) fn is_valid_id(id: &str) -> bool {
     let mut chars = id.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
@@ -282,4 +283,19 @@ fn reserved_list() -> String {
         .map(|(n, _)| format!("`{n}`"))
         .collect::<Vec<_>>()
         .join(" and ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ROOT_SCOPES, is_reserved};
+
+    #[test]
+    fn the_reserved_list_is_the_root_scope_list() {
+        let roots: Vec<&str> = ROOT_SCOPES.iter().map(|(n, _)| *n).collect();
+        assert_eq!(roots, ["inputs", "context"]);
+        for r in roots {
+            assert!(is_reserved(r));
+        }
+        assert!(!is_reserved("item"));
+    }
 }

@@ -3,7 +3,7 @@
 //! fingerprint constants, typed entry points and eval tests
 //! (`docs/format.md`, "Generated Rust").
 //!
-//! - [`names`] decides every identifier the generator writes;
+//! - `names` decides every identifier the generator writes;
 //! - `types` generates the structs and enums of the schemas;
 //! - `statics` writes the interaction IR as static tokens;
 //! - this module drives them and assembles the contract module.
@@ -13,7 +13,7 @@
 //! host's `use` lines; it is deterministic
 //! (declaration order, no hashing) and carries doc comments.
 
-pub mod names;
+mod names;
 mod statics;
 mod types;
 
@@ -27,8 +27,9 @@ use templiqx_contracts::ir;
 use templiqx_contracts::{Diagnostic, Interaction, JsonType};
 use types::{FieldSpec, Gen, is_struct};
 
-pub use names::{field_ident, module_name};
-pub use statics::emit_interaction;
+pub use crate::builder::format_file;
+pub(crate) use names::module_name;
+pub(crate) use statics::emit_interaction;
 
 /// What to generate besides the types and the interaction.
 #[derive(Clone, Debug, Default)]
@@ -74,7 +75,7 @@ pub fn generate(
 /// # Errors
 /// Per entry: those of [`generate`], and `TQX_CODEGEN_COLLISION` (at the
 /// later contract's file) for a contract whose module name (its id in
-/// snake case, [`module_name`]) an earlier contract already has.
+/// snake case, `module_name`) an earlier contract already has.
 pub fn generate_all(
     contracts: &[crate::package::CompiledContract],
     sources: &Sources,
@@ -364,7 +365,7 @@ fn escape_markdown(text: &str, line_start: bool, out: &mut String) {
 /// value): delimited by one backtick more than the longest run inside,
 /// padded when it starts or ends with a backtick; line breaks become
 /// spaces.
-pub fn code(text: &str) -> String {
+pub(crate) fn code(text: &str) -> String {
     let text = text.replace(['\n', '\r'], " ");
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);

@@ -31,7 +31,7 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 /// Strict keywords of every edition (2015–2024), `Self` included.
-pub const STRICT: &[&str] = &[
+pub(crate) const STRICT: &[&str] = &[
     "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
     "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
     "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type",
@@ -39,7 +39,7 @@ pub const STRICT: &[&str] = &[
 ];
 
 /// Reserved keywords of every edition (`try` since 2018, `gen` since 2024).
-pub const RESERVED: &[&str] = &[
+pub(crate) const RESERVED: &[&str] = &[
     "abstract", "become", "box", "do", "final", "gen", "macro", "override", "priv", "try",
     "typeof", "unsized", "virtual", "yield",
 ];
@@ -47,14 +47,14 @@ pub const RESERVED: &[&str] = &[
 /// Weak keywords: keywords in some positions only (`union`,
 /// `macro_rules`, `raw` in `&raw const`, `safe` in `unsafe extern` blocks).
 /// The generator treats them as keywords everywhere.
-pub const WEAK: &[&str] = &["macro_rules", "raw", "safe", "union"];
+pub(crate) const WEAK: &[&str] = &["macro_rules", "raw", "safe", "union"];
 
 /// Keywords that are not valid raw identifiers (`r#self` is an error).
-pub const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
+pub(crate) const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
 
 /// What every generated contract module defines besides the generated
 /// types: a generated type never takes one of these names.
-pub const MODULE_ITEMS: &[&str] = &[
+pub(crate) const MODULE_ITEMS: &[&str] = &[
     "Inputs",
     "Context",
     "Output",
@@ -73,7 +73,7 @@ pub const MODULE_ITEMS: &[&str] = &[
 
 /// Whether `s` is a keyword of any edition (strict, reserved or weak), or
 /// `_`.
-pub fn is_keyword(s: &str) -> bool {
+pub(crate) fn is_keyword(s: &str) -> bool {
     s == "_" || STRICT.contains(&s) || RESERVED.contains(&s) || WEAK.contains(&s)
 }
 
@@ -91,7 +91,7 @@ fn ascii(s: &str) -> Cow<'_, str> {
 
 /// ASCII snake case of `ascii(s)`: letters lower-cased, every run of
 /// other characters one `_`.
-pub fn snake(s: &str) -> String {
+pub(crate) fn snake(s: &str) -> String {
     let s = ascii(s);
     let mut out = String::with_capacity(s.len());
     let mut prev_lower = false;
@@ -117,7 +117,7 @@ pub fn snake(s: &str) -> String {
 
 /// ASCII Pascal case of the alphanumeric runs of `ascii(s)`
 /// (`merge_data` → `MergeData`, `größe` → `Grosse`).
-pub fn pascal(s: &str) -> String {
+pub(crate) fn pascal(s: &str) -> String {
     ascii(s)
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -137,7 +137,7 @@ pub fn pascal(s: &str) -> String {
 /// `type` → `type_`, `self` → `self_`), and so is the name of a crate
 /// hosts and generated code refer to by path ([`EXTERN_CRATES`]:
 /// `templiqx` → `templiqx_`, `std` → `std_`).
-pub fn module_name(id: &str) -> String {
+pub(crate) fn module_name(id: &str) -> String {
     let mut s = snake(id);
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert(0, '_');
@@ -152,7 +152,7 @@ pub fn module_name(id: &str) -> String {
 /// (`std::…`, `templiqx::include_contract!`, `serde::Deserialize`): a
 /// contract module of one of these names would shadow the crate in the
 /// host's scope, so it gets a `_` suffix like a keyword.
-pub const EXTERN_CRATES: &[&str] = &[
+pub(crate) const EXTERN_CRATES: &[&str] = &[
     "alloc",
     "core",
     "proc_macro",
@@ -168,7 +168,7 @@ pub const EXTERN_CRATES: &[&str] = &[
 /// `self` → `self_`, `2fa` → `_2fa`; non-ASCII letters are transliterated:
 /// `naïve` → `naive`, `名前` → `ming_qian`). A keyword is returned in its
 /// raw form (`r#…`); [`ident`] turns it into tokens.
-pub fn field_ident(name: &str) -> String {
+pub(crate) fn field_ident(name: &str) -> String {
     let mut s = snake(name);
     if name.starts_with('_') {
         s.insert(0, '_');
@@ -188,7 +188,7 @@ pub fn field_ident(name: &str) -> String {
 /// The name of a struct's extra-members map (open objects): the first of
 /// `additional_properties`, `additional_properties_`, … that no declared
 /// field takes.
-pub fn extra_field(taken: &[String]) -> String {
+pub(crate) fn extra_field(taken: &[String]) -> String {
     let mut name = "additional_properties".to_owned();
     while taken.contains(&name) {
         name.push('_');
@@ -198,13 +198,13 @@ pub fn extra_field(taken: &[String]) -> String {
 
 /// The private twin of a root type that holds its derived serde reading
 /// (`Inputs` → `InputsFields`); [`MODULE_ITEMS`] reserves these names.
-pub fn fields_twin(root: &str) -> String {
+pub(crate) fn fields_twin(root: &str) -> String {
     format!("{root}Fields")
 }
 
 /// Tokens of an identifier decided by this module (`r#type` becomes a raw
 /// identifier).
-pub fn ident(name: &str) -> TokenStream {
+pub(crate) fn ident(name: &str) -> TokenStream {
     match name.strip_prefix("r#") {
         Some(raw) => {
             let id = Ident::new_raw(raw, Span::call_site());
@@ -234,7 +234,7 @@ fn pascal_item(text: &str, empty: &str, prefix: char) -> String {
 }
 
 /// The type names of one generated module.
-pub struct TypeNames {
+pub(crate) struct TypeNames {
     taken: BTreeSet<String>,
 }
 
@@ -252,7 +252,7 @@ impl TypeNames {
     /// Pascal case, else prefixed with the parent type's name, else that
     /// with a numeric suffix. Deterministic (first come, first served in
     /// declaration order).
-    pub fn fresh(&mut self, name: &str, parent: &str) -> String {
+    pub(crate) fn fresh(&mut self, name: &str, parent: &str) -> String {
         let base = capped(pascal_item(name, "Value", 'T'));
         if self.taken.insert(base.clone()) {
             return base;
@@ -271,7 +271,7 @@ impl TypeNames {
 /// The longest type name the generator writes, in bytes: rustdoc writes a
 /// file `struct.<Name>.html` per type, and file systems refuse names over
 /// 255 bytes.
-pub const MAX_TYPE_NAME: usize = 96;
+pub(crate) const MAX_TYPE_NAME: usize = 96;
 
 /// `name`, or, when it is longer than [`MAX_TYPE_NAME`], its first bytes
 /// followed by 16 hex digits of its FNV-1a hash, so distinct long names
@@ -292,7 +292,7 @@ fn capped(name: String) -> String {
 
 /// The variant names of one generated enum.
 #[derive(Default)]
-pub struct VariantNames {
+pub(crate) struct VariantNames {
     taken: BTreeSet<String>,
 }
 
@@ -300,7 +300,7 @@ impl VariantNames {
     /// The variant for a string value: its Pascal case (`a-b` → `AB`,
     /// `""` → `V`, `2x` → `V2x`, `self` → `SelfValue`), numbered when a
     /// sibling took it (`A_B` after `a-b` → `AB2`).
-    pub fn fresh(&mut self, value: &str) -> String {
+    pub(crate) fn fresh(&mut self, value: &str) -> String {
         let base = pascal_item(value, "V", 'V');
         if self.taken.insert(base.clone()) {
             return base;
@@ -314,7 +314,7 @@ impl VariantNames {
 
 /// The test function names of one contract's eval module.
 #[derive(Default)]
-pub struct TestNames {
+pub(crate) struct TestNames {
     taken: BTreeSet<String>,
 }
 
@@ -323,7 +323,7 @@ impl TestNames {
     /// leading digit or an empty name, a keyword suffixed with `_`
     /// (`fn` → `fn_`), numbered when a sibling took it (`Fn` after `fn` →
     /// `fn_2`).
-    pub fn fresh(&mut self, eval_id: &str) -> String {
+    pub(crate) fn fresh(&mut self, eval_id: &str) -> String {
         let mut name = snake(eval_id);
         if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
             name.insert_str(0, "eval_");

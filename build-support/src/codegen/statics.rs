@@ -348,7 +348,7 @@ fn field(f: &ir::Field) -> TokenStream {
 
 /// The interaction as a constant expression over `__tqx` (the runtime
 /// import of a generated module: place it inside one).
-pub fn emit_interaction(i: &Interaction) -> TokenStream {
+pub(crate) fn emit_interaction(i: &Interaction) -> TokenStream {
     let p = private();
     let compiler = s(&i.compiler);
     let contract_id = s(&i.contract_id);

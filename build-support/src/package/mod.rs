@@ -18,7 +18,7 @@ mod compose;
 mod manifest;
 mod paths;
 
-pub use paths::{confine, relative_to};
+pub use paths::relative_to;
 
 use crate::check::{CompileOptions, compile_contract_with};
 use crate::dto::{Contract, FileId, Loc, OrderedMap};
@@ -79,7 +79,7 @@ pub struct ToolContract {
 }
 
 /// The artifact lists a manifest may carry.
-pub const ARTIFACT_LISTS: &[&str] = &[
+pub(crate) const ARTIFACT_LISTS: &[&str] = &[
     "components",
     "evals",
     "migrations",

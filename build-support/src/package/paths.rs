@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 /// # Errors
 /// A reason, when the path is absolute, has a drive letter, a backslash,
 /// a NUL, an empty, `.` or `..` segment, or resolves outside `root`.
-pub fn confine(root: &Path, path: &str) -> Result<PathBuf, String> {
+pub(crate) fn confine(root: &Path, path: &str) -> Result<PathBuf, String> {
     if let Some(reason) = lexical_confinement(path) {
         return Err(reason.to_owned());
     }

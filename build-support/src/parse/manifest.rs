@@ -41,7 +41,7 @@ const TOOL_CONTRACT_FIELDS: &[&str] = &["fingerprint", "schema"];
 /// a did-you-mean help), `TQX_MISSING_FIELD` for `api_version`, `package`,
 /// `version` or a tool contract's `fingerprint`/`schema`,
 /// `TQX_INVALID_TYPE` for a value of the wrong kind.
-pub fn parse_manifest(
+pub(crate) fn parse_manifest(
     root: &Node,
     file: FileId,
     file_name: &str,

@@ -12,7 +12,7 @@ mod content;
 mod contract;
 mod manifest;
 
-pub use manifest::parse_manifest;
+pub(crate) use manifest::parse_manifest;
 
 use crate::dto::*;
 use crate::yaml::{Key, Node, NodeValue};
@@ -24,7 +24,7 @@ use templiqx_contracts::{Code, Diagnostic, Span, words};
 ///
 /// # Errors
 /// Every structural problem, as described in the module docs.
-pub fn parse_contract(
+pub(crate) fn parse_contract(
     root: &Node,
     file: FileId,
     file_name: &str,
@@ -46,7 +46,7 @@ pub fn parse_contract(
 ///
 /// # Errors
 /// Structural problems of the partial, located in the partial's file.
-pub fn parse_partial(
+pub(crate) fn parse_partial(
     root: &Node,
     file: FileId,
     file_name: &str,

@@ -6,7 +6,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::PathBuf;
-use templiqx_build::package::CompiledContract;
+use templiqx_build::CompiledContract;
 use templiqx_contracts::{CapabilityProfile, Operation, OperationEnvelope};
 
 /// The `result` of a `check` envelope.

@@ -5,7 +5,7 @@ use crate::ui::{SourceTexts, Status, Ui};
 use anstyle::Style;
 use std::io;
 use std::path::Path;
-use templiqx_build::package::Loader;
+use templiqx_build::Loader;
 use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, RenderedInteraction,

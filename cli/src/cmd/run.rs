@@ -13,7 +13,7 @@ use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use templiqx::{AsyncRuntimeAdapter, Execution, ExecutionError, Receipt, StreamEvent};
-use templiqx_build::package::Loader;
+use templiqx_build::Loader;
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, RenderedInteraction,
 };

@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use templiqx_build::package::Loader;
+use templiqx_build::Loader;
 use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, Receipt,
@@ -69,7 +69,7 @@ pub fn run(
     };
     let loaded = match open(inventory, &name) {
         Err(d) => Err(vec![d]),
-        Ok(()) => Inventory::load(inventory).map_err(|e| e.diagnostics),
+        Ok(()) => Inventory::load(inventory).map_err(|e| e.diagnostics.into_vec()),
     };
     let inventory = match loaded {
         Ok(inventory) => inventory,

@@ -12,9 +12,9 @@ use crate::ui::{SourceTexts, Status, Ui};
 use serde::Serialize;
 use std::io;
 use std::path::PathBuf;
-use templiqx_build::check::compile_contract;
-use templiqx_build::package::CompiledContract;
-use templiqx_build::source::Sources;
+use templiqx_build::CompiledContract;
+use templiqx_build::Sources;
+use templiqx_build::compile_contract;
 use templiqx_contracts::{AsValue, CapabilityProfile, Diagnostic, Operation, OperationEnvelope};
 
 /// One line of the report: a fixture, or a contract that does not compile.

@@ -22,9 +22,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use templiqx_build::package::Loader;
+use templiqx_build::Loader;
 use templiqx_contracts::{
-    CapabilityProfile, Code, Diagnostic, Interaction, Receipt, RenderedInteraction, RenderedMessage,
+    CapabilityProfile, Code, Diagnostic, Diagnostics, Interaction, Receipt, RenderedInteraction,
+    RenderedMessage,
 };
 use templiqx_mock::{
     API_VERSION, Inventory, Lifecycle, MockError, Scenario, ScenarioManifest, ScenarioStatus,
@@ -40,7 +41,7 @@ pub const INVENTORY_FILE: &str = "inventory.json";
 #[derive(Clone, Debug, PartialEq)]
 pub struct StartupError {
     /// The problems, in the order found; never empty.
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Diagnostics,
 }
 
 impl From<MockError> for StartupError {
@@ -54,20 +55,23 @@ impl From<MockError> for StartupError {
 impl From<Diagnostic> for StartupError {
     fn from(d: Diagnostic) -> StartupError {
         StartupError {
-            diagnostics: vec![d],
+            diagnostics: Diagnostics::one(d),
+        }
+    }
+}
+
+impl From<Vec<Diagnostic>> for StartupError {
+    fn from(diagnostics: Vec<Diagnostic>) -> StartupError {
+        StartupError {
+            diagnostics: diagnostics.into(),
         }
     }
 }
 
 impl fmt::Display for StartupError {
-    /// One diagnostic per line, each followed by its help line.
+    /// As [`Diagnostics`] displays: one line per diagnostic, with its help.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(
-            &MockError {
-                diagnostics: self.diagnostics.clone(),
-            },
-            f,
-        )
+        fmt::Display::fmt(&self.diagnostics, f)
     }
 }
 
@@ -110,7 +114,7 @@ struct Prepared {
     interaction: Arc<Interaction>,
     /// The rendered request's messages, or why it does not render (a
     /// scenario may expect that; it is reported per request, as data).
-    messages: Result<Vec<RenderedMessage>, Vec<Diagnostic>>,
+    messages: Result<Vec<RenderedMessage>, Diagnostics>,
     scenario_fingerprint: String,
     request_fingerprint: String,
     /// `None` when a `fixture_output` may replace the output; else why not.
@@ -147,7 +151,7 @@ impl Catalog {
         let inventory = Inventory::load(&inventory_path)?;
         let compiled = Loader::new(&inventory.corpus_root)
             .compile_package(&inventory.package_dir, target)
-            .map_err(|diagnostics| StartupError { diagnostics })?;
+            .map_err(StartupError::from)?;
         let mut interactions: BTreeMap<String, Result<Arc<Interaction>, Vec<Diagnostic>>> =
             BTreeMap::new();
         for c in compiled {
@@ -220,9 +224,7 @@ impl Catalog {
             );
         }
         if !problems.is_empty() {
-            return Err(StartupError {
-                diagnostics: problems,
-            });
+            return Err(StartupError::from(problems));
         }
         let mut ids: Vec<String> = scenarios.keys().cloned().collect();
         ids.sort_unstable();
