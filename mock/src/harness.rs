@@ -35,20 +35,18 @@
 
 use crate::evidence::{EvidenceCheck, check_evidence};
 use crate::inventory::{Inventory, InventoryScenario};
-use crate::load::ScenarioRequest;
+use crate::prepared::{CompiledPackage, ContractUnavailable, render_request};
 use crate::runtime::ScriptedRuntime;
 use crate::scenario::{ReceiptPayloadPolicy, ScenarioKind, ScenarioStatus, is_fingerprint};
 use serde::Serialize;
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
 use std::fmt;
 use templiqx::adapter::OUTPUT_SCHEMA_ID;
 use templiqx::{Execution, ExecutionError, RuntimeAdapter, Usage};
-use templiqx_build::{CompiledContract, Loader};
 use templiqx_contracts::canonical::{fingerprint, sha256_hex};
 use templiqx_contracts::{
-    CapabilityProfile, Code, Diagnostic, Interaction, Receipt, RenderedInteraction, RuntimePolicy,
-    Schema, Seq, StreamEvent,
+    CapabilityProfile, Code, Diagnostic, Diagnostics, Interaction, Receipt, RenderedInteraction,
+    RuntimePolicy, Schema, Seq, StreamEvent,
 };
 
 /// The `compiler` of the transport stub interaction (`docs/mock.md`,
@@ -496,13 +494,10 @@ pub fn run_scenario(
     ))
 }
 
-type Compiled = Result<BTreeMap<String, CompiledContract>, Vec<Diagnostic>>;
+type Compiled = Result<CompiledPackage, Diagnostics>;
 
 fn compile(inventory: &Inventory, target: &CapabilityProfile) -> Compiled {
-    let mut loader = Loader::new(&inventory.corpus_root);
-    loader
-        .compile_package(&inventory.package_dir, target)
-        .map(|contracts| contracts.into_iter().map(|c| (c.id.clone(), c)).collect())
+    CompiledPackage::compile(inventory, target)
 }
 
 /// What one execution produced.
@@ -698,17 +693,16 @@ fn run_one(
 
 /// The compiled interaction of `contract`, or the failed `contract` check.
 fn interaction_of<'c>(compiled: &'c Compiled, contract: &str) -> Result<&'c Interaction, Check> {
-    let contracts = compiled.as_ref().map_err(|d| contract_failed(d))?;
-    match contracts.get(contract) {
-        Some(CompiledContract {
-            interaction: Some(interaction),
-            ..
-        }) => Ok(interaction),
-        Some(c) => Err(contract_failed(&c.diagnostics)),
-        None => Err(
-            Check::compare(CheckField::Contract, json!(contract), Value::Null)
-                .with_note("the package manifest lists no such contract"),
-        ),
+    let package = compiled.as_ref().map_err(|d| contract_failed(d))?;
+    match package.interaction(contract) {
+        Ok(interaction) => Ok(interaction),
+        Err(ContractUnavailable::DoesNotCompile(d)) => Err(contract_failed(d)),
+        Err(ContractUnavailable::NotListed) => {
+            Err(
+                Check::compare(CheckField::Contract, json!(contract), Value::Null)
+                    .with_note("the package manifest lists no such contract"),
+            )
+        }
     }
 }
 
@@ -719,9 +713,7 @@ fn execute_scenario(
     interaction: &Interaction,
     target: &CapabilityProfile,
 ) -> Outcome {
-    let empty = ScenarioRequest::default();
-    let request = scenario.request.as_ref().unwrap_or(&empty);
-    let rendered = match templiqx::render(interaction, &request.inputs, &request.context) {
+    let rendered = match render_request(scenario, interaction) {
         Ok(rendered) => rendered,
         Err(e) => return Outcome::NotExecuted(e.diagnostics.into_vec()),
     };

@@ -96,6 +96,7 @@ pub mod harness;
 pub mod inventory;
 pub mod load;
 pub mod located;
+pub mod prepared;
 pub mod runtime;
 pub mod scenario;
 pub mod stream;
@@ -115,6 +116,7 @@ pub use inventory::{
 };
 pub use load::{Scenario, ScenarioRequest};
 pub use located::{check_diagnostic, check_diagnostics, contract_missing};
+pub use prepared::{CompiledPackage, ContractUnavailable, render_request};
 pub use runtime::ScriptedRuntime;
 pub use scenario::{
     API_VERSION, DocumentExpectation, DocumentStatus, EvidenceExpectation, Lifecycle,

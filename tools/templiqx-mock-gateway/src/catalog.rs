@@ -18,18 +18,18 @@
 use crate::api::{
     ErrorCode, ExecuteResponse, FailureData, Fingerprints, OutputSource, SuccessData,
 };
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use templiqx_build::Loader;
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Diagnostics, Interaction, Receipt, RenderedInteraction,
     RenderedMessage,
 };
 use templiqx_mock::{
-    API_VERSION, Inventory, Lifecycle, MockError, Scenario, ScenarioManifest, ScenarioStatus,
-    ScenarioStep, ScenarioStreamEvent, ScriptedRuntime, transport_request_fingerprint,
+    API_VERSION, CompiledPackage, ContractUnavailable, Inventory, Lifecycle, MockError, Scenario,
+    ScenarioManifest, ScenarioStatus, ScenarioStep, ScenarioStreamEvent, ScriptedRuntime,
+    render_request, transport_request_fingerprint,
 };
 
 /// The inventory's file name inside the scenario root.
@@ -57,6 +57,12 @@ impl From<Diagnostic> for StartupError {
         StartupError {
             diagnostics: Diagnostics::one(d),
         }
+    }
+}
+
+impl From<Diagnostics> for StartupError {
+    fn from(diagnostics: Diagnostics) -> StartupError {
+        StartupError { diagnostics }
     }
 }
 
@@ -149,18 +155,7 @@ impl Catalog {
             .into());
         }
         let inventory = Inventory::load(&inventory_path)?;
-        let compiled = Loader::new(&inventory.corpus_root)
-            .compile_package(&inventory.package_dir, target)
-            .map_err(StartupError::from)?;
-        let mut interactions: BTreeMap<String, Result<Arc<Interaction>, Vec<Diagnostic>>> =
-            BTreeMap::new();
-        for c in compiled {
-            let entry = match c.interaction {
-                Some(i) => Ok(Arc::new(i)),
-                None => Err(c.diagnostics),
-            };
-            interactions.insert(c.id, entry);
-        }
+        let compiled = CompiledPackage::compile(&inventory, target).map_err(StartupError::from)?;
 
         let mut problems = Vec::new();
         let mut scenarios = HashMap::with_capacity(inventory.scenarios.len());
@@ -168,9 +163,9 @@ impl Catalog {
             let id = &listed.entry.id;
             let scenario = &listed.scenario;
             let contract = &scenario.manifest.contract;
-            let interaction = match interactions.get(contract) {
-                Some(Ok(i)) => Arc::clone(i),
-                Some(Err(diagnostics)) => {
+            let interaction = match compiled.interaction(contract) {
+                Ok(i) => Arc::clone(i),
+                Err(ContractUnavailable::DoesNotCompile(diagnostics)) => {
                     problems.push(
                         Diagnostic::error(
                             Code::Scenario,
@@ -188,7 +183,7 @@ impl Catalog {
                     );
                     continue;
                 }
-                None => {
+                Err(ContractUnavailable::NotListed) => {
                     problems.push(
                         Diagnostic::error(
                             Code::Scenario,
@@ -206,8 +201,7 @@ impl Catalog {
                     continue;
                 }
             };
-            let request = scenario.request.clone().unwrap_or_default();
-            let messages = templiqx::render(&interaction, &request.inputs, &request.context)
+            let messages = render_request(scenario, &interaction)
                 .map(|r| r.messages)
                 .map_err(|e| e.diagnostics);
             scenarios.insert(
