@@ -324,23 +324,13 @@ fn scenario_corpus() -> &'static Path {
     CORPUS
         .get_or_init(|| {
             let dir = tempfile::tempdir().expect("a temporary directory");
-            copy_dir(&repo_root().join("examples/crm3"), &dir.path().join("crm3"));
+            templiqx_conformance_suites::copy_tree(
+                &repo_root().join("examples/crm3"),
+                &dir.path().join("crm3"),
+            );
             dir
         })
         .path()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
 }
 
 /// A scenario document and an inventory → load.

@@ -12,7 +12,7 @@
 use crate::document::Document;
 use crate::error::MockError;
 use crate::load::{Scenario, canonical_root, display_rel, resolve_within};
-use crate::scenario::{ScenarioStatus, check_api_version, is_fingerprint, is_id};
+use crate::scenario::{ScenarioManifest, ScenarioStatus, check_api_version, is_fingerprint, is_id};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -115,6 +115,148 @@ pub fn corpus_root_of(path: &Path) -> Option<PathBuf> {
     std::fs::canonicalize(package.parent().unwrap_or(&package)).ok()
 }
 
+/// The inventory's own problems: a `package` that is not the package it
+/// sits in (`package`, whose manifest is displayed as `package_manifest`),
+/// and no scenarios at all (fail closed: a run over nothing would pass,
+/// checking nothing).
+fn header_problems(file: &InventoryFile, package: &str, package_manifest: &str) -> Vec<Diagnostic> {
+    let mut problems = Vec::new();
+    if file.package != package {
+        problems.push(
+            Diagnostic::error(
+                Code::Scenario,
+                format!(
+                    "the inventory's `package` {:?} is not the package it sits in ({package:?}, {package_manifest})",
+                    file.package,
+                ),
+            )
+            .at("/package")
+            .help("set `package` to the `package` of the enclosing `templiqx.yaml`"),
+        );
+    }
+    if file.scenarios.is_empty() {
+        problems.push(
+            Diagnostic::error(
+                Code::Scenario,
+                "the inventory lists no scenarios, so a conformance run would check nothing",
+            )
+            .at("/scenarios")
+            .help("list at least one scenario under `scenarios`; a package without scenarios needs no inventory"),
+        );
+    }
+    problems
+}
+
+/// One way an inventory entry disagrees with itself or its manifest:
+/// the entry's field (a JSON Pointer below `/scenarios/<i>`), what is
+/// wrong, and the help. [`Inventory::load`] makes each a `TQX_SCENARIO`
+/// diagnostic naming the scenario.
+struct Drift {
+    field: &'static str,
+    message: String,
+    help: &'static str,
+}
+
+/// The entry's own problems: its `id` (a scenario id, not listed before;
+/// `seen` records it) and the shape of its fingerprints.
+fn entry_drift<'a>(
+    i: usize,
+    entry: &'a InventoryEntry,
+    seen: &mut BTreeMap<&'a str, usize>,
+) -> Vec<Drift> {
+    let mut drift = Vec::new();
+    if !is_id(&entry.id) {
+        drift.push(Drift {
+            field: "id",
+            message: format!("`id` {:?} is not a scenario id", entry.id),
+            help: "use ASCII letters, digits, `-`, `_` and `.`",
+        });
+    } else if let Some(first) = seen.insert(&entry.id, i) {
+        drift.push(Drift {
+            field: "id",
+            message: format!("the id is listed twice (entries {first} and {i})"),
+            help: "list each scenario once",
+        });
+    }
+    let x = &entry.expectation;
+    if !is_fingerprint(&x.receipt_fingerprint) {
+        drift.push(Drift {
+            field: "expectation/receipt_fingerprint",
+            message: format!(
+                "`receipt_fingerprint` {:?} is not a fingerprint",
+                x.receipt_fingerprint
+            ),
+            help: "write 64 lowercase hex digits (a SHA-256)",
+        });
+    }
+    if let Some(fp) = &x.output_fingerprint
+        && !is_fingerprint(fp)
+    {
+        drift.push(Drift {
+            field: "expectation/output_fingerprint",
+            message: format!("`output_fingerprint` {fp:?} is not a fingerprint"),
+            help: "write 64 lowercase hex digits (a SHA-256)",
+        });
+    }
+    drift
+}
+
+/// Where the entry's expectation and the scenario manifest `m` it names
+/// disagree: the expectation against the manifest's `expected_status`,
+/// `expected_failure`, declared `output_schema_valid` and
+/// `expected_output_fingerprint` (the manifest is what executes).
+fn expectation_drift(entry: &InventoryEntry, m: &ScenarioManifest) -> Vec<Drift> {
+    const AGREE: &str = "make the inventory and the manifest agree; the manifest is what executes";
+    let show = |v: Option<String>| v.unwrap_or_else(|| "null".into());
+    let x = &entry.expectation;
+    let mut drift = Vec::new();
+    if x.status != m.status() {
+        drift.push(Drift {
+            field: "expectation/status",
+            message: format!(
+                "the inventory's `status` ({}) disagrees with the manifest's `expected_status` ({})",
+                x.status,
+                m.status()
+            ),
+            help: AGREE,
+        });
+    }
+    if x.diagnostic_code != m.expected_failure {
+        drift.push(Drift {
+            field: "expectation/diagnostic_code",
+            message: format!(
+                "the inventory's `diagnostic_code` ({}) disagrees with the manifest's `expected_failure` ({})",
+                show(x.diagnostic_code.map(|c| c.to_string())),
+                show(m.expected_failure.map(|c| c.to_string()))
+            ),
+            help: AGREE,
+        });
+    }
+    if x.output_schema_valid != m.declared_output_schema_valid() {
+        drift.push(Drift {
+            field: "expectation/output_schema_valid",
+            message: format!(
+                "the inventory's `output_schema_valid` ({}) disagrees with the manifest's terminal `output_schema_valid` ({})",
+                show(x.output_schema_valid.map(|b| b.to_string())),
+                show(m.declared_output_schema_valid().map(|b| b.to_string()))
+            ),
+            help: AGREE,
+        });
+    }
+    if x.output_fingerprint != m.expected_output_fingerprint {
+        drift.push(Drift {
+            field: "expectation/output_fingerprint",
+            message: format!(
+                "the inventory's `output_fingerprint` ({}) disagrees with the manifest's `expected_output_fingerprint` ({})",
+                show(x.output_fingerprint.clone()),
+                show(m.expected_output_fingerprint.clone())
+            ),
+            help: AGREE,
+        });
+    }
+    drift
+}
+
 impl Inventory {
     /// Loads the inventory at `path` (JSON, or YAML for `.yaml`/`.yml`)
     /// and every scenario it lists, failing closed.
@@ -167,88 +309,36 @@ impl Inventory {
         let mut loader = Loader::new(&corpus_root);
         let package = loader.load_package(&package_dir)?;
         let manifest = &loader.package(package).manifest;
-        let mut problems = Vec::new();
-        if file.package != manifest.package {
-            problems.push(here(
-                Diagnostic::error(
-                    Code::Scenario,
-                    format!(
-                        "the inventory's `package` {:?} is not the package it sits in ({:?}, {})",
-                        file.package,
-                        manifest.package,
-                        display_rel(&package_dir.join(MANIFEST), &corpus_root)
-                    ),
-                )
-                .at("/package")
-                .help("set `package` to the `package` of the enclosing `templiqx.yaml`"),
-            ));
-        }
-        if file.scenarios.is_empty() {
-            // Fail closed: a run over nothing would pass, checking nothing.
-            problems.push(here(
-                Diagnostic::error(
-                    Code::Scenario,
-                    "the inventory lists no scenarios, so a conformance run would check nothing",
-                )
-                .at("/scenarios")
-                .help("list at least one scenario under `scenarios`; a package without scenarios needs no inventory"),
-            ));
-        }
+        let package_manifest = display_rel(&package_dir.join(MANIFEST), &corpus_root);
+        let mut problems: Vec<Diagnostic> =
+            header_problems(&file, &manifest.package, &package_manifest)
+                .into_iter()
+                .map(here)
+                .collect();
         let contracts = manifest.contracts.clone();
 
         let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
         let mut scenarios = Vec::with_capacity(file.scenarios.len());
         for (i, entry) in file.scenarios.iter().enumerate() {
-            let drift = |field: &str, message: String, help: &str| {
+            let drift = |d: Drift| {
                 here(
                     Diagnostic::error(
                         Code::Scenario,
-                        format!("scenario `{}`: {message}", entry.id),
+                        format!("scenario `{}`: {}", entry.id, d.message),
                     )
-                    .at(format!("/scenarios/{i}/{field}"))
-                    .help(help.to_owned()),
+                    .at(format!("/scenarios/{i}/{}", d.field))
+                    .help(d.help.to_owned()),
                 )
             };
-            if !is_id(&entry.id) {
-                problems.push(drift(
-                    "id",
-                    format!("`id` {:?} is not a scenario id", entry.id),
-                    "use ASCII letters, digits, `-`, `_` and `.`",
-                ));
-            } else if let Some(first) = seen.insert(&entry.id, i) {
-                problems.push(drift(
-                    "id",
-                    format!("the id is listed twice (entries {first} and {i})"),
-                    "list each scenario once",
-                ));
-            }
-            if !is_fingerprint(&entry.expectation.receipt_fingerprint) {
-                problems.push(drift(
-                    "expectation/receipt_fingerprint",
-                    format!(
-                        "`receipt_fingerprint` {:?} is not a fingerprint",
-                        entry.expectation.receipt_fingerprint
-                    ),
-                    "write 64 lowercase hex digits (a SHA-256)",
-                ));
-            }
-            if let Some(fp) = &entry.expectation.output_fingerprint
-                && !is_fingerprint(fp)
-            {
-                problems.push(drift(
-                    "expectation/output_fingerprint",
-                    format!("`output_fingerprint` {fp:?} is not a fingerprint"),
-                    "write 64 lowercase hex digits (a SHA-256)",
-                ));
-            }
+            problems.extend(entry_drift(i, entry, &mut seen).into_iter().map(drift));
             let manifest_path = match resolve_within(&corpus_root, &corpus_root, &entry.manifest) {
                 Ok(p) => p,
                 Err(reason) => {
-                    problems.push(drift(
-                        "manifest",
-                        format!("`manifest` {:?} {reason}", entry.manifest),
-                        "give the manifest path relative to the corpus root (the directory holding the package directory)",
-                    ));
+                    problems.push(drift(Drift {
+                        field: "manifest",
+                        message: format!("`manifest` {:?} {reason}", entry.manifest),
+                        help: "give the manifest path relative to the corpus root (the directory holding the package directory)",
+                    }));
                     continue;
                 }
             };
@@ -261,69 +351,23 @@ impl Inventory {
             };
             let m = &scenario.manifest;
             if m.id != entry.id {
-                problems.push(drift(
-                    "id",
-                    format!("the manifest {} has the id `{}`", entry.manifest, m.id),
-                    "make the inventory id and the manifest id equal",
-                ));
+                problems.push(drift(Drift {
+                    field: "id",
+                    message: format!("the manifest {} has the id `{}`", entry.manifest, m.id),
+                    help: "make the inventory id and the manifest id equal",
+                }));
             }
             if !contracts.contains(&m.contract) {
-                problems.push(drift(
-                    "manifest",
-                    format!(
-                        "the manifest's `contract` `{}` is not listed by the package manifest ({})",
+                problems.push(drift(Drift {
+                    field: "manifest",
+                    message: format!(
+                        "the manifest's `contract` `{}` is not listed by the package manifest ({package_manifest})",
                         m.contract,
-                        display_rel(&package_dir.join(MANIFEST), &corpus_root)
                     ),
-                    "name a contract id the package lists under `contracts`",
-                ));
+                    help: "name a contract id the package lists under `contracts`",
+                }));
             }
-            let x = &entry.expectation;
-            let show = |v: Option<String>| v.unwrap_or_else(|| "null".into());
-            if x.status != m.status() {
-                problems.push(drift(
-                    "expectation/status",
-                    format!(
-                        "the inventory's `status` ({}) disagrees with the manifest's `expected_status` ({})",
-                        x.status,
-                        m.status()
-                    ),
-                    "make the inventory and the manifest agree; the manifest is what executes",
-                ));
-            }
-            if x.diagnostic_code != m.expected_failure {
-                problems.push(drift(
-                    "expectation/diagnostic_code",
-                    format!(
-                        "the inventory's `diagnostic_code` ({}) disagrees with the manifest's `expected_failure` ({})",
-                        show(x.diagnostic_code.map(|c| c.to_string())),
-                        show(m.expected_failure.map(|c| c.to_string()))
-                    ),
-                    "make the inventory and the manifest agree; the manifest is what executes",
-                ));
-            }
-            if x.output_schema_valid != m.declared_output_schema_valid() {
-                problems.push(drift(
-                    "expectation/output_schema_valid",
-                    format!(
-                        "the inventory's `output_schema_valid` ({}) disagrees with the manifest's terminal `output_schema_valid` ({})",
-                        show(x.output_schema_valid.map(|b| b.to_string())),
-                        show(m.declared_output_schema_valid().map(|b| b.to_string()))
-                    ),
-                    "make the inventory and the manifest agree; the manifest is what executes",
-                ));
-            }
-            if x.output_fingerprint != m.expected_output_fingerprint {
-                problems.push(drift(
-                    "expectation/output_fingerprint",
-                    format!(
-                        "the inventory's `output_fingerprint` ({}) disagrees with the manifest's `expected_output_fingerprint` ({})",
-                        show(x.output_fingerprint.clone()),
-                        show(m.expected_output_fingerprint.clone())
-                    ),
-                    "make the inventory and the manifest agree; the manifest is what executes",
-                ));
-            }
+            problems.extend(expectation_drift(entry, m).into_iter().map(drift));
             scenarios.push(InventoryScenario {
                 entry: entry.clone(),
                 scenario,

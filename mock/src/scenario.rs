@@ -756,8 +756,7 @@ pub fn validate_events(
         .iter()
         .any(|e| matches!(e, ScenarioStreamEvent::Start { .. }));
     let mut ids = BTreeSet::new();
-    let (mut started, mut ended, mut finished) = (false, false, false);
-    let mut end_missing_reported = false;
+    let mut order = StreamOrder::default();
     for (i, event) in events.iter().enumerate() {
         let at = format!("/events/{i}");
         let (id, kind) = (event.id(), event.kind());
@@ -774,7 +773,7 @@ pub fn validate_events(
                 "give every event a unique id",
             );
         }
-        if finished {
+        if order.finished {
             p.push(
                 &at,
                 format!("`{kind}` event `{id}` comes after `finish`"),
@@ -782,7 +781,7 @@ pub fn validate_events(
             );
             continue;
         }
-        if !started && !matches!(event, ScenarioStreamEvent::Start { .. }) {
+        if !order.started && !matches!(event, ScenarioStreamEvent::Start { .. }) {
             if has_start {
                 p.push(
                     &at,
@@ -792,28 +791,56 @@ pub fn validate_events(
             }
             continue;
         }
-        let after_end = || {
-            (
+        order.accept(&mut p, &at, event);
+    }
+    order.close(&mut p, has_start);
+    if p.diagnostics.is_empty()
+        && let Err(d) = aggregate(events)
+    {
+        p.push("/events", d.message, d.help.unwrap_or_default());
+    }
+    p.finish()
+}
+
+/// Where [`validate_events`] is in a stream: which of `start`, `end` and
+/// `finish` it has seen, and whether a missing `end` was already reported
+/// (at a `finish` that came before it).
+#[derive(Default)]
+struct StreamOrder {
+    started: bool,
+    ended: bool,
+    finished: bool,
+    end_missing_reported: bool,
+}
+
+impl StreamOrder {
+    /// Checks one event after `start` and before `finish` (at `at`): one
+    /// `start` and one `end`, nothing but `finish` after `end`, no empty
+    /// text, no usage without tokens.
+    fn accept(&mut self, p: &mut Problems<'_>, at: &str, event: &ScenarioStreamEvent) {
+        let (id, kind) = (event.id(), event.kind());
+        let after_end = |p: &mut Problems<'_>| {
+            p.push(
+                at,
                 format!("`{kind}` event `{id}` comes after `end`"),
                 "`end` is followed only by `finish`",
-            )
+            );
         };
         match event {
             ScenarioStreamEvent::Start { .. } => {
-                if started {
+                if self.started {
                     p.push(
-                        &at,
+                        at,
                         format!("a second `start` event (`{id}`)"),
                         "a stream has exactly one `start`",
                     );
                 }
-                started = true;
+                self.started = true;
             }
             ScenarioStreamEvent::Delta { text, .. }
             | ScenarioStreamEvent::Reasoning { text, .. } => {
-                if ended {
-                    let (m, h) = after_end();
-                    p.push(&at, m, h);
+                if self.ended {
+                    after_end(p);
                 }
                 if text.is_empty() {
                     p.push(
@@ -828,68 +855,66 @@ pub fn validate_events(
                 output_tokens,
                 ..
             } => {
-                if ended {
-                    let (m, h) = after_end();
-                    p.push(&at, m, h);
+                if self.ended {
+                    after_end(p);
                 }
                 if *input_tokens == 0 && *output_tokens == 0 {
                     p.push(
-                        &at,
+                        at,
                         format!("`usage` event `{id}` reports no tokens"),
                         "remove the event, or report its token counts",
                     );
                 }
             }
             ScenarioStreamEvent::End { .. } => {
-                if ended {
+                if self.ended {
                     p.push(
-                        &at,
+                        at,
                         format!("a second `end` event (`{id}`)"),
                         "a stream has exactly one `end`",
                     );
                 }
-                ended = true;
+                self.ended = true;
             }
             ScenarioStreamEvent::Finish { .. } => {
-                if !ended {
+                if !self.ended {
                     p.push(
-                        &at,
+                        at,
                         format!("`finish` event `{id}` comes before `end`"),
                         "close the stream with `end`, then `finish`",
                     );
-                    end_missing_reported = true;
+                    self.end_missing_reported = true;
                 }
-                finished = true;
+                self.finished = true;
             }
         }
     }
-    if !has_start {
-        p.push(
-            "/events",
-            "the stream has no `start` event",
-            "open the stream with `start`",
-        );
+
+    /// Reports what the whole stream lacks: `start`, `end` (unless already
+    /// reported at `finish`), `finish`.
+    fn close(self, p: &mut Problems<'_>, has_start: bool) {
+        if !has_start {
+            p.push(
+                "/events",
+                "the stream has no `start` event",
+                "open the stream with `start`",
+            );
+        }
+        if has_start && !self.ended && !self.end_missing_reported {
+            p.push(
+                "/events",
+                "the stream has no `end` event",
+                "close the stream with `end`, then `finish`",
+            );
+        }
+        if has_start && !self.finished {
+            p.push(
+                "/events",
+                "the stream has no `finish` event",
+                "close the stream with `end`, then `finish`",
+            );
+        }
     }
-    if has_start && !ended && !end_missing_reported {
-        p.push(
-            "/events",
-            "the stream has no `end` event",
-            "close the stream with `end`, then `finish`",
-        );
-    }
-    if has_start && !finished {
-        p.push(
-            "/events",
-            "the stream has no `finish` event",
-            "close the stream with `end`, then `finish`",
-        );
-    }
-    if p.diagnostics.is_empty()
-        && let Err(d) = aggregate(events)
-    {
-        p.push("/events", d.message, d.help.unwrap_or_default());
-    }
-    p.finish()
 }
 
 /// Checks a document's `api_version` before its shape, so another version's

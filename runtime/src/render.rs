@@ -656,46 +656,7 @@ impl<'a> Renderer<'a> {
                 ValueRef::String(&prev)
             };
             if index == last {
-                // Unless the output is known to fit, measure it first (a dry
-                // run that stops at the budget), so that an interpolation
-                // that cannot fit writes, and allocates, nothing.
-                if upper_bound(*filter, input).is_none_or(|b| b > self.remaining_bytes) {
-                    // Optimistically write up to OPTIMISTIC_BYTES directly:
-                    // most outputs are small, and a larger one is rolled
-                    // back, so at most that much is allocated in vain.
-                    let start = out.len();
-                    let mut room = self.remaining_bytes.min(OPTIMISTIC_BYTES);
-                    let mut w = Bounded {
-                        out,
-                        remaining: &mut room,
-                    };
-                    match filters::apply(*filter, input, locale, &mut w) {
-                        Ok(()) => {
-                            self.remaining_bytes -= out.len() - start;
-                            return Ok(());
-                        }
-                        Err(FilterError::Write) if self.remaining_bytes > OPTIMISTIC_BYTES => {
-                            out.truncate(start);
-                        }
-                        Err(e) => {
-                            out.truncate(start);
-                            return Err(filter_failure(e, *filter, input, expr));
-                        }
-                    }
-                    let mut counter = Counter {
-                        len: 0,
-                        limit: self.remaining_bytes,
-                    };
-                    filters::apply(*filter, input, locale, &mut counter)
-                        .map_err(|e| filter_failure(e, *filter, input, expr))?;
-                    out.reserve(counter.len);
-                }
-                let mut w = Bounded {
-                    out,
-                    remaining: &mut self.remaining_bytes,
-                };
-                return filters::apply(*filter, input, locale, &mut w)
-                    .map_err(|e| filter_failure(e, *filter, input, expr));
+                return self.apply_last(*filter, input, locale, expr, out);
             }
             let cap = intermediate_cap(&filters[index + 1..], self.remaining_bytes);
             next.clear();
@@ -724,6 +685,59 @@ impl<'a> Renderer<'a> {
             first = false;
         }
         Ok(())
+    }
+
+    /// Writes the last filter of a chain (`filter` of `input`) into `out`
+    /// within the remaining budget (see `filtered`).
+    #[inline]
+    fn apply_last(
+        &mut self,
+        filter: Filter,
+        input: ValueRef<'_>,
+        locale: Locale,
+        expr: &'a Expr,
+        out: &mut String,
+    ) -> Result<(), Fail> {
+        // Unless the output is known to fit, measure it first (a dry
+        // run that stops at the budget), so that an interpolation
+        // that cannot fit writes, and allocates, nothing.
+        if upper_bound(filter, input).is_none_or(|b| b > self.remaining_bytes) {
+            // Optimistically write up to OPTIMISTIC_BYTES directly:
+            // most outputs are small, and a larger one is rolled
+            // back, so at most that much is allocated in vain.
+            let start = out.len();
+            let mut room = self.remaining_bytes.min(OPTIMISTIC_BYTES);
+            let mut w = Bounded {
+                out,
+                remaining: &mut room,
+            };
+            match filters::apply(filter, input, locale, &mut w) {
+                Ok(()) => {
+                    self.remaining_bytes -= out.len() - start;
+                    return Ok(());
+                }
+                Err(FilterError::Write) if self.remaining_bytes > OPTIMISTIC_BYTES => {
+                    out.truncate(start);
+                }
+                Err(e) => {
+                    out.truncate(start);
+                    return Err(filter_failure(e, filter, input, expr));
+                }
+            }
+            let mut counter = Counter {
+                len: 0,
+                limit: self.remaining_bytes,
+            };
+            filters::apply(filter, input, locale, &mut counter)
+                .map_err(|e| filter_failure(e, filter, input, expr))?;
+            out.reserve(counter.len);
+        }
+        let mut w = Bounded {
+            out,
+            remaining: &mut self.remaining_bytes,
+        };
+        filters::apply(filter, input, locale, &mut w)
+            .map_err(|e| filter_failure(e, filter, input, expr))
     }
 }
 

@@ -60,23 +60,7 @@ pub fn run(
     }
     // The adapter is configured before anything is sent; a configuration
     // it refuses is reported with the request's own problems.
-    let adapter = Adapter::new(provider);
-    let adapter = match adapter {
-        Ok(a) => Some(a),
-        Err(message) => {
-            diagnostics.push(
-                Diagnostic::error(
-                    Code::RuntimePermanent,
-                    format!(
-                        "the {} adapter refuses its configuration: {message}",
-                        provider.provider.name()
-                    ),
-                )
-                .help("fix the flag it names (see `templiqx run --help` and docs/adapters.md); nothing was sent"),
-            );
-            None
-        }
-    };
+    let adapter = configure(provider, &mut diagnostics);
     let configured = adapter.is_some();
     let (Some(rendered), Some(interaction), Some(adapter)) =
         (rendered, &compiled.interaction, adapter)
@@ -144,6 +128,27 @@ pub fn run(
         stream.then_some(deltas),
         &sources,
     )
+}
+
+/// The adapter `provider` asks for, or `None` with a `TQX_RUNTIME_PERMANENT`
+/// diagnostic pushed onto `diagnostics` when it refuses its configuration.
+fn configure(provider: &ProviderArgs, diagnostics: &mut Vec<Diagnostic>) -> Option<Adapter> {
+    match Adapter::new(provider) {
+        Ok(a) => Some(a),
+        Err(message) => {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::RuntimePermanent,
+                    format!(
+                        "the {} adapter refuses its configuration: {message}",
+                        provider.provider.name()
+                    ),
+                )
+                .help("fix the flag it names (see `templiqx run --help` and docs/adapters.md); nothing was sent"),
+            );
+            None
+        }
+    }
 }
 
 /// The configured adapter.

@@ -74,25 +74,8 @@ pub fn run(
     let inventory = match loaded {
         Ok(inventory) => inventory,
         Err(diagnostics) => {
-            let mut files = Files::new(templiqx_mock::inventory::corpus_root_of(inventory));
-            let diagnostics: Vec<Diagnostic> =
-                diagnostics.into_iter().map(|d| files.locate(d)).collect();
-            if ui.json() {
-                let env = OperationEnvelope::new(
-                    Operation::Conformance,
-                    Some(summary(None, 0, 0, Vec::new())),
-                    diagnostics,
-                );
-                ui.json_line(&env)?;
-            } else {
-                ui.diagnostics(&diagnostics, &files.texts)?;
-                let n = diagnostics.iter().filter(|d| d.is_error()).count();
-                let plural = if n == 1 { "" } else { "s" };
-                ui.error_line(&format!(
-                    "could not load the scenario inventory `{name}` due to {n} previous error{plural}"
-                ))?;
-            }
-            return Ok(Status::Error);
+            let empty = summary(None, 0, 0, Vec::new());
+            return load_failure(ui, inventory, &name, diagnostics, empty);
         }
     };
 
@@ -168,6 +151,32 @@ pub fn run(
     } else {
         Status::Failure
     })
+}
+
+/// Reports an inventory that did not load: its diagnostics, with files
+/// relative to the corpus root, as text or as one `conformance` envelope
+/// holding the empty `summary`.
+fn load_failure(
+    ui: &mut Ui,
+    inventory: &Path,
+    name: &str,
+    diagnostics: Vec<Diagnostic>,
+    summary: Summary<'_>,
+) -> io::Result<Status> {
+    let mut files = Files::new(templiqx_mock::inventory::corpus_root_of(inventory));
+    let diagnostics: Vec<Diagnostic> = diagnostics.into_iter().map(|d| files.locate(d)).collect();
+    if ui.json() {
+        let env = OperationEnvelope::new(Operation::Conformance, Some(summary), diagnostics);
+        ui.json_line(&env)?;
+    } else {
+        ui.diagnostics(&diagnostics, &files.texts)?;
+        let n = diagnostics.iter().filter(|d| d.is_error()).count();
+        let plural = if n == 1 { "" } else { "s" };
+        ui.error_line(&format!(
+            "could not load the scenario inventory `{name}` due to {n} previous error{plural}"
+        ))?;
+    }
+    Ok(Status::Error)
 }
 
 /// The human report: a header, one line per scenario, the failures with
