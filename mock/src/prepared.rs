@@ -79,7 +79,7 @@ impl CompiledPackage {
 /// (`docs/mock.md`, "Manifest fields").
 ///
 /// # Errors
-/// As [`templiqx::render`]: `TQX_VALUE_INVALID` for every request problem,
+/// As [`templiqx::render()`]: `TQX_VALUE_INVALID` for every request problem,
 /// or the first render problem.
 pub fn render_request<'i>(
     scenario: &Scenario,
