@@ -8,10 +8,51 @@ use std::path::Path;
 use templiqx_build::Loader;
 use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::{
-    CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, RenderedInteraction,
+    CapabilityProfile, Code, Diagnostic, Interaction, Operation, OperationEnvelope,
+    RenderedInteraction,
 };
 
 type Object = serde_json::Map<String, serde_json::Value>;
+
+/// Reads the request file at `request` (its text joins `sources`) and, when
+/// the contract compiled, renders it with `interaction`, as `render` and
+/// `run` do. Every problem is pushed onto `diagnostics`: the request's
+/// reading and shape, and request validation failures located in the
+/// request file (failures while rendering already name the contract node's
+/// file, which `locate` keeps). `None` when anything failed.
+pub(crate) fn render_request<'i>(
+    interaction: Option<&'i Interaction>,
+    request: &Path,
+    sources: &mut SourceTexts,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<RenderedInteraction<'i>> {
+    let (file, (inputs, context)) = match read_json(request, sources) {
+        Ok(file) => match scopes(&file) {
+            Ok(scopes) => (file, scopes),
+            Err(d) => {
+                diagnostics.extend(d);
+                return None;
+            }
+        },
+        Err(d) => {
+            diagnostics.push(d);
+            return None;
+        }
+    };
+    match templiqx::render(interaction?, &inputs, &context) {
+        Ok(r) => Some(r),
+        Err(e) => {
+            diagnostics.extend(e.diagnostics.into_iter().map(|d| {
+                if d.json_pointer.is_some() {
+                    file.locate(d)
+                } else {
+                    d
+                }
+            }));
+            None
+        }
+    }
+}
 
 /// Runs `render`.
 pub fn run(
@@ -26,37 +67,12 @@ pub fn run(
     let mut sources = SourceTexts::default();
     sources.extend_from(&loader.sources);
 
-    let request = match read_json(request, &mut sources) {
-        Ok(file) => match scopes(&file) {
-            Ok(scopes) => Some((file, scopes)),
-            Err(d) => {
-                diagnostics.extend(d);
-                None
-            }
-        },
-        Err(d) => {
-            diagnostics.push(d);
-            None
-        }
-    };
-
-    let mut rendered = None;
-    if let (Some(interaction), Some((file, (inputs, context)))) = (&compiled.interaction, &request)
-    {
-        match templiqx::render(interaction, inputs, context) {
-            Ok(r) => rendered = Some(r),
-            // Request validation failures point into the request file;
-            // failures while rendering already name the contract node's
-            // file, which `locate` keeps.
-            Err(e) => diagnostics.extend(e.diagnostics.into_iter().map(|d| {
-                if d.json_pointer.is_some() {
-                    file.locate(d)
-                } else {
-                    d
-                }
-            })),
-        }
-    }
+    let rendered = render_request(
+        compiled.interaction.as_ref(),
+        request,
+        &mut sources,
+        &mut diagnostics,
+    );
 
     let status = Status::of(&diagnostics);
     if ui.json() {
@@ -89,7 +105,7 @@ pub fn run(
 }
 
 /// The request's `inputs` and `context` objects (absent means empty).
-pub fn scopes(file: &JsonFile) -> Result<(Object, Object), Vec<Diagnostic>> {
+fn scopes(file: &JsonFile) -> Result<(Object, Object), Vec<Diagnostic>> {
     let serde_json::Value::Object(top) = &file.value else {
         return Err(vec![
             file.locate(

@@ -4,8 +4,8 @@
 //! (`docs/cli.md`, "run"; `docs/adapters.md`).
 
 use crate::args::{ProviderArgs, ProviderKind, StructuredOutputArg};
-use crate::cmd::render::{human as print_rendered, scopes};
-use crate::input::{current_dir, read_json};
+use crate::cmd::render::{human as print_rendered, render_request};
+use crate::input::current_dir;
 use crate::ui::{SourceTexts, Status, Ui};
 use anstyle::Style;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -32,32 +32,12 @@ pub fn run(
     let mut diagnostics = compiled.diagnostics;
     let mut sources = SourceTexts::default();
     sources.extend_from(&loader.sources);
-    let scopes = match read_json(request, &mut sources) {
-        Ok(file) => match scopes(&file) {
-            Ok(s) => Some((file, s)),
-            Err(d) => {
-                diagnostics.extend(d);
-                None
-            }
-        },
-        Err(d) => {
-            diagnostics.push(d);
-            None
-        }
-    };
-    let mut rendered = None;
-    if let (Some(interaction), Some((file, (inputs, context)))) = (&compiled.interaction, &scopes) {
-        match templiqx::render(interaction, inputs, context) {
-            Ok(r) => rendered = Some(r),
-            Err(e) => diagnostics.extend(e.diagnostics.into_iter().map(|d| {
-                if d.json_pointer.is_some() {
-                    file.locate(d)
-                } else {
-                    d
-                }
-            })),
-        }
-    }
+    let rendered = render_request(
+        compiled.interaction.as_ref(),
+        request,
+        &mut sources,
+        &mut diagnostics,
+    );
     // The adapter is configured before anything is sent; a configuration
     // it refuses is reported with the request's own problems.
     let adapter = configure(provider, &mut diagnostics);
