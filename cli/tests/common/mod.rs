@@ -24,12 +24,17 @@ pub fn external_corpus() -> Option<PathBuf> {
 
 /// How the CLI, run in the repository root, names `dir`: the canonical
 /// directory relative to the canonical repository (so a directory behind a
-/// symbolic link shows where it leads).
+/// symbolic link shows where it leads), or absolute when the two share only
+/// the file-system root (`templiqx_build::relative_to`).
 pub fn shown_from_repo(dir: &Path) -> String {
     let dir = std::fs::canonicalize(dir).expect("the directory exists");
     let repo = std::fs::canonicalize(repo()).unwrap();
     let mut up = PathBuf::new();
     for ancestor in repo.ancestors() {
+        // Sharing only the file-system root, the CLI keeps a path absolute.
+        if ancestor.parent().is_none() {
+            break;
+        }
         if let Ok(rest) = dir.strip_prefix(ancestor) {
             return up.join(rest).to_string_lossy().replace('\\', "/");
         }
