@@ -34,12 +34,12 @@ expands for d001, produced by a small helper crate that calls the same
 library path as `include_contract!` (`Loader::compile_file` or
 `Loader::compile_package_contract`, then `codegen::generate` with the macro's
 options) and formats it as `build.rs` output is formatted
-(`builder::format_file`, header line excluded); for `build.rs`, the lines
+(`codegen::format_file`, header line excluded); for `build.rs`, the lines
 of the generated `templiqx_contracts.rs` (header excluded) divided by N.
 Askama's generated code is not counted ("-").
 
 Usage: python3 bench/scale/scale.py [--n 100] [--release]
-           [--scratch /tmp/templiqx-scale] [--jobs 2] [--repeat 1]
+           [--scratch $TMPDIR/templiqx-scale] [--jobs 2] [--repeat 1]
 
 It replaces <scratch>/n<N> on every run and keeps <scratch>/target, so a
 second run reuses the built dependencies.

@@ -1,24 +1,5 @@
-//! The build.rs API, in the style of prost-build's `Config` and
-//! tonic-build's `Builder`: configure, then [`Builder::compile`] writes one
-//! generated file into `OUT_DIR` that the host `include!`s, and prints
-//! `cargo:rerun-if-changed` for every file read.
-//!
-//! ```no_run
-//! // build.rs (the body of `fn main`)
-//! let result = templiqx_build::Builder::new()
-//!     .target(["structured_output"])
-//!     .package("contracts")
-//!     .compile();
-//! if let Err(e) = result {
-//!     eprintln!("{e}");
-//!     std::process::exit(1);
-//! }
-//! ```
-//!
-//! ```ignore
-//! // src/main.rs
-//! include!(concat!(env!("OUT_DIR"), "/templiqx_contracts.rs"));
-//! ```
+//! The build.rs API ([`Builder`]), in the style of prost-build's `Config`
+//! and tonic-build's `Builder`.
 
 use crate::check::CompileOptions;
 use crate::codegen::{self, Options};
@@ -32,7 +13,27 @@ use templiqx_contracts::{CapabilityProfile, Code, Diagnostic, Diagnostics};
 /// The default name of the generated file in `OUT_DIR`.
 pub(crate) const DEFAULT_OUT_FILE: &str = "templiqx_contracts.rs";
 
-/// Configures a build-time compilation of contracts.
+/// Configures a build-time compilation of contracts (`docs/guide.md`,
+/// "Compile a package in `build.rs`"): configure, then [`Builder::compile`]
+/// writes one generated file into `OUT_DIR` that the host `include!`s, and
+/// prints `cargo:rerun-if-changed` for every file read.
+///
+/// ```no_run
+/// // build.rs (the body of `fn main`)
+/// let result = templiqx_build::Builder::new()
+///     .target(["structured_output"])
+///     .package("contracts")
+///     .compile();
+/// if let Err(e) = result {
+///     eprintln!("{e}");
+///     std::process::exit(1);
+/// }
+/// ```
+///
+/// ```ignore
+/// // src/main.rs
+/// include!(concat!(env!("OUT_DIR"), "/templiqx_contracts.rs"));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Builder {
     target: Option<CapabilityProfile>,

@@ -73,9 +73,15 @@ impl Compilation {
 }
 
 /// Compiles one self-contained contract text (no includes or tool-contract
-/// references, which need a package) for `target`.
+/// references, which need a package) for `target` (`docs/format.md`).
 ///
-/// `file_name` is how diagnostics name the file.
+/// `file_name` is how diagnostics name the file. Never fails as a call:
+/// problems are the [`Compilation`]'s diagnostics, every one located (file,
+/// JSON Pointer, line/column) — `TQX_PARSE_YAML` and the strict-DTO codes
+/// as [`parse_file`] gives them, then the checker's codes (`TQX_REF_UNKNOWN`,
+/// `TQX_TYPE_MISMATCH`, `TQX_SCHEMA_UNSUPPORTED`,
+/// `TQX_CAPABILITY_UNSUPPORTED`, …); includes and tool contracts are
+/// resolved only by a [`Loader`](crate::Loader). The catalogue of codes, each with an example, is `docs/diagnostics.md`.
 pub fn compile_str(text: &str, file_name: &str, target: &CapabilityProfile) -> Compilation {
     let mut sources = Sources::new();
     let file = sources.add(file_name, text);
@@ -114,9 +120,11 @@ pub fn parse_str(text: &str, file_name: &str) -> OperationEnvelope<Contract> {
     }
 }
 
-/// The `validate` operation: parsing and validation for `target`, without
-/// keeping the lowered interaction; the result is the contract id, and the
-/// `contract` fingerprint is set when the contract is valid.
+/// The `validate` operation (`docs/diagnostics.md`, "Operation envelopes"):
+/// parsing and validation for `target`, without keeping the lowered
+/// interaction; the result is the contract id, and the `contract`
+/// fingerprint is set when the contract is valid. Its diagnostics are those
+/// of [`compile_str`].
 pub fn validate_str(
     text: &str,
     file_name: &str,

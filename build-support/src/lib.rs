@@ -34,16 +34,21 @@
 //!
 //! # The public API
 //!
+//! Every rule these items apply is stated in `docs/format.md` (the format),
+//! `docs/decisions.md` (the choices behind it) and `docs/diagnostics.md`
+//! (every `TQX_*` code, with an example).
+//!
 //! | to | use |
 //! |---|---|
-//! | compile one contract text | [`compile_str`], [`validate_str`], [`parse_str`] → [`Compilation`] |
-//! | load and compile packages and contract files (includes, dependencies, tool contracts) | [`Loader`] → [`CompiledContract`]s, reading through [`Sources`] |
-//! | generate Rust for compiled contracts | [`codegen::generate`], [`codegen::generate_all`] with [`codegen::Options`] |
+//! | compile one contract text | [`compile_str`], [`validate_str`], [`parse_str`] → [`Compilation`]; [`parse_file`] over [`Sources`] |
+//! | compile a parsed (and composed) contract with options | [`compile_contract`], [`CompileOptions`] |
+//! | load and compile packages and contract files (includes, dependencies, tool contracts) | [`Loader`] → [`CompiledContract`]s, reading through [`Sources`] / [`SourceFile`]; a package's [`Manifest`] ([`MANIFEST`], [`manifest_fingerprint`]), [`Package`], [`ToolContract`]; [`MAX_INCLUDE_DEPTH`]; [`relative_to`] names files as diagnostics do |
+//! | generate Rust for compiled contracts | [`codegen::generate`], [`codegen::generate_all`] with [`codegen::Options`]; [`codegen::format_file`] |
 //! | do both from `build.rs` | [`Builder`] → [`Generated`], [`BuildError`] |
 //! | show diagnostics with source snippets | [`report`] |
 //! | read YAML and JSON as every Templiqx reader does | [`yaml`] (strict YAML, with spans), [`text`] (decoding, strict JSON) |
 //! | compile a JSON Schema into the runtime's bounded [`Schema`](templiqx_contracts::Schema) | [`schema::compile_schema`] |
-//! | the format's data model (the strict DTOs) | [`dto`] |
+//! | the format's data model (the strict DTOs) | [`dto`]; its JSON Schema with the `json-schema` feature (`json_schema`) |
 //!
 //! Everything else (the checker's phases, the lowering to IR, the parsers of
 //! contracts and manifests, the naming of generated identifiers) is private.

@@ -462,7 +462,7 @@ pub fn run_conformance_with_progress(
     options: &HarnessOptions,
     mut progress: impl FnMut(usize, &str),
 ) -> ConformanceReport {
-    let compiled = compile(inventory, &options.target);
+    let compiled = CompiledPackage::compile(inventory, &options.target);
     ConformanceReport {
         package: inventory.package.clone(),
         receipt_mode: options.receipt_mode,
@@ -489,16 +489,14 @@ pub fn run_scenario(
     let scenario = inventory.get(id)?;
     Some(run_one(
         scenario,
-        &compile(inventory, &options.target),
+        &CompiledPackage::compile(inventory, &options.target),
         options,
     ))
 }
 
+/// An inventory's package compiled for the run's target, or why it could
+/// not be.
 type Compiled = Result<CompiledPackage, Diagnostics>;
-
-fn compile(inventory: &Inventory, target: &CapabilityProfile) -> Compiled {
-    CompiledPackage::compile(inventory, target)
-}
 
 /// What one execution produced.
 struct Run {

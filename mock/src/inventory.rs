@@ -105,6 +105,19 @@ fn package_dir_of(real: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// `TQX_SCENARIO`: the inventory at the canonical path `real` is in no
+/// package.
+fn not_in_a_package(real: &Path) -> Diagnostic {
+    Diagnostic::error(
+        Code::Scenario,
+        format!(
+            "the inventory {} is not inside a package (no `{MANIFEST}` in any parent directory)",
+            real.display()
+        ),
+    )
+    .help("keep the inventory inside the package its scenarios execute")
+}
+
 /// The corpus root of the inventory at `path`, as [`Inventory::load`]
 /// finds it (the directory holding its package directory, canonicalised):
 /// the diagnostics of a failed load name their files relative to it.
@@ -265,8 +278,8 @@ impl Inventory {
     /// `api_version`; the package (nearest ancestor of the inventory holding
     /// `templiqx.yaml`, whose `package` must equal the inventory's); that
     /// it lists at least one scenario;
-    /// each entry's `id` (a scenario id, unique) and `receipt_fingerprint`
-    /// (64 lowercase hex); its `manifest` path (inside the corpus root); the
+    /// each entry's `id` (a scenario id, unique), `receipt_fingerprint` and
+    /// `output_fingerprint` when given (64 lowercase hex); its `manifest` path (inside the corpus root); the
     /// manifest itself ([`Scenario::load`]); that the manifest's `id`
     /// equals the entry's, that its `contract` is listed by the package
     /// manifest, and that the entry's `status`, `diagnostic_code`,
@@ -289,16 +302,7 @@ impl Inventory {
             )
             .help("pass the path of a scenario inventory (`scenarios/inventory.json`)")
         })?;
-        let package_dir = package_dir_of(&real).ok_or_else(|| {
-                Diagnostic::error(
-                    Code::Scenario,
-                    format!(
-                        "the inventory {} is not inside a package (no `{MANIFEST}` in any parent directory)",
-                        real.display()
-                    ),
-                )
-                .help("keep the inventory inside the package its scenarios execute")
-            })?;
+        let package_dir = package_dir_of(&real).ok_or_else(|| not_in_a_package(&real))?;
         let corpus_root = canonical_root(package_dir.parent().unwrap_or(&package_dir))?;
         let display = display_rel(&real, &corpus_root);
         let document = Document::read(&real, &display)?;

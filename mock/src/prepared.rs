@@ -22,7 +22,10 @@ pub struct CompiledPackage {
 /// Why a scenario's contract has no interaction.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ContractUnavailable<'a> {
-    /// The package manifest lists no contract with this id.
+    /// The package manifest lists no contract with this id. An inventory
+    /// from [`Inventory::load`] names only listed contracts (an unlisted one
+    /// is a load error), so this is reached only when the manifest changed
+    /// between the two reads.
     NotListed,
     /// The contract is listed and does not compile for the target: its
     /// diagnostics.

@@ -814,7 +814,7 @@ struct StreamOrder {
 }
 
 impl StreamOrder {
-    /// Checks one event after `start` and before `finish` (at `at`): one
+    /// Checks one event (at `at`) from the first `start` up to `finish`: one
     /// `start` and one `end`, nothing but `finish` after `end`, no empty
     /// text, no usage without tokens.
     fn accept(&mut self, p: &mut Problems<'_>, at: &str, event: &ScenarioStreamEvent) {

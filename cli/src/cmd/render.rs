@@ -20,7 +20,7 @@ type Object = serde_json::Map<String, serde_json::Value>;
 /// reading and shape, and request validation failures located in the
 /// request file (failures while rendering already name the contract node's
 /// file, which `locate` keeps). `None` when anything failed.
-pub(crate) fn render_request<'i>(
+pub(crate) fn read_and_render<'i>(
     interaction: Option<&'i Interaction>,
     request: &Path,
     sources: &mut SourceTexts,
@@ -67,7 +67,7 @@ pub fn run(
     let mut sources = SourceTexts::default();
     sources.extend_from(&loader.sources);
 
-    let rendered = render_request(
+    let rendered = read_and_render(
         compiled.interaction.as_ref(),
         request,
         &mut sources,

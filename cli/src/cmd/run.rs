@@ -4,7 +4,7 @@
 //! (`docs/cli.md`, "run"; `docs/adapters.md`).
 
 use crate::args::{ProviderArgs, ProviderKind, StructuredOutputArg};
-use crate::cmd::render::{human as print_rendered, render_request};
+use crate::cmd::render::{human as print_rendered, read_and_render};
 use crate::input::current_dir;
 use crate::ui::{SourceTexts, Status, Ui};
 use anstyle::Style;
@@ -32,7 +32,7 @@ pub fn run(
     let mut diagnostics = compiled.diagnostics;
     let mut sources = SourceTexts::default();
     sources.extend_from(&loader.sources);
-    let rendered = render_request(
+    let rendered = read_and_render(
         compiled.interaction.as_ref(),
         request,
         &mut sources,
@@ -42,9 +42,7 @@ pub fn run(
     // it refuses is reported with the request's own problems.
     let adapter = configure(provider, &mut diagnostics);
     let configured = adapter.is_some();
-    let (Some(rendered), Some(interaction), Some(adapter)) =
-        (rendered, &compiled.interaction, adapter)
-    else {
+    let (Some(rendered), Some(adapter)) = (rendered, adapter) else {
         // A refused configuration is a usage error (exit 2), like a bad flag.
         let status = if configured {
             Status::of(&diagnostics)
@@ -101,7 +99,6 @@ pub fn run(
     report(
         ui,
         &rendered,
-        interaction,
         provider,
         result,
         latency,
@@ -253,11 +250,9 @@ impl Spinner {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn report(
     ui: &mut Ui,
     rendered: &RenderedInteraction<'_>,
-    interaction: &templiqx::Interaction,
     provider: &ProviderArgs,
     result: Result<Execution, ExecutionError>,
     latency: Duration,
@@ -296,8 +291,11 @@ fn report(
             body["deltas"] = n.into();
         }
         let env = OperationEnvelope::new(Operation::Execute, Some(body), diagnostics)
-            .with_fingerprint("contract", &*interaction.contract_fingerprint)
-            .with_fingerprint("interaction", &*interaction.interaction_fingerprint)
+            .with_fingerprint("contract", &*rendered.interaction.contract_fingerprint)
+            .with_fingerprint(
+                "interaction",
+                &*rendered.interaction.interaction_fingerprint,
+            )
             .with_fingerprint("request", rendered.request_fingerprint())
             .with_fingerprint("receipt", receipt.fingerprint());
         ui.json_line(&env)?;
