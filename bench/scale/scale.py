@@ -340,8 +340,9 @@ def main():
         "--repeat", type=int, default=1, help="timed runs per step; the median is shown"
     )
     args = p.parse_args()
-    if args.n < 1 or args.repeat < 1:
-        sys.exit("error: --n and --repeat must be at least 1")
+    for flag, value in (("--n", args.n), ("--repeat", args.repeat), ("--jobs", args.jobs)):
+        if value < 1:
+            sys.exit(f"error: {flag} must be at least 1 (got {value})")
     scratch = args.scratch.resolve()
     if scratch == REPO or REPO in scratch.parents:
         sys.exit("error: --scratch must be outside the repository")

@@ -5,7 +5,7 @@ use crate::ui::{SourceTexts, Status, Ui};
 use anstyle::Style;
 use std::io;
 use std::path::Path;
-use templiqx_build::Loader;
+use templiqx_build::{CompiledContract, Loader};
 use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Interaction, Operation, OperationEnvelope,
@@ -13,6 +13,22 @@ use templiqx_contracts::{
 };
 
 type Object = serde_json::Map<String, serde_json::Value>;
+
+/// Compiles the contract file `contract` for `target` (paths relative to
+/// the working directory), as `render` and `run` do: the compiled contract,
+/// its diagnostics (taken out of it, for the caller to add to), and the
+/// texts of every file read, for snippets.
+pub(crate) fn compile(
+    contract: &Path,
+    target: &CapabilityProfile,
+) -> (CompiledContract, Vec<Diagnostic>, SourceTexts) {
+    let mut loader = Loader::new(current_dir());
+    let mut compiled = loader.compile_file(contract, target);
+    let diagnostics = std::mem::take(&mut compiled.diagnostics);
+    let mut sources = SourceTexts::default();
+    sources.extend_from(&loader.sources);
+    (compiled, diagnostics, sources)
+}
 
 /// Reads the request file at `request` (its text joins `sources`) and, when
 /// the contract compiled, renders it with `interaction`, as `render` and
@@ -61,12 +77,7 @@ pub fn run(
     request: &Path,
     target: &CapabilityProfile,
 ) -> io::Result<Status> {
-    let mut loader = Loader::new(current_dir());
-    let compiled = loader.compile_file(contract, target);
-    let mut diagnostics = compiled.diagnostics;
-    let mut sources = SourceTexts::default();
-    sources.extend_from(&loader.sources);
-
+    let (compiled, mut diagnostics, mut sources) = compile(contract, target);
     let rendered = read_and_render(
         compiled.interaction.as_ref(),
         request,

@@ -4,8 +4,7 @@
 //! (`docs/cli.md`, "run"; `docs/adapters.md`).
 
 use crate::args::{ProviderArgs, ProviderKind, StructuredOutputArg};
-use crate::cmd::render::{human as print_rendered, read_and_render};
-use crate::input::current_dir;
+use crate::cmd::render::{compile, human as print_rendered, read_and_render};
 use crate::ui::{SourceTexts, Status, Ui};
 use anstyle::Style;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -13,7 +12,6 @@ use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use templiqx::{AsyncRuntimeAdapter, Execution, ExecutionError, Receipt, StreamEvent};
-use templiqx_build::Loader;
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, RenderedInteraction,
 };
@@ -27,11 +25,7 @@ pub fn run(
     provider: &ProviderArgs,
     stream: bool,
 ) -> io::Result<Status> {
-    let mut loader = Loader::new(current_dir());
-    let compiled = loader.compile_file(contract, target);
-    let mut diagnostics = compiled.diagnostics;
-    let mut sources = SourceTexts::default();
-    sources.extend_from(&loader.sources);
+    let (compiled, mut diagnostics, mut sources) = compile(contract, target);
     let rendered = read_and_render(
         compiled.interaction.as_ref(),
         request,
