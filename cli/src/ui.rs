@@ -202,6 +202,13 @@ impl Ui {
         self.line(&line)
     }
 
+    /// One `name value` line of a report (fingerprints, receipt, attempts):
+    /// the name dimmed and padded to 13 columns, so the values line up.
+    pub fn field(&mut self, name: &str, value: &str) -> io::Result<()> {
+        let name = self.paint(Style::new().dimmed(), &format!("{name:<13}"));
+        self.line(&format!("{name}{value}"))
+    }
+
     /// `text` in `style` when colouring.
     pub fn paint(&self, style: Style, text: &str) -> String {
         if self.color {

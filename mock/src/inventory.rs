@@ -105,6 +105,13 @@ fn package_dir_of(real: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// The corpus root of a package directory: its parent (the directory
+/// holding the package directory), or the package directory itself at the
+/// file-system root.
+fn corpus_dir(package_dir: &Path) -> &Path {
+    package_dir.parent().unwrap_or(package_dir)
+}
+
 /// `TQX_SCENARIO`: the inventory at the canonical path `real` is in no
 /// package.
 fn not_in_a_package(real: &Path) -> Diagnostic {
@@ -125,7 +132,7 @@ fn not_in_a_package(real: &Path) -> Diagnostic {
 pub fn corpus_root_of(path: &Path) -> Option<PathBuf> {
     let real = std::fs::canonicalize(path).ok()?;
     let package = package_dir_of(&real)?;
-    std::fs::canonicalize(package.parent().unwrap_or(&package)).ok()
+    canonical_root(corpus_dir(&package)).ok()
 }
 
 /// The inventory's own problems: a `package` that is not the package it
@@ -303,7 +310,7 @@ impl Inventory {
             .help("pass the path of a scenario inventory (`scenarios/inventory.json`)")
         })?;
         let package_dir = package_dir_of(&real).ok_or_else(|| not_in_a_package(&real))?;
-        let corpus_root = canonical_root(package_dir.parent().unwrap_or(&package_dir))?;
+        let corpus_root = canonical_root(corpus_dir(&package_dir))?;
         let display = display_rel(&real, &corpus_root);
         let document = Document::read(&real, &display)?;
         let here = |d: Diagnostic| document.locate(d).in_file(&display);

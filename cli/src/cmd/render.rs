@@ -197,8 +197,7 @@ pub fn human(ui: &mut Ui, r: &RenderedInteraction<'_>) -> io::Result<()> {
         ("interaction", i.interaction_fingerprint.to_string()),
         ("request", r.request_fingerprint()),
     ] {
-        let name = ui.paint(Style::new().dimmed(), &format!("{name:<13}"));
-        ui.line(&format!("{name}{value}"))?;
+        ui.field(name, &value)?;
     }
     Ok(())
 }

@@ -296,7 +296,6 @@ fn report(
         return Ok(status);
     }
     ui.diagnostics(&diagnostics, sources)?;
-    let dim = Style::new().dimmed();
     if let Some(output) = &output {
         let title = ui.paint(Style::new().bold(), "output");
         ui.line(&title)?;
@@ -335,8 +334,7 @@ fn report(
         lines.push(("streamed", format!("{n} deltas")));
     }
     for (name, value) in lines {
-        let name = ui.paint(dim, &format!("{name:<13}"));
-        ui.line(&format!("{name}{value}"))?;
+        ui.field(name, &value)?;
     }
     if result.is_err() {
         ui.error_line("the execution failed")?;
