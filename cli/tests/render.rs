@@ -275,3 +275,41 @@ fn a_directory_instead_of_a_contract_file_is_named_and_explained() {
         .stdout(predicate::str::contains("pass a contract file"))
         .stdout(predicate::str::contains("could not render `.`"));
 }
+
+/// A contract path that does not exist, given relative to a package root
+/// run in (where the package search once reached the empty path and
+/// reported "cannot open package directory" with no file), is the missing
+/// file, for `render` and `run` alike.
+#[test]
+fn a_missing_contract_in_the_package_root_is_reported_as_missing() {
+    for command in [
+        vec!["render"],
+        vec![
+            "run",
+            "--provider",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:9",
+            "--model",
+            "m",
+        ],
+    ] {
+        let output = templiqx_in(&crm3())
+            .args(&command)
+            .args(["contracts/absent.yaml", "--request", REQUEST])
+            .args(["--target", "structured_output"])
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            text.contains("error[TQX_IO]: cannot read contract contracts/absent.yaml"),
+            "{command:?}: {text}"
+        );
+        assert!(!text.contains("package directory"), "{command:?}: {text}");
+        assert_ne!(output.status.code(), Some(0), "{command:?}");
+    }
+}

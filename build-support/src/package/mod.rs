@@ -392,7 +392,13 @@ impl Loader {
     /// directory is the include root and there are no dependencies or tool
     /// contracts (`docs/format.md`, "Packages").
     pub fn compile_file(&mut self, path: &Path, target: &CapabilityProfile) -> CompiledContract {
-        let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        // A file that cannot be canonicalised (it does not exist) is still
+        // made absolute, so the package search walks real directories and
+        // never reaches an empty path (`contracts/nope.yaml` from a package
+        // root); reading it then reports the missing file.
+        let abs = std::fs::canonicalize(path)
+            .or_else(|_| std::path::absolute(path))
+            .unwrap_or_else(|_| path.to_path_buf());
         let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
         let found = dir
             .ancestors()
