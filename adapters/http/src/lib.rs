@@ -40,8 +40,9 @@ impl ApiKey {
     ///
     /// # Errors
     ///
-    /// [`ConfigError::ApiKey`] when the key is empty or cannot be sent in an
-    /// HTTP header (control characters, non-visible ASCII).
+    /// [`ConfigError::ApiKey`] when the key is empty or holds anything but
+    /// visible ASCII (`!` to `~`: no inner white space, control characters
+    /// or non-ASCII), so it always fits an HTTP header.
     ///
     /// White space around the key (a copy-paste or `.env` slip) is removed:
     /// servers trim it, so the key they echo is the trimmed one, and that
@@ -49,7 +50,9 @@ impl ApiKey {
     pub fn new(key: impl Into<String>) -> Result<ApiKey, ConfigError> {
         let key = key.into();
         let key = key.trim().to_owned();
-        if key.is_empty() || HeaderValue::from_str(&key).is_err() {
+        // Visible ASCII only (`!` to `~`): `HeaderValue` would also take
+        // spaces, tabs and bytes above 0x7F, which no provider's key holds.
+        if key.is_empty() || !key.bytes().all(|b| b.is_ascii_graphic()) {
             return Err(ConfigError::ApiKey(
                 "an API key must be non-empty visible ASCII".into(),
             ));
@@ -848,6 +851,12 @@ mod tests {
         assert!(!format!("{header:?}").contains("abc123"));
         assert!(ApiKey::new("").is_err());
         assert!(ApiKey::new("a\nb").is_err());
+        for not_visible_ascii in ["a b", "a\tb", "caf\u{e9}", "\u{7f}x"] {
+            assert!(
+                ApiKey::new(not_visible_ascii).is_err(),
+                "{not_visible_ascii:?}"
+            );
+        }
     }
 
     #[test]
