@@ -266,6 +266,12 @@ fn nothing_is_sent_for_a_request_that_does_not_render_or_a_configuration_the_ada
     assert_eq!(envelope["ok"], false);
     assert_eq!(envelope["diagnostics"][0]["code"], "TQX_RUNTIME_PERMANENT");
     assert!(!stdout(&out).contains("SECRET"), "{}", stdout(&out));
+    // The contract compiled and the request rendered: their fingerprints
+    // are given, as `render` gives them.
+    for name in ["contract", "interaction", "request"] {
+        let fp = envelope["fingerprints"][name].as_str().unwrap_or_default();
+        assert_eq!(fp.len(), 64, "{name}: {envelope}");
+    }
     let out = templiqx()
         .args(["run", CONTRACT, "-r", REQUEST, "-t", "structured_output"])
         .args([

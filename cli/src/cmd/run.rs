@@ -36,7 +36,7 @@ pub fn run(
     // it refuses is reported with the request's own problems.
     let adapter = configure(provider, &mut diagnostics);
     let configured = adapter.is_some();
-    let (Some(rendered), Some(adapter)) = (rendered, adapter) else {
+    let (Some(rendered), Some(adapter)) = (&rendered, adapter) else {
         // A refused configuration is a usage error (exit 2), like a bad flag.
         let status = if configured {
             Status::of(&diagnostics)
@@ -44,8 +44,18 @@ pub fn run(
             Status::Error
         };
         if ui.json() {
-            let env =
+            // The fingerprints of what did compile and render, as `render`
+            // gives them.
+            let mut env =
                 OperationEnvelope::<serde_json::Value>::new(Operation::Execute, None, diagnostics);
+            if let Some(i) = &compiled.interaction {
+                env = env
+                    .with_fingerprint("contract", &*i.contract_fingerprint)
+                    .with_fingerprint("interaction", &*i.interaction_fingerprint);
+            }
+            if let Some(r) = &rendered {
+                env = env.with_fingerprint("request", r.request_fingerprint());
+            }
             ui.json_line(&env)?;
         } else {
             ui.diagnostics(&diagnostics, &sources)?;
@@ -57,7 +67,7 @@ pub fn run(
         return Ok(status);
     };
     if !ui.json() {
-        print_rendered(ui, &rendered)?;
+        print_rendered(ui, rendered)?;
         ui.line("")?;
         ui.flush()?;
     }
@@ -83,7 +93,7 @@ pub fn run(
                 }
             }
         };
-        runtime.block_on(adapter.execute(&rendered, stream.then_some(&mut sink)))
+        runtime.block_on(adapter.execute(rendered, stream.then_some(&mut sink)))
     };
     let latency = started.elapsed();
     spinner.stop();
@@ -92,7 +102,7 @@ pub fn run(
     }
     report(
         ui,
-        &rendered,
+        rendered,
         provider,
         result,
         latency,
