@@ -313,3 +313,55 @@ fn a_missing_contract_in_the_package_root_is_reported_as_missing() {
         assert_ne!(output.status.code(), Some(0), "{command:?}");
     }
 }
+
+/// A request whose shape is wrong (an unknown top-level member, a scope
+/// that is not an object, not an object at all) is reported together with
+/// its value problems in one run; a scope of the wrong type adds no
+/// "missing" errors of its own.
+#[test]
+fn request_shape_and_value_problems_are_reported_in_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let errors = |request: &str| {
+        let path = dir.path().join("request.json");
+        std::fs::write(&path, request).unwrap();
+        let output = templiqx_in(&crm3())
+            .args(["render", CONTRACT, "--request"])
+            .arg(&path)
+            .args(["--target", "structured_output"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        stdout(&output)
+            .lines()
+            .filter(|l| l.starts_with("error["))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let found = errors(r#"{"inputs": {"document_id": 5, "bogus": 1}, "contxt": {}}"#);
+    for expected in [
+        "error[TQX_UNKNOWN_FIELD]: unknown field `contxt` in the request",
+        "error[TQX_VALUE_INVALID]: inputs.document_id: expected string, found number 5",
+        "error[TQX_VALUE_INVALID]: `inputs.bogus` is not declared by the contract",
+        "error[TQX_VALUE_INVALID]: required context field `matter_reference` is missing",
+    ] {
+        assert!(
+            found.iter().any(|l| l == expected),
+            "{expected}\n{found:#?}"
+        );
+    }
+    let found = errors(
+        r#"{"inputs": {"document_id": 5, "clause_id": "c", "clause_text": "t", "focus_fields": []}, "context": []}"#,
+    );
+    assert_eq!(
+        found,
+        [
+            "error[TQX_INVALID_TYPE]: `context` must be a JSON object, found an array",
+            "error[TQX_VALUE_INVALID]: inputs.document_id: expected string, found number 5",
+        ]
+    );
+    let found = errors("[1]");
+    assert_eq!(
+        found,
+        ["error[TQX_INVALID_TYPE]: a request must be a JSON object, found an array"]
+    );
+}

@@ -35,30 +35,46 @@ pub(crate) fn compile(
 /// `run` do. Every problem is pushed onto `diagnostics`: the request's
 /// reading and shape, and request validation failures located in the
 /// request file (failures while rendering already name the contract node's
-/// file, which `locate` keeps). `None` when anything failed.
+/// file, which `locate` keeps), both when the request's shape is wrong too.
+/// `None` when anything failed.
 pub(crate) fn read_and_render<'i>(
     interaction: Option<&'i Interaction>,
     request: &Path,
     sources: &mut SourceTexts,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<RenderedInteraction<'i>> {
-    let (file, (inputs, context)) = match read_json(request, sources) {
-        Ok(file) => match scopes(&file) {
-            Ok(scopes) => (file, scopes),
-            Err(d) => {
-                diagnostics.extend(d);
-                return None;
-            }
-        },
+    let file = match read_json(request, sources) {
+        Ok(file) => file,
         Err(d) => {
             diagnostics.push(d);
             return None;
         }
     };
-    match templiqx::render(interaction?, &inputs, &context) {
-        Ok(r) => Some(r),
+    let scopes = match scopes(&file) {
+        Ok(scopes) => scopes,
+        Err(d) => {
+            diagnostics.push(d);
+            return None;
+        }
+    };
+    // The values are checked even when the request's shape is wrong, so
+    // one run reports both; what a scope of the wrong type (read as empty)
+    // would add is left out.
+    let shape_ok = scopes.problems.is_empty();
+    diagnostics.extend(scopes.problems);
+    let broken = |d: &Diagnostic| {
+        d.json_pointer.as_deref().is_some_and(|p| {
+            scopes.broken.iter().any(|scope| {
+                p.strip_prefix('/')
+                    .and_then(|p| p.strip_prefix(scope))
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
+        })
+    };
+    match templiqx::render(interaction?, &scopes.inputs, &scopes.context) {
+        Ok(r) => shape_ok.then_some(r),
         Err(e) => {
-            diagnostics.extend(e.diagnostics.into_iter().map(|d| {
+            diagnostics.extend(e.diagnostics.into_iter().filter(|d| !broken(d)).map(|d| {
                 if d.json_pointer.is_some() {
                     file.locate(d)
                 } else {
@@ -115,22 +131,33 @@ pub fn run(
     Ok(status)
 }
 
-/// The request's `inputs` and `context` objects (absent means empty).
-fn scopes(file: &JsonFile) -> Result<(Object, Object), Vec<Diagnostic>> {
+/// A request's `inputs` and `context` (absent means empty), and what is
+/// wrong with its shape: unknown top-level members, and a scope that is
+/// not an object (read as empty, and named in `broken`).
+struct Scopes {
+    inputs: Object,
+    context: Object,
+    problems: Vec<Diagnostic>,
+    broken: Vec<&'static str>,
+}
+
+/// The request's scopes ([`Scopes`]).
+///
+/// # Errors
+/// `TQX_INVALID_TYPE` when the request is not a JSON object at all.
+fn scopes(file: &JsonFile) -> Result<Scopes, Diagnostic> {
     let serde_json::Value::Object(top) = &file.value else {
-        return Err(vec![
-            file.locate(
-                Diagnostic::error(
-                    Code::InvalidType,
-                    format!(
-                        "a request must be a JSON object, found {}",
-                        describe(&file.value)
-                    ),
-                )
-                .at("")
-                .help(r#"write {"inputs": {...}, "context": {...}}"#),
-            ),
-        ]);
+        return Err(file.locate(
+            Diagnostic::error(
+                Code::InvalidType,
+                format!(
+                    "a request must be a JSON object, found {}",
+                    describe(&file.value)
+                ),
+            )
+            .at("")
+            .help(r#"write {"inputs": {...}, "context": {...}}"#),
+        ));
     };
     let mut problems = Vec::new();
     for key in top.keys() {
@@ -147,7 +174,8 @@ fn scopes(file: &JsonFile) -> Result<(Object, Object), Vec<Diagnostic>> {
             );
         }
     }
-    let mut scope = |key: &str| match top.get(key) {
+    let mut broken = Vec::new();
+    let mut scope = |key: &'static str| match top.get(key) {
         None => Object::new(),
         Some(serde_json::Value::Object(m)) => m.clone(),
         Some(other) => {
@@ -163,16 +191,18 @@ fn scopes(file: &JsonFile) -> Result<(Object, Object), Vec<Diagnostic>> {
                     )),
                 ),
             );
+            broken.push(key);
             Object::new()
         }
     };
     let inputs = scope("inputs");
     let context = scope("context");
-    if problems.is_empty() {
-        Ok((inputs, context))
-    } else {
-        Err(problems)
-    }
+    Ok(Scopes {
+        inputs,
+        context,
+        problems,
+        broken,
+    })
 }
 
 fn describe(v: &serde_json::Value) -> &'static str {
