@@ -81,7 +81,8 @@ impl Compilation {
 /// as [`parse_file`] gives them, then the checker's codes (`TQX_REF_UNKNOWN`,
 /// `TQX_TYPE_MISMATCH`, `TQX_SCHEMA_UNSUPPORTED`,
 /// `TQX_CAPABILITY_UNSUPPORTED`, …); includes and tool contracts are
-/// resolved only by a [`Loader`](crate::Loader). The catalogue of codes, each with an example, is `docs/diagnostics.md`.
+/// resolved only by a [`Loader`](crate::Loader). The catalogue of codes,
+/// each with an example, is `docs/diagnostics.md`.
 pub fn compile_str(text: &str, file_name: &str, target: &CapabilityProfile) -> Compilation {
     let mut sources = Sources::new();
     let file = sources.add(file_name, text);

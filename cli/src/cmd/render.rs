@@ -86,6 +86,24 @@ pub(crate) fn read_and_render<'i>(
     }
 }
 
+/// `env` with the fingerprints of what compiled (`contract`, `interaction`)
+/// and what rendered (`request`), as `render` and `run` report them.
+pub(crate) fn with_fingerprints<T>(
+    mut env: OperationEnvelope<T>,
+    interaction: Option<&Interaction>,
+    rendered: Option<&RenderedInteraction<'_>>,
+) -> OperationEnvelope<T> {
+    if let Some(i) = interaction {
+        env = env
+            .with_fingerprint("contract", &*i.contract_fingerprint)
+            .with_fingerprint("interaction", &*i.interaction_fingerprint);
+    }
+    if let Some(r) = rendered {
+        env = env.with_fingerprint("request", r.request_fingerprint());
+    }
+    env
+}
+
 /// Runs `render`.
 pub fn run(
     ui: &mut Ui,
@@ -104,15 +122,11 @@ pub fn run(
     let status = Status::of(&diagnostics);
     if ui.json() {
         let result = rendered.as_ref().and_then(|r| serde_json::to_value(r).ok());
-        let mut env = OperationEnvelope::new(Operation::Render, result, diagnostics);
-        if let Some(i) = &compiled.interaction {
-            env = env
-                .with_fingerprint("contract", &*i.contract_fingerprint)
-                .with_fingerprint("interaction", &*i.interaction_fingerprint);
-        }
-        if let Some(r) = &rendered {
-            env = env.with_fingerprint("request", r.request_fingerprint());
-        }
+        let env = with_fingerprints(
+            OperationEnvelope::new(Operation::Render, result, diagnostics),
+            compiled.interaction.as_ref(),
+            rendered.as_ref(),
+        );
         ui.json_line(&env)?;
     } else {
         ui.diagnostics(&diagnostics, &sources)?;

@@ -4,7 +4,7 @@
 //! (`docs/cli.md`, "run"; `docs/adapters.md`).
 
 use crate::args::{ProviderArgs, ProviderKind, StructuredOutputArg};
-use crate::cmd::render::{compile, human as print_rendered, read_and_render};
+use crate::cmd::render::{compile, human as print_rendered, read_and_render, with_fingerprints};
 use crate::ui::{SourceTexts, Status, Ui};
 use anstyle::Style;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -46,16 +46,11 @@ pub fn run(
         if ui.json() {
             // The fingerprints of what did compile and render, as `render`
             // gives them.
-            let mut env =
-                OperationEnvelope::<serde_json::Value>::new(Operation::Execute, None, diagnostics);
-            if let Some(i) = &compiled.interaction {
-                env = env
-                    .with_fingerprint("contract", &*i.contract_fingerprint)
-                    .with_fingerprint("interaction", &*i.interaction_fingerprint);
-            }
-            if let Some(r) = &rendered {
-                env = env.with_fingerprint("request", r.request_fingerprint());
-            }
+            let env = with_fingerprints(
+                OperationEnvelope::<serde_json::Value>::new(Operation::Execute, None, diagnostics),
+                compiled.interaction.as_ref(),
+                rendered.as_ref(),
+            );
             ui.json_line(&env)?;
         } else {
             ui.diagnostics(&diagnostics, &sources)?;
@@ -294,14 +289,12 @@ fn report(
         if let Some(n) = deltas {
             body["deltas"] = n.into();
         }
-        let env = OperationEnvelope::new(Operation::Execute, Some(body), diagnostics)
-            .with_fingerprint("contract", &*rendered.interaction.contract_fingerprint)
-            .with_fingerprint(
-                "interaction",
-                &*rendered.interaction.interaction_fingerprint,
-            )
-            .with_fingerprint("request", rendered.request_fingerprint())
-            .with_fingerprint("receipt", receipt.fingerprint());
+        let env = with_fingerprints(
+            OperationEnvelope::new(Operation::Execute, Some(body), diagnostics),
+            Some(rendered.interaction),
+            Some(rendered),
+        )
+        .with_fingerprint("receipt", receipt.fingerprint());
         ui.json_line(&env)?;
         return Ok(status);
     }
