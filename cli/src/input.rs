@@ -7,6 +7,7 @@ use std::path::{Component, Path, PathBuf};
 use templiqx_build::relative_to;
 use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_build::yaml::Node;
+use templiqx_contracts::json::{self, Json};
 use templiqx_contracts::{Code, Diagnostic, Span};
 
 /// The current directory (canonical when possible); `.` when unknown.
@@ -51,7 +52,7 @@ pub struct JsonFile {
     /// The text, for snippets.
     pub text: String,
     /// The value.
-    pub value: serde_json::Value,
+    pub value: Json,
     /// The spanned tree of the text, parsed on first use.
     tree: OnceCell<Option<Node>>,
 }
@@ -135,14 +136,15 @@ pub fn read_json(path: &Path, sources: &mut SourceTexts) -> Result<JsonFile, Dia
 
 /// Parses JSON `text` read from the file displayed as `name`.
 ///
-/// Stricter than `serde_json::Value`: a duplicate object key is an error
-/// (RFC 8785 canonicalises I-JSON, which has none; keeping one of two
-/// values silently would give two different documents one fingerprint).
+/// Read by the one strict reader ([`json::parse`]): a duplicate object key
+/// is an error (RFC 8785 canonicalises I-JSON, which has none; keeping one
+/// of two values silently would give two different documents one
+/// fingerprint), and integers keep their exact value at any size.
 ///
 /// # Errors
 /// `TQX_PARSE_JSON`, located at the offending line and column.
 pub fn parse_json(name: String, text: String) -> Result<JsonFile, Diagnostic> {
-    let value = text::parse_json(&text).map_err(|d| d.in_file(name.clone()))?;
+    let value = json::parse(&text).map_err(|d| d.in_file(name.clone()))?;
     Ok(JsonFile {
         name,
         text,

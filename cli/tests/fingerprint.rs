@@ -60,6 +60,45 @@ fn canonical_form_follows_rfc_8785() {
 }
 
 #[test]
+fn integers_of_any_size_fingerprint_with_their_own_digits() {
+    // Beyond 64 bits, both signs, and past `f64::MAX`: read exactly, never
+    // rounded to a double and never refused.
+    let huge = "9".repeat(400);
+    for literal in [
+        "100000000000000000001".to_owned(),
+        "-100000000000000000001".to_owned(),
+        huge.clone(),
+    ] {
+        let canonical = format!(r#"{{"values":[{literal}]}}"#);
+        let fingerprint = templiqx_contracts::canonical::sha256_hex(canonical.as_bytes());
+        let text = format!(r#"{{"values": [ {literal} ]}}"#);
+        templiqx()
+            .args(["fingerprint", "--canonical", "-"])
+            .write_stdin(text.clone())
+            .assert()
+            .success()
+            .stdout(canonical.clone());
+        templiqx()
+            .args(["fingerprint", "-"])
+            .write_stdin(text)
+            .assert()
+            .success()
+            .stdout(format!("{fingerprint}\n"));
+    }
+    // The neighbour of 10^20 is not 10^20, which is the double 1e20.
+    let fp = |text: &'static str| {
+        let out = templiqx()
+            .args(["fingerprint", "-"])
+            .write_stdin(text)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_ne!(fp("[100000000000000000001]"), fp("[100000000000000000000]"));
+    assert_eq!(fp("[100000000000000000000]"), fp("[1e20]"));
+}
+
+#[test]
 fn json_envelope_carries_the_fingerprint() {
     let output = templiqx()
         .args(["--format", "json", "fingerprint", EXTRACTION_OUTPUT_FILE])

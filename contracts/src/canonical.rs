@@ -12,10 +12,11 @@
 //! - strings with the minimal escaping of section 3.2.2.2 (`"`, `\`, and
 //!   control characters; `\b \t \n \f \r` short forms, otherwise `\u00xx`).
 //!
-//! One documented deviation: an integer held exactly (`i64`/`u64`) whose
-//! magnitude exceeds 2^53 is written with its exact digits. RFC 8785 would
-//! round it through a double, so two different values could share a
-//! fingerprint. Inside ±2^53 the output is exactly RFC 8785.
+//! One documented deviation: an integer held exactly (`i64`/`u64`, or a
+//! [`BigInt`](crate::value::BigInt) of any size) whose magnitude exceeds
+//! 2^53 is written with its exact digits. RFC 8785 would round it through a
+//! double, so two different values could share a fingerprint. Inside ±2^53
+//! the output is exactly RFC 8785.
 //!
 //! A fingerprint is the lowercase hex SHA-256 of the canonical bytes.
 
@@ -100,6 +101,7 @@ pub fn write_number<W: fmt::Write + ?Sized>(n: Number, out: &mut W) -> fmt::Resu
             let mut buf = ryu_js::Buffer::new();
             out.write_str(buf.format_finite(f))
         }
+        Number::Big(b) => out.write_str(b.as_str()),
     }
 }
 
@@ -128,82 +130,6 @@ pub fn write_string<W: fmt::Write + ?Sized>(s: &str, out: &mut W) -> fmt::Result
     }
     out.write_str(&s[start..])?;
     out.write_char('"')
-}
-
-/// The first integer literal of JSON `text` that no `i64`/`u64` holds
-/// exactly and that is not the canonical spelling of a double, as
-/// `(byte offset, literal)`.
-///
-/// `serde_json` reads such a literal as a double, so two different
-/// integers could share a fingerprint; callers that fingerprint JSON text
-/// reject it instead (`TQX_PARSE_JSON`). A literal that is exactly what
-/// canonical JSON writes for its double (`100000000000000000000`, the
-/// RFC 8785 form of `1e20`) is the double's one spelling: no other literal
-/// maps to it, and canonical JSON output always reads back. Literals with a
-/// fraction or an exponent are doubles by definition and are not reported,
-/// and neither is a run of number characters that is not a JSON number at
-/// all (`-`, `--1`, `1-2`, `007`: RFC 8259 section 6 writes an integer
-/// `-?(0|[1-9][0-9]*)`): that is malformed JSON, for the parser to report.
-pub fn inexact_integer(text: &str) -> Option<(usize, &str)> {
-    let bytes = text.as_bytes();
-    let (mut i, mut in_string) = (0, false);
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            match b {
-                b'\\' => i += 1,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            i += 1;
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'-' | b'0'..=b'9' => {
-                let start = i;
-                while i < bytes.len()
-                    && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
-                {
-                    i += 1;
-                }
-                let literal = &text[start..i];
-                if is_json_integer(literal)
-                    && literal.parse::<i64>().is_err()
-                    && literal.parse::<u64>().is_err()
-                    && canonical_double(literal).as_deref() != Some(literal)
-                {
-                    return Some((start, literal));
-                }
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-/// Whether `literal` is an integer as RFC 8259 section 6 writes one:
-/// `-?(0|[1-9][0-9]*)`.
-fn is_json_integer(literal: &str) -> bool {
-    let digits = literal.strip_prefix('-').unwrap_or(literal);
-    !digits.is_empty()
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && (digits == "0" || !digits.starts_with('0'))
-}
-
-/// The canonical JSON spelling of the double nearest to the number
-/// `literal` (`None` when it is not a number or overflows to infinity):
-/// `"100000000000000000000"` for `99999999999999999999`.
-pub fn canonical_double(literal: &str) -> Option<String> {
-    let f: f64 = literal.parse().ok()?;
-    if !f.is_finite() {
-        return None;
-    }
-    let mut out = String::new();
-    let _ = write_number(Number::F64(f), &mut out);
-    Some(out)
 }
 
 /// The canonical JSON text of `value`.
@@ -273,64 +199,30 @@ mod tests {
     }
 
     #[test]
-    fn integers_beyond_64_bits_are_found() {
-        assert_eq!(
-            inexact_integer(r#"{"a": [1, -9223372036854775808, 18446744073709551615]}"#),
-            None
-        );
-        assert_eq!(
-            inexact_integer(r#"{"a": 18446744073709551616}"#),
-            Some((6, "18446744073709551616"))
-        );
-        assert_eq!(
-            inexact_integer(r#"[-9223372036854775809]"#),
-            Some((1, "-9223372036854775809"))
-        );
-        assert_eq!(
-            inexact_integer(r#"["18446744073709551616", 1e400, 1.5]"#),
-            None
-        );
-        assert_eq!(
-            inexact_integer(r#"["\"", 99999999999999999999]"#),
-            Some((7, "99999999999999999999"))
-        );
-        // The canonical spelling of a double is that double's only literal.
-        assert_eq!(
-            inexact_integer(
-                "[100000000000000000000, -100000000000000000000, 123456789012345680000]"
+    fn integers_beyond_64_bits_keep_their_digits() {
+        for (text, canonical) in [
+            (
+                "[18446744073709551615, -9223372036854775808]",
+                "[18446744073709551615,-9223372036854775808]",
             ),
-            None
-        );
-        assert_eq!(
-            inexact_integer("[123456789012345683968]"),
-            Some((1, "123456789012345683968"))
-        );
-        assert_eq!(
-            canonical_double("99999999999999999999").as_deref(),
-            Some("100000000000000000000")
-        );
-        assert_eq!(canonical_double("1e400"), None);
-    }
-
-    #[test]
-    fn runs_that_are_not_json_numbers_are_left_to_the_parser() {
-        for text in [
-            "-",
-            "--",
-            "- 1",
-            "[-, 1]",
-            "--99999999999999999999",
-            "99999999999999999999-1",
-            "0099999999999999999999",
-            "-099999999999999999999",
-            "1+99999999999999999999",
+            (
+                "[18446744073709551616, -9223372036854775809]",
+                "[18446744073709551616,-9223372036854775809]",
+            ),
+            // Not the double 123456789012345683968 rounds to.
+            ("[123456789012345683969]", "[123456789012345683969]"),
+            // Doubles stay doubles: RFC 8785's spelling.
+            (
+                "[1e20, 1e21, 1.5e300]",
+                "[100000000000000000000,1e+21,1.5e+300]",
+            ),
         ] {
-            assert_eq!(inexact_integer(text), None, "{text}");
+            let value = crate::json::parse(text).unwrap();
+            assert_eq!(to_canonical_string(&value), canonical, "{text}");
+            // Canonical output reads back into the same bytes.
+            let again = crate::json::parse(canonical).unwrap();
+            assert_eq!(to_canonical_string(&again), canonical, "{text}");
         }
-        assert_eq!(
-            inexact_integer("[- 1, -99999999999999999999]"),
-            Some((6, "-99999999999999999999"))
-        );
     }
 
     #[test]

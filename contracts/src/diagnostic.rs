@@ -187,6 +187,31 @@ pub struct Span {
     pub bytes: (usize, usize),
 }
 
+/// The 1-based line and column of byte `offset` in `text` (clamped to the
+/// text, and to the start of the character it falls in). `\n`, `\r\n` and a
+/// lone `\r` each end a line (YAML 1.2); columns count Unicode scalar
+/// values.
+pub fn position(text: &str, offset: usize) -> Position {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let bytes = text.as_bytes();
+    let (mut line, mut line_start) = (1usize, 0usize);
+    for (i, &b) in bytes[..offset].iter().enumerate() {
+        let ends_line = b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+        if ends_line {
+            line += 1;
+            line_start = i + 1;
+        }
+    }
+    let column = text[line_start..offset].chars().count() + 1;
+    Position {
+        line: u32::try_from(line).unwrap_or(u32::MAX),
+        column: u32::try_from(column).unwrap_or(u32::MAX),
+    }
+}
+
 /// One problem found in a contract, a package, a request or an execution.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Diagnostic {

@@ -31,6 +31,7 @@ pub mod diagnostic;
 pub mod envelope;
 pub mod format;
 pub mod ir;
+pub mod json;
 pub mod profile;
 pub mod receipt;
 pub mod rendered;
@@ -42,9 +43,10 @@ pub mod validate;
 pub mod value;
 pub mod words;
 
-pub use diagnostic::{Code, Diagnostic, Diagnostics, Position, Severity, Span};
+pub use diagnostic::{Code, Diagnostic, Diagnostics, Position, Severity, Span, position};
 pub use envelope::{API_VERSION, Operation, OperationEnvelope};
 pub use ir::{Filter, Interaction, Role, RuntimePolicy};
+pub use json::{Json, JsonMap, JsonNumber};
 pub use profile::CapabilityProfile;
 pub use receipt::{Receipt, RuntimeFailure};
 pub use rendered::{RenderedInteraction, RenderedMessage};
@@ -52,4 +54,6 @@ pub use schema::{Format, Schema, TypeSet};
 pub use seq::{Ptr, Seq, Str};
 pub use stream::StreamEvent;
 pub use validate::SchemaViolation;
-pub use value::{ArrayView, AsValue, IrValue, JsonType, Members, Number, ObjectView, ValueRef};
+pub use value::{
+    ArrayView, AsValue, BigInt, IrValue, JsonType, Members, Number, ObjectView, ValueRef,
+};

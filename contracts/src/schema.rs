@@ -131,13 +131,13 @@ pub struct Schema {
     /// `maxLength` (in Unicode scalar values).
     pub max_length: Option<u64>,
     /// `minimum`
-    pub minimum: Option<Number>,
+    pub minimum: Option<Number<'static>>,
     /// `maximum`
-    pub maximum: Option<Number>,
+    pub maximum: Option<Number<'static>>,
     /// `exclusiveMinimum`
-    pub exclusive_minimum: Option<Number>,
+    pub exclusive_minimum: Option<Number<'static>>,
     /// `exclusiveMaximum`
-    pub exclusive_maximum: Option<Number>,
+    pub exclusive_maximum: Option<Number<'static>>,
     /// `minItems`
     pub min_items: Option<u64>,
     /// `maxItems`

@@ -7,7 +7,7 @@
 //! cannot disagree.
 
 use crate::schema::Schema;
-use crate::value::JsonType;
+use crate::value::{JsonType, Number, ValueRef};
 
 /// Integers above 2^53 in magnitude: a double holds them inexactly.
 pub const EXACT_DOUBLE: u64 = 1 << 53;
@@ -56,37 +56,36 @@ impl Unfit {
 /// cannot hold exactly, in document order. Follows `properties` and `items`,
 /// as the generated types do; values under no generated type (unknown
 /// members, untyped schemas) are never reported.
-pub fn unrepresentable(schema: &Schema, value: &serde_json::Value) -> Vec<(String, Unfit)> {
+pub fn unrepresentable(schema: &Schema, value: ValueRef<'_>) -> Vec<(String, Unfit)> {
     let mut out = Vec::new();
     walk(schema, value, &mut String::new(), &mut out);
     out
 }
 
-fn walk(
-    schema: &Schema,
-    value: &serde_json::Value,
-    at: &mut String,
-    out: &mut Vec<(String, Unfit)>,
-) {
-    use serde_json::Value;
+fn walk(schema: &Schema, value: ValueRef<'_>, at: &mut String, out: &mut Vec<(String, Unfit)>) {
     let only = schema.types.without_null();
     match value {
-        Value::Number(n) if only.is_only(JsonType::Integer) => {
-            if n.is_u64() && !n.is_i64() {
-                out.push((at.clone(), Unfit::OutsideI64));
-            } else if !n.is_i64() && !n.as_f64().is_some_and(exact_integral_double) {
-                out.push((at.clone(), Unfit::DoubleBeyondExactIntegers));
-            }
-        }
-        Value::Number(n) if only.is_only(JsonType::Number) => {
-            let magnitude = n.as_i64().map(i64::unsigned_abs).or_else(|| n.as_u64());
-            if magnitude.is_some_and(|m| m > EXACT_DOUBLE) {
+        ValueRef::Number(n) if only.is_only(JsonType::Integer) => match n {
+            Number::I64(_) => {}
+            Number::U64(_) | Number::Big(_) => out.push((at.clone(), Unfit::OutsideI64)),
+            Number::F64(f) if exact_integral_double(f) => {}
+            Number::F64(_) => out.push((at.clone(), Unfit::DoubleBeyondExactIntegers)),
+        },
+        ValueRef::Number(n) if only.is_only(JsonType::Number) => {
+            let beyond = match n {
+                Number::I64(i) => i.unsigned_abs() > EXACT_DOUBLE,
+                Number::U64(u) => u > EXACT_DOUBLE,
+                Number::Big(_) => true,
+                Number::F64(_) => false,
+            };
+            if beyond {
                 out.push((at.clone(), Unfit::IntegerBeyondF64));
             }
         }
-        Value::Array(items) => {
+        ValueRef::Array(items) => {
             if let Some(item) = &schema.items {
-                for (i, v) in items.iter().enumerate() {
+                for i in 0..items.len() {
+                    let Some(v) = items.get(i) else { continue };
                     let len = at.len();
                     at.push('/');
                     at.push_str(&i.to_string());
@@ -95,8 +94,8 @@ fn walk(
                 }
             }
         }
-        Value::Object(map) => {
-            for (k, v) in map {
+        ValueRef::Object(map) => {
+            for (k, v) in map.entries() {
                 if let Some(s) = schema.property(k) {
                     let len = at.len();
                     at.push('/');

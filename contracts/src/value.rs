@@ -12,31 +12,126 @@ use std::collections::{BTreeMap, HashMap};
 
 /// A JSON number as the data model holds it.
 ///
-/// Integers keep their exact value (`I64`/`U64`); everything else is `F64`.
+/// Integers keep their exact value: `I64`/`U64` inside the 64-bit range,
+/// [`BigInt`] beyond it (`docs/decisions.md`, "Canonical JSON: exact big
+/// integers"); everything else is `F64`. The lifetime is that of a
+/// [`BigInt`]'s digits; numbers without one are `Number<'static>`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Number {
+pub enum Number<'a> {
     /// A signed integer.
     I64(i64),
     /// An unsigned integer above `i64::MAX`.
     U64(u64),
     /// A finite double.
     F64(f64),
+    /// An integer outside both the `i64` and the `u64` range, exactly.
+    Big(BigInt<'a>),
 }
 
-impl Number {
-    /// The value as a double (may round for integers beyond 2^53).
+/// An integer outside both the `i64` and the `u64` range, held as its
+/// exact decimal digits: a JSON integer literal (RFC 8259 section 6,
+/// `-?[1-9][0-9]*`) of any length.
+///
+/// ```
+/// use templiqx_contracts::value::BigInt;
+///
+/// let n = BigInt::parse("-100000000000000000001").unwrap();
+/// assert!(n.is_negative());
+/// assert_eq!(n.magnitude(), "100000000000000000001");
+/// assert_eq!(BigInt::parse("18446744073709551615"), None); // u64::MAX
+/// assert_eq!(BigInt::parse("1e20"), None); // not an integer literal
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BigInt<'a>(&'a str);
+
+impl<'a> BigInt<'a> {
+    /// The integer spelled by `literal`, when it is a JSON integer literal
+    /// that neither `i64` nor `u64` holds; `None` otherwise (a literal with
+    /// a fraction or an exponent, a leading zero or `+`, or one inside the
+    /// 64-bit range, which is an [`Number::I64`]/[`Number::U64`]).
+    pub fn parse(literal: &'a str) -> Option<BigInt<'a>> {
+        let magnitude = literal.strip_prefix('-').unwrap_or(literal);
+        let integer = !magnitude.is_empty()
+            && magnitude.bytes().all(|b| b.is_ascii_digit())
+            && !magnitude.starts_with('0');
+        // 20 digits or more, and beyond `u64::MAX` (20 digits) or
+        // `i64::MIN` (19): every shorter literal fits.
+        let beyond = literal.parse::<i64>().is_err() && literal.parse::<u64>().is_err();
+        (integer && beyond).then_some(BigInt(literal))
+    }
+
+    /// A literal [`BigInt::parse`] accepted, for generated `static` data
+    /// (which cannot call `parse`); not public API.
+    #[doc(hidden)]
+    pub const fn from_parsed_literal(literal: &'a str) -> BigInt<'a> {
+        BigInt(literal)
+    }
+
+    /// The literal: an optional `-`, then the digits.
+    pub fn as_str(self) -> &'a str {
+        self.0
+    }
+
+    /// Whether the integer is below zero.
+    pub fn is_negative(self) -> bool {
+        self.0.starts_with('-')
+    }
+
+    /// The decimal digits of the absolute value (no sign, no leading zero).
+    pub fn magnitude(self) -> &'a str {
+        self.0.strip_prefix('-').unwrap_or(self.0)
+    }
+
+    /// The nearest double (correctly rounded; `±inf` beyond `f64::MAX`).
+    pub fn to_f64(self) -> f64 {
+        // A digit string always parses as a double.
+        self.0.parse().unwrap_or(f64::NAN)
+    }
+
+    /// Orders two big integers by value.
+    pub fn cmp_value(self, other: BigInt<'_>) -> std::cmp::Ordering {
+        signed_digits_cmp(
+            (self.is_negative(), self.magnitude()),
+            (other.is_negative(), other.magnitude()),
+        )
+    }
+}
+
+impl std::fmt::Display for BigInt<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// Orders two integers given as sign and magnitude digits (no leading
+/// zeros; zero is never negative).
+fn signed_digits_cmp(a: (bool, &str), b: (bool, &str)) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let magnitude = |x: &str, y: &str| x.len().cmp(&y.len()).then_with(|| x.cmp(y));
+    match (a.0, b.0) {
+        (false, true) => Ordering::Greater,
+        (true, false) => Ordering::Less,
+        (false, false) => magnitude(a.1, b.1),
+        (true, true) => magnitude(b.1, a.1),
+    }
+}
+
+impl<'a> Number<'a> {
+    /// The value as a double (rounds integers beyond 2^53 to the nearest;
+    /// a [`BigInt`] beyond `f64::MAX` is `±inf`).
     pub fn as_f64(self) -> f64 {
         match self {
             Number::I64(i) => i as f64,
             Number::U64(u) => u as f64,
             Number::F64(f) => f,
+            Number::Big(b) => b.to_f64(),
         }
     }
 
     /// Whether the number is integer-valued (`1.0` is, per JSON Schema).
     pub fn is_integer(self) -> bool {
         match self {
-            Number::I64(_) | Number::U64(_) => true,
+            Number::I64(_) | Number::U64(_) | Number::Big(_) => true,
             Number::F64(f) => f.is_finite() && f.fract() == 0.0,
         }
     }
@@ -44,30 +139,38 @@ impl Number {
     /// Numeric equality across representations (`1 == 1.0`), exact: an
     /// integer beyond 2^53 equals only the double of exactly its value
     /// (`9007199254740993 != 9007199254740992.0`). `NaN` equals nothing.
-    pub fn numeric_eq(self, other: Number) -> bool {
+    pub fn numeric_eq(self, other: Number<'_>) -> bool {
         self.cmp_exact(other) == Some(std::cmp::Ordering::Equal)
     }
 
     /// Compares two numbers by their exact mathematical values, across
-    /// representations and without rounding (`i64`/`u64` against `f64`
+    /// representations and without rounding (an integer against a double
     /// never goes through a lossy cast). `None` only when a `NaN` is
     /// involved; infinities order below/above every finite value.
     ///
     /// ```
     /// use std::cmp::Ordering;
-    /// use templiqx_contracts::Number;
+    /// use templiqx_contracts::{Number, value::BigInt};
     /// // 2^53 + 1 is above the double 2^53, although `as f64` would round it down.
     /// let big = Number::I64((1 << 53) + 1);
     /// assert_eq!(big.cmp_exact(Number::F64(9007199254740992.0)), Some(Ordering::Greater));
     /// assert_eq!(Number::U64(u64::MAX).cmp_exact(Number::F64(18446744073709551616.0)), Some(Ordering::Less));
     /// assert_eq!(Number::I64(1).cmp_exact(Number::F64(1.0)), Some(Ordering::Equal));
+    /// // 10^20 + 1 is above the double 10^20 it would be read as by a double parser.
+    /// let beyond = Number::Big(BigInt::parse("100000000000000000001").unwrap());
+    /// assert_eq!(beyond.cmp_exact(Number::F64(1e20)), Some(Ordering::Greater));
     /// ```
-    pub fn cmp_exact(self, other: Number) -> Option<std::cmp::Ordering> {
-        match (self.as_exact_int(), other.as_exact_int()) {
-            (Some(a), Some(b)) => Some(a.cmp(&b)),
-            (Some(a), None) => int_cmp_f64(a, other.as_f64()),
-            (None, Some(b)) => int_cmp_f64(b, self.as_f64()).map(std::cmp::Ordering::reverse),
-            (None, None) => self.as_f64().partial_cmp(&other.as_f64()),
+    pub fn cmp_exact(self, other: Number<'_>) -> Option<std::cmp::Ordering> {
+        match (self, other) {
+            (Number::Big(a), Number::Big(b)) => Some(a.cmp_value(b)),
+            (Number::Big(a), n) => big_cmp(a, n),
+            (n, Number::Big(b)) => big_cmp(b, n).map(std::cmp::Ordering::reverse),
+            _ => match (self.as_exact_int(), other.as_exact_int()) {
+                (Some(a), Some(b)) => Some(a.cmp(&b)),
+                (Some(a), None) => int_cmp_f64(a, other.as_f64()),
+                (None, Some(b)) => int_cmp_f64(b, self.as_f64()).map(std::cmp::Ordering::reverse),
+                (None, None) => self.as_f64().partial_cmp(&other.as_f64()),
+            },
         }
     }
 
@@ -76,12 +179,13 @@ impl Number {
         match self {
             Number::I64(i) => Some(i128::from(i)),
             Number::U64(u) => Some(i128::from(u)),
-            Number::F64(_) => None,
+            Number::F64(_) | Number::Big(_) => None,
         }
     }
 
-    /// Converts a `serde_json::Number`. Non-finite values cannot occur in JSON.
-    pub fn from_json(n: &serde_json::Number) -> Number {
+    /// Converts a `serde_json::Number` (which holds no [`BigInt`]).
+    /// Non-finite values cannot occur in JSON.
+    pub fn from_json(n: &serde_json::Number) -> Number<'static> {
         if let Some(i) = n.as_i64() {
             Number::I64(i)
         } else if let Some(u) = n.as_u64() {
@@ -91,12 +195,45 @@ impl Number {
         }
     }
 
-    /// Converts back to a `serde_json::Number` (`None` for non-finite doubles).
+    /// Converts to a `serde_json::Number`: `None` for a non-finite double
+    /// and for a [`BigInt`], which `serde_json::Number` cannot hold
+    /// exactly (use [`crate::json::Json`] to keep it).
     pub fn to_json(self) -> Option<serde_json::Number> {
         match self {
             Number::I64(i) => Some(i.into()),
             Number::U64(u) => Some(u.into()),
             Number::F64(f) => serde_json::Number::from_f64(f),
+            Number::Big(_) => None,
+        }
+    }
+}
+
+/// Compares the big integer `a` with a number of another kind exactly.
+fn big_cmp(a: BigInt<'_>, n: Number<'_>) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    // |a| > u64::MAX ≥ |n| for every I64/U64, and for every double below 2^64.
+    let by_sign = if a.is_negative() {
+        Ordering::Less
+    } else {
+        Ordering::Greater
+    };
+    match n {
+        Number::Big(b) => Some(a.cmp_value(b)),
+        Number::I64(_) | Number::U64(_) => Some(by_sign),
+        Number::F64(f) if f.is_nan() => None,
+        Number::F64(f) if f.is_infinite() => Some(if f > 0.0 {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        }),
+        Number::F64(f) if f.abs() < 18_446_744_073_709_551_616.0 => Some(by_sign),
+        Number::F64(f) => {
+            // |f| ≥ 2^64 is an integer; `{:.0}` writes its exact digits.
+            let digits = format!("{:.0}", f.abs());
+            Some(signed_digits_cmp(
+                (a.is_negative(), a.magnitude()),
+                (f < 0.0, &digits),
+            ))
         }
     }
 }
@@ -182,7 +319,7 @@ pub enum ValueRef<'a> {
     /// `true` / `false`.
     Bool(bool),
     /// A number.
-    Number(Number),
+    Number(Number<'a>),
     /// A string.
     String(&'a str),
     /// An array.
@@ -192,8 +329,9 @@ pub enum ValueRef<'a> {
 }
 
 impl std::fmt::Debug for ValueRef<'_> {
+    /// The value's canonical JSON (exact for every number).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.to_json())
+        crate::canonical::write_canonical(*self, f)
     }
 }
 
@@ -220,13 +358,23 @@ impl<'a> ValueRef<'a> {
         }
     }
 
-    /// Copies the value into a `serde_json::Value` (non-finite doubles become `null`).
+    /// Copies the value into a `serde_json::Value` (non-finite doubles
+    /// become `null`). A [`BigInt`] becomes its nearest double, since
+    /// `serde_json::Value` cannot hold it: use
+    /// [`Json::from_value`](crate::json::Json::from_value) for an exact
+    /// copy.
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::Value;
         match *self {
             ValueRef::Null => Value::Null,
             ValueRef::Bool(b) => Value::Bool(b),
-            ValueRef::Number(n) => n.to_json().map(Value::Number).unwrap_or(Value::Null),
+            ValueRef::Number(n) => {
+                let n = match n {
+                    Number::Big(b) => Number::F64(b.to_f64()),
+                    n => n,
+                };
+                n.to_json().map(Value::Number).unwrap_or(Value::Null)
+            }
             ValueRef::String(s) => Value::String(s.to_owned()),
             ValueRef::Array(a) => Value::Array(
                 (0..a.len())
@@ -487,7 +635,7 @@ pub trait Members {
     /// The members beyond the declared ones (`additionalProperties`), when
     /// the struct keeps them; `None` for a closed struct. A key equal to a
     /// declared name is never read from here: the declared member wins.
-    fn extra(&self) -> Option<&serde_json::Map<String, serde_json::Value>> {
+    fn extra(&self) -> Option<&crate::json::JsonMap> {
         None
     }
 }
@@ -585,8 +733,9 @@ pub enum IrValue {
     Null,
     /// A boolean.
     Bool(bool),
-    /// A number.
-    Number(Number),
+    /// A number (never a [`BigInt`] in compiled contracts, whose
+    /// literals are inside the 64-bit range).
+    Number(Number<'static>),
     /// A string.
     String(Str),
     /// An array.

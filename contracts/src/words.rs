@@ -28,7 +28,7 @@
 //! assert_eq!(words::truncate(&"x".repeat(81)), format!("{}…", "x".repeat(80)));
 //! ```
 
-use crate::value::{JsonType, ValueRef};
+use crate::value::{AsValue, JsonType, ValueRef};
 use std::borrow::Cow;
 
 /// Words longer than this (in characters) get no suggestion: they are not
@@ -112,16 +112,11 @@ pub fn kind(t: JsonType) -> &'static str {
     }
 }
 
-/// The [`kind`] of a JSON value (every number is `a number`).
-pub fn kind_of(value: &serde_json::Value) -> &'static str {
-    kind(match value {
-        serde_json::Value::Null => JsonType::Null,
-        serde_json::Value::Bool(_) => JsonType::Boolean,
-        serde_json::Value::Number(_) => JsonType::Number,
-        serde_json::Value::String(_) => JsonType::String,
-        serde_json::Value::Array(_) => JsonType::Array,
-        serde_json::Value::Object(_) => JsonType::Object,
-    })
+/// The [`kind`] of a JSON value (every number is `a number`):
+/// a `serde_json::Value`, a [`Json`](crate::json::Json), or any other
+/// [`AsValue`].
+pub fn kind_of<V: AsValue + ?Sized>(value: &V) -> &'static str {
+    kind(value.as_value().json_type())
 }
 
 /// The [`kind`] of a borrowed value (every number is `a number`).

@@ -10,7 +10,7 @@ use templiqx_contracts::format::{days_in_month, is_date, is_date_time, parse_dat
 use templiqx_contracts::validate::validate;
 use templiqx_contracts::{AsValue, Format, IrValue, Number, Ptr, Schema, Seq, Str, TypeSet};
 
-fn number() -> impl Strategy<Value = Number> {
+fn number() -> impl Strategy<Value = Number<'static>> {
     prop_oneof![
         any::<i64>().prop_map(Number::I64),
         any::<u64>().prop_map(Number::U64),

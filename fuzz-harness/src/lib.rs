@@ -105,8 +105,8 @@ pub fn contract_yaml(data: &[u8]) -> Outcome {
 /// Renders and checks the result's shape; returns whether it rendered.
 fn render_checked(
     interaction: &Interaction,
-    inputs: &serde_json::Map<String, serde_json::Value>,
-    context: &serde_json::Map<String, serde_json::Value>,
+    inputs: &dyn templiqx_contracts::ObjectView,
+    context: &dyn templiqx_contracts::ObjectView,
 ) -> bool {
     match templiqx::render(interaction, inputs, context) {
         Ok(r) => {
@@ -219,7 +219,8 @@ pub fn examples() -> &'static [Interaction] {
 /// Request JSON → render, for every example contract.
 ///
 /// The bytes are read as the CLI and the mock read a request document
-/// (`templiqx_build::text`, exact integers, duplicate keys refused); a
+/// (`templiqx_contracts::json::parse`: integers exact at any size,
+/// duplicate keys refused); a
 /// document `{"inputs": {...}, "context": {...}}` is rendered against each
 /// example. Properties: no panic, a render succeeds with one message per
 /// declared message or fails with well-formed diagnostics.
@@ -227,14 +228,14 @@ pub fn request(data: &[u8]) -> Outcome {
     let Ok(source) = text::decode_slice(data, Syntax::Json) else {
         return Outcome::Rejected;
     };
-    let value = match templiqx_mock::document::parse_json(source) {
+    let value = match templiqx_contracts::json::parse(source) {
         Ok(v) => v,
         Err(d) => {
             check_diagnostics(&[d]);
             return Outcome::Rejected;
         }
     };
-    let empty = serde_json::Map::new();
+    let empty = templiqx_contracts::JsonMap::new();
     let inputs = value
         .get("inputs")
         .and_then(|v| v.as_object())
@@ -267,7 +268,7 @@ pub fn canonical(data: &[u8]) -> Outcome {
     let Ok(source) = text::decode_slice(data, Syntax::Json) else {
         return Outcome::Rejected;
     };
-    let value = match templiqx_mock::document::parse_json(source) {
+    let value = match templiqx_contracts::json::parse(source) {
         Ok(v) => v,
         Err(d) => {
             check_diagnostics(&[d]);
@@ -277,7 +278,7 @@ pub fn canonical(data: &[u8]) -> Outcome {
     use templiqx_contracts::canonical::{fingerprint, sha256_hex, to_canonical_string};
     use templiqx_contracts::value::AsValue;
     let once = to_canonical_string(&value);
-    let back = templiqx_mock::document::parse_json(&once)
+    let back = templiqx_contracts::json::parse(&once)
         .unwrap_or_else(|d| panic!("canonical JSON {once:?} does not parse back: {d:?}"));
     assert!(
         same(value.as_value(), back.as_value()),

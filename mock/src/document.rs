@@ -19,6 +19,7 @@ use std::path::Path;
 use templiqx_build::text::{self, ReadError, Syntax};
 use templiqx_build::yaml::{self, Node};
 use templiqx_contracts::diagnostic::escape_pointer_token;
+use templiqx_contracts::json::{self, Json};
 use templiqx_contracts::{Code, Diagnostic};
 
 /// The largest document this crate reads: 16 MiB (the compiler's
@@ -31,7 +32,7 @@ pub const MAX_DOCUMENT_BYTES: u64 = text::MAX_SOURCE_BYTES;
 #[derive(Clone, Debug)]
 pub struct Document {
     /// The value.
-    pub value: serde_json::Value,
+    pub value: Json,
     /// The spanned tree: the YAML document's, or a JSON document's read
     /// as YAML 1.2 (of which JSON is a subset) for its spans only; `None`
     /// when the reader could not map it.
@@ -48,12 +49,12 @@ impl Document {
         if yaml {
             let node = yaml::parse(text)?;
             Ok(Document {
-                value: node.to_json(),
+                value: Json::from(node.to_json()),
                 tree: Some(node),
             })
         } else {
             // The value is the strict JSON reader's; the tree serves spans.
-            let value = parse_json(text)?;
+            let value = json::parse(text)?;
             Ok(Document {
                 value,
                 tree: yaml::parse(text).ok(),
@@ -133,18 +134,6 @@ pub fn read_text(path: &Path, display: &str) -> Result<String, Diagnostic> {
     })
 }
 
-/// Parses JSON text as every JSON document Templiqx reads is parsed
-/// ([`text::parse_json`]: one value, no key twice, no integer that would
-/// be rounded).
-///
-/// # Errors
-///
-/// `TQX_PARSE_JSON` spanning the line and column of the problem (no file:
-/// the caller names it).
-pub fn parse_json(text: &str) -> Result<serde_json::Value, Diagnostic> {
-    text::parse_json(text)
-}
-
 /// Deserialises `value` into `T`.
 ///
 /// # Errors
@@ -160,7 +149,7 @@ pub fn parse_json(text: &str) -> Result<serde_json::Value, Diagnostic> {
 /// | `unknown variant …`, `unknown diagnostic code …` | `TQX_UNKNOWN_VARIANT` |
 /// | `invalid type: …` | `TQX_INVALID_TYPE` |
 /// | anything else (`invalid value`, `invalid length`, `duplicate field`) | `TQX_INVALID_VALUE` |
-pub fn decode_value<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T, Diagnostic> {
+pub fn decode_value<T: DeserializeOwned>(value: &Json) -> Result<T, Diagnostic> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let mut pointer = pointer_of(e.path());
         let message = e.into_inner().to_string();
@@ -182,12 +171,12 @@ pub fn decode_value<T: DeserializeOwned>(value: &serde_json::Value) -> Result<T,
 /// The pointer of the one object member named `key` at or below
 /// `pointer` (serde loses the path inside internally tagged enums, whose
 /// content it buffers); `None` when there is none or more than one.
-fn locate_key(value: &serde_json::Value, pointer: &str, key: &str) -> Option<String> {
+fn locate_key(value: &Json, pointer: &str, key: &str) -> Option<String> {
     let mut found = None;
     let mut stack = vec![(value.pointer(pointer)?, pointer.to_owned())];
     while let Some((v, at)) = stack.pop() {
         match v {
-            serde_json::Value::Object(o) => {
+            Json::Object(o) => {
                 for (k, child) in o {
                     let child_at = format!("{at}/{}", escape_pointer_token(k));
                     if k == key {
@@ -199,7 +188,7 @@ fn locate_key(value: &serde_json::Value, pointer: &str, key: &str) -> Option<Str
                     stack.push((child, child_at));
                 }
             }
-            serde_json::Value::Array(items) => {
+            Json::Array(items) => {
                 for (i, child) in items.iter().enumerate() {
                     stack.push((child, format!("{at}/{i}")));
                 }
@@ -267,7 +256,7 @@ mod tests {
 
     #[test]
     fn json_with_a_repeated_key_is_rejected() {
-        let d = parse_json(r#"{"a": {"b": 1, "b": 2}}"#).unwrap_err();
+        let d = json::parse(r#"{"a": {"b": 1, "b": 2}}"#).unwrap_err();
         assert_eq!(d.code, Code::ParseJson);
         assert_eq!(d.message, "invalid JSON: duplicate key `b` in an object");
         // The place is the span, not words in the message.
@@ -309,11 +298,11 @@ mod tests {
 
     #[test]
     fn json_syntax_errors_and_deep_nesting_are_diagnostics() {
-        assert_eq!(parse_json("{").unwrap_err().code, Code::ParseJson);
+        assert_eq!(json::parse("{").unwrap_err().code, Code::ParseJson);
         let deep = "[".repeat(100_000);
-        assert_eq!(parse_json(&deep).unwrap_err().code, Code::ParseJson);
+        assert_eq!(json::parse(&deep).unwrap_err().code, Code::ParseJson);
         assert_eq!(
-            parse_json(r#"{"x": [1, 2.5, null, true, "é"]}"#).unwrap(),
+            json::parse(r#"{"x": [1, 2.5, null, true, "é"]}"#).unwrap(),
             json!({"x": [1, 2.5, null, true, "é"]})
         );
     }

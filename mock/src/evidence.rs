@@ -23,9 +23,9 @@
 use crate::load::ScenarioRequest;
 use crate::scenario::EvidenceExpectation;
 use serde::Serialize;
-use serde_json::Value;
 use templiqx_contracts::canonical::sha256_hex;
 use templiqx_contracts::diagnostic::pointer_push;
+use templiqx_contracts::{Json as Value, JsonMap};
 
 /// An evidence entry found in a request or an output.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -116,7 +116,7 @@ pub fn check_evidence(
     output: Option<&Value>,
 ) -> EvidenceCheck {
     let request_value = request.map(|r| {
-        let mut m = serde_json::Map::new();
+        let mut m = JsonMap::new();
         m.insert("inputs".into(), Value::Object(r.inputs.clone()));
         m.insert("context".into(), Value::Object(r.context.clone()));
         Value::Object(m)
@@ -229,7 +229,7 @@ pub fn find_source_texts(request: &Value, prefix: &str) -> Vec<SourceText> {
         };
         let mut texts = object
             .iter()
-            .filter(|(k, v)| k.ends_with("_text") && v.is_string());
+            .filter(|(k, v)| k.ends_with("_text") && v.as_str().is_some());
         let (Some((key, Value::String(text))), None) = (texts.next(), texts.next()) else {
             return;
         };
@@ -295,11 +295,7 @@ fn check_quote(entry: &EvidenceEntry, sources: &[SourceText]) -> QuoteCheck {
 
 /// Calls `f` on every object in `value` with its pointer, depth-first in
 /// document order, without recursion (no stack limit to hit).
-fn walk_objects(
-    value: &Value,
-    prefix: &str,
-    f: &mut dyn FnMut(&serde_json::Map<String, Value>, &str),
-) {
+fn walk_objects(value: &Value, prefix: &str, f: &mut dyn FnMut(&JsonMap, &str)) {
     let mut stack: Vec<(&Value, String)> = vec![(value, prefix.to_owned())];
     while let Some((value, pointer)) = stack.pop() {
         match value {
@@ -335,13 +331,14 @@ mod tests {
     fn entry(quote: &str, start: u64, end: u64) -> Value {
         json!({"document_id": "D", "fragment_id": "F", "quote_sha256": quote,
                "start_offset": start, "end_offset": end})
+        .into()
     }
 
     #[test]
     fn a_listed_item_matches_and_its_quote_is_verified_on_utf8_bytes() {
         // "héllo" is 6 bytes: é is two.
         let quote = sha256_hex("héllo".as_bytes());
-        let output = json!({"evidence": [entry(&quote, 0, 6)]});
+        let output: Value = json!({"evidence": [entry(&quote, 0, 6)]}).into();
         let expected = [EvidenceExpectation {
             document_id: "D".into(),
             fragment_id: "F".into(),
@@ -357,19 +354,20 @@ mod tests {
     #[test]
     fn a_wrong_quote_hash_fails_even_when_unlisted() {
         let wrong = sha256_hex(b"hello");
-        let output = json!({"evidence": [entry(&wrong, 0, 6)]});
+        let output: Value = json!({"evidence": [entry(&wrong, 0, 6)]}).into();
         let check = check_evidence(&[], Some(&request()), Some(&output));
         assert!(!check.passed());
         assert_eq!(check.quote_mismatches[0].pointer, "/output/evidence/0");
         // Offsets beyond the text are a mismatch too, never a panic.
-        let output = json!({"evidence": [entry(&wrong, 5, 500), entry(&wrong, 9, 2)]});
+        let output: Value =
+            json!({"evidence": [entry(&wrong, 5, 500), entry(&wrong, 9, 2)]}).into();
         let check = check_evidence(&[], Some(&request()), Some(&output));
         assert_eq!(check.quote_mismatches.len(), 2);
     }
 
     #[test]
     fn an_unmatched_item_fails_and_quotes_without_source_are_unverifiable() {
-        let output = json!({"evidence": [entry(&sha256_hex(b"x"), 0, 1)]});
+        let output: Value = json!({"evidence": [entry(&sha256_hex(b"x"), 0, 1)]}).into();
         let expected = [EvidenceExpectation {
             document_id: "D".into(),
             fragment_id: "OTHER".into(),
@@ -384,13 +382,13 @@ mod tests {
 
     #[test]
     fn deep_values_do_not_overflow_the_stack() {
-        let mut v = json!({});
+        let mut v = Value::Object(JsonMap::new());
         for _ in 0..100_000 {
             v = Value::Array(vec![v]);
         }
         let check = check_evidence(&[], None, Some(&v));
         assert_eq!(check.entries_found, 0);
-        // Dropping a deep serde_json value recurses; leak it instead.
+        // Dropping a deep value recurses; leak it instead.
         std::mem::forget(v);
     }
 }

@@ -17,10 +17,10 @@ use templiqx_contracts::{Code, Diagnostic};
 pub struct ScenarioRequest {
     /// The contract's `inputs`.
     #[serde(default)]
-    pub inputs: serde_json::Map<String, serde_json::Value>,
+    pub inputs: templiqx_contracts::JsonMap,
     /// The contract's `context`.
     #[serde(default)]
-    pub context: serde_json::Map<String, serde_json::Value>,
+    pub context: templiqx_contracts::JsonMap,
 }
 
 /// A validated manifest with the documents it names.
@@ -33,7 +33,7 @@ pub struct Scenario {
     /// The request document named by `input`, when given.
     pub request: Option<ScenarioRequest>,
     /// The document named by `expected_output`, when given.
-    pub expected_output: Option<serde_json::Value>,
+    pub expected_output: Option<templiqx_contracts::Json>,
 }
 
 impl Scenario {
@@ -49,7 +49,7 @@ impl Scenario {
     pub fn from_parts(
         manifest: ScenarioManifest,
         request: Option<ScenarioRequest>,
-        expected_output: Option<serde_json::Value>,
+        expected_output: Option<templiqx_contracts::Json>,
     ) -> Result<Scenario, MockError> {
         manifest.validate()?;
         let scenario = Scenario {

@@ -9,6 +9,7 @@ use crate::harness::{Check, CheckField, ConformanceReport, ScenarioReport};
 use crate::inventory::{Inventory, InventoryScenario};
 use crate::load::display_rel as rel;
 use serde_json::Value;
+use templiqx_contracts::Json;
 use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::words;
 use templiqx_contracts::{Code, Diagnostic};
@@ -143,7 +144,7 @@ pub fn contract_missing(s: &ScenarioReport) -> bool {
 
 /// The JSON Pointer, in the manifest whose value is `value`, of the field a check
 /// compares (when the manifest has it).
-fn manifest_pointer(value: &Value, field: CheckField) -> Option<String> {
+fn manifest_pointer(value: &Json, field: CheckField) -> Option<String> {
     let direct = |key: &str| value.get(key).map(|_| pointer_push("", key));
     match field {
         CheckField::Contract => direct("contract"),
@@ -161,7 +162,7 @@ fn manifest_pointer(value: &Value, field: CheckField) -> Option<String> {
         CheckField::DocumentExpectation => direct("document_expectation"),
         CheckField::Stream => direct("events").or_else(|| direct("steps")),
         CheckField::OutputSchemaValid => ["steps", "events"].iter().find_map(|list| {
-            let items = value.get(*list)?.as_array()?;
+            let items = value.get(list)?.as_array()?;
             let i = items
                 .iter()
                 .rposition(|item| item.get("output_schema_valid").is_some())?;

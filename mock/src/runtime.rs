@@ -81,7 +81,7 @@ struct Script {
 #[derive(Clone, Debug)]
 enum Terminal {
     Success {
-        output: serde_json::Value,
+        output: templiqx_contracts::Json,
         usage: Option<Usage>,
         /// The delta texts a streaming invocation replays.
         deltas: Vec<String>,
@@ -216,7 +216,7 @@ impl ScriptedRuntime {
 
     /// The output a successful invocation returns, before validation;
     /// `None` when the lifecycle ends in `runtime_failure`.
-    pub fn output(&self) -> Option<&serde_json::Value> {
+    pub fn output(&self) -> Option<&templiqx_contracts::Json> {
         match &self.script.terminal {
             Terminal::Success { output, .. } => Some(output),
             Terminal::Failure(_) => None,

@@ -194,7 +194,7 @@ pub enum ScenarioStep {
         /// The output; when absent, the manifest's `expected_output`
         /// document. (`null` counts as absent.)
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        output: Option<serde_json::Value>,
+        output: Option<templiqx_contracts::Json>,
         /// Whether the output validates against the contract's output
         /// schema; the harness checks this against real validation.
         output_schema_valid: bool,
@@ -317,7 +317,7 @@ pub enum ScenarioStreamEvent {
         /// The output; when given it takes precedence over the deltas,
         /// whose concatenation is otherwise parsed as the JSON output.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        output: Option<serde_json::Value>,
+        output: Option<templiqx_contracts::Json>,
         /// Whether the output validates against the contract's output
         /// schema; the harness checks this against real validation.
         output_schema_valid: bool,
@@ -925,8 +925,12 @@ impl StreamOrder {
 /// `TQX_INVALID_TYPE` when the document is not an object (serde would
 /// otherwise read a list as a struct's fields in order); `TQX_API_VERSION`
 /// when `api_version` is present and not [`API_VERSION`].
-pub(crate) fn check_api_version(value: &serde_json::Value, what: &str) -> Result<(), Diagnostic> {
-    if !value.is_object() {
+pub(crate) fn check_api_version(
+    value: &templiqx_contracts::Json,
+    what: &str,
+) -> Result<(), Diagnostic> {
+    use templiqx_contracts::Json;
+    if value.as_object().is_none() {
         let found = templiqx_contracts::words::kind_of(value);
         return Err(Diagnostic::error(
             Code::InvalidType,
@@ -938,8 +942,8 @@ pub(crate) fn check_api_version(value: &serde_json::Value, what: &str) -> Result
         )));
     }
     match value.get("api_version") {
-        Some(serde_json::Value::String(v)) if v == API_VERSION => Ok(()),
-        Some(serde_json::Value::String(v)) => Err(api_version_error(v, what)),
+        Some(Json::String(v)) if v == API_VERSION => Ok(()),
+        Some(Json::String(v)) => Err(api_version_error(v, what)),
         Some(other) => Err(api_version_error(&other.to_string(), what)),
         None => Ok(()),
     }

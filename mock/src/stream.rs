@@ -3,7 +3,6 @@
 //! output preferred over the deltas (`docs/mock.md`, "Format notes",
 //! "Stream output").
 
-use crate::document::parse_json;
 use crate::scenario::ScenarioStreamEvent;
 use serde::Serialize;
 use templiqx::Usage;
@@ -25,7 +24,7 @@ pub struct StreamAggregate {
     /// parsed as one JSON document (a structured output streams its JSON
     /// text, as the port's default `invoke_streaming` streams a whole
     /// output as its canonical JSON).
-    pub output: serde_json::Value,
+    pub output: templiqx_contracts::Json,
     /// Whether `output` is the `finish` event's explicit output.
     pub explicit_output: bool,
 }
@@ -82,7 +81,7 @@ pub fn aggregate(events: &[ScenarioStreamEvent]) -> Result<StreamAggregate, Diag
     let (output, explicit_output) = match explicit {
         Some(output) => (output, true),
         None => {
-            let output = parse_json(&text).map_err(|d| {
+            let output = templiqx_contracts::json::parse(&text).map_err(|d| {
                 // The deltas are no file: the place goes into the message.
                 let what = d.message.strip_prefix("invalid JSON: ").unwrap_or(&d.message);
                 let place = d

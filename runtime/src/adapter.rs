@@ -30,7 +30,7 @@ use std::fmt;
 use std::future::Future;
 use templiqx_contracts::canonical::{fingerprint, to_canonical_string};
 use templiqx_contracts::{
-    AsValue, Code, Diagnostic, Interaction, Receipt, RenderedInteraction, RuntimeFailure,
+    AsValue, Code, Diagnostic, Interaction, Json, Receipt, RenderedInteraction, RuntimeFailure,
     StreamEvent,
 };
 
@@ -79,7 +79,7 @@ pub struct Usage {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AdapterOutput {
     /// The structured output, not yet validated.
-    pub output: serde_json::Value,
+    pub output: Json,
     /// Token usage, when the provider reports it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
@@ -89,7 +89,7 @@ pub struct AdapterOutput {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Execution {
     /// The output; valid against the interaction's `output_schema`.
-    pub output: serde_json::Value,
+    pub output: Json,
     /// `Receipt::Success` over the request and output fingerprints.
     pub receipt: Receipt,
     /// Token usage of the successful attempt, when reported.

@@ -4,10 +4,10 @@
 use crate::output::validate_output;
 use crate::render::render;
 use serde::de::DeserializeOwned;
-use std::borrow::Cow;
 use std::fmt;
 use templiqx_contracts::{
-    AsValue, Code, Diagnostic, Diagnostics, Interaction, JsonType, ObjectView, Schema,
+    AsValue, Code, Diagnostic, Diagnostics, Interaction, Json, JsonType, ObjectView, Schema,
+    ValueRef,
 };
 
 /// A model output that failed validation or decoding (`TQX_OUTPUT_SCHEMA`).
@@ -34,7 +34,9 @@ impl fmt::Display for DecodeError {
 impl std::error::Error for DecodeError {}
 
 /// Validates `output` against the interaction's `output_schema`, then
-/// deserialises it into `T` (a generated `Output`).
+/// deserialises it into `T` (a generated `Output`). `output` is any viewed
+/// JSON value: a [`Json`] (what the adapter port returns, integers exact at
+/// any size), a `serde_json::Value`, a generated struct.
 ///
 /// Integer-valued numbers where the schema says `integer` (`12.0`) decode
 /// into `i64`, as JSON Schema counts them as integers ([`check_root`]).
@@ -45,13 +47,13 @@ impl std::error::Error for DecodeError {}
 /// does not deserialise into `T`.
 pub fn decode_output<T: DeserializeOwned>(
     interaction: &Interaction,
-    output: &serde_json::Value,
+    output: &(impl AsValue + ?Sized),
 ) -> Result<T, DecodeError> {
-    // Borrowed: a value too deep to validate is refused before anything
-    // walks (or clones) it recursively.
-    let value =
-        check_output(interaction, output).map_err(|d| DecodeError::from(Diagnostics::from(d)))?;
-    serde_path_to_error::deserialize(value.as_ref()).map_err(|e| {
+    // Viewed: a value too deep to validate is refused before anything
+    // walks (or copies) it recursively.
+    let value = check_output(interaction, output.as_value())
+        .map_err(|d| DecodeError::from(Diagnostics::from(d)))?;
+    serde_path_to_error::deserialize(&value).map_err(|e| {
         let pointer = pointer_of(e.path());
         DecodeError {
             diagnostics: Diagnostics::from(vec![
@@ -89,58 +91,33 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
     out
 }
 
-/// Rewrites integer-valued doubles to integers where `schema` says `integer`.
-fn normalize_integers<'v>(
-    schema: &Schema,
-    value: &'v serde_json::Value,
-) -> Cow<'v, serde_json::Value> {
-    use serde_json::Value;
+/// Rewrites integer-valued doubles to integers where `schema` says
+/// `integer`, in place.
+fn normalize_integers(schema: &Schema, value: &mut Json) {
+    use templiqx_contracts::Number;
     match value {
-        Value::Number(n)
-            if schema.types.without_null().is_only(JsonType::Integer)
-                && !(n.is_i64() || n.is_u64()) =>
-        {
-            match n.as_f64() {
-                Some(f) if templiqx_contracts::typed::exact_integral_double(f) => {
-                    Cow::Owned(Value::from(f as i64))
-                }
-                _ => Cow::Borrowed(value),
+        Json::Number(n) if schema.types.without_null().is_only(JsonType::Integer) => {
+            if let Number::F64(f) = n.as_number()
+                && templiqx_contracts::typed::exact_integral_double(f)
+            {
+                *value = Json::from(f as i64);
             }
         }
-        Value::Array(items) => match &schema.items {
-            Some(item_schema) => {
-                let out: Vec<Cow<'_, Value>> = items
-                    .iter()
-                    .map(|v| normalize_integers(item_schema, v))
-                    .collect();
-                if out.iter().all(|c| matches!(c, Cow::Borrowed(_))) {
-                    Cow::Borrowed(value)
-                } else {
-                    Cow::Owned(Value::Array(out.into_iter().map(Cow::into_owned).collect()))
+        Json::Array(items) => {
+            if let Some(item_schema) = &schema.items {
+                for v in items {
+                    normalize_integers(item_schema, v);
                 }
             }
-            None => Cow::Borrowed(value),
-        },
-        Value::Object(map) if !schema.properties.is_empty() => {
-            let mut changed = false;
-            let out: serde_json::Map<String, Value> = map
-                .iter()
-                .map(|(k, v)| {
-                    let nv = match schema.property(k) {
-                        Some(s) => normalize_integers(s, v),
-                        None => Cow::Borrowed(v),
-                    };
-                    changed |= matches!(nv, Cow::Owned(_));
-                    (k.clone(), nv.into_owned())
-                })
-                .collect();
-            if changed {
-                Cow::Owned(Value::Object(out))
-            } else {
-                Cow::Borrowed(value)
+        }
+        Json::Object(map) => {
+            for (k, v) in map {
+                if let Some(s) = schema.property(k) {
+                    normalize_integers(s, v);
+                }
             }
         }
-        _ => Cow::Borrowed(value),
+        _ => {}
     }
 }
 
@@ -171,15 +148,14 @@ pub enum Scope {
 pub fn check_root(
     interaction: &Interaction,
     scope: Scope,
-    value: serde_json::Value,
-) -> Result<serde_json::Value, Vec<Diagnostic>> {
-    use serde_json::Value;
+    value: Json,
+) -> Result<Json, Vec<Diagnostic>> {
     let (name, fields) = match scope {
-        Scope::Output => return check_output(interaction, &value).map(Cow::into_owned),
+        Scope::Output => return check_output(interaction, value.as_value()),
         Scope::Inputs => ("inputs", &interaction.inputs),
         Scope::Context => ("context", &interaction.context),
     };
-    let Value::Object(map) = value else {
+    let Json::Object(map) = value else {
         return Err(vec![
             Diagnostic::error(
                 Code::ValueInvalid,
@@ -200,7 +176,7 @@ pub fn check_root(
         return Err(problems);
     }
     let mut wide = Vec::new();
-    let mut out = serde_json::Map::new();
+    let mut out = templiqx_contracts::JsonMap::new();
     for (key, v) in map {
         let field = fields.iter().find(|f| f.name == key.as_str());
         if let Some(f) = field {
@@ -209,15 +185,15 @@ pub fn check_root(
                 templiqx_contracts::diagnostic::escape_pointer_token(&key)
             );
             wide.extend(
-                templiqx_contracts::typed::unrepresentable(&f.schema, &v)
+                templiqx_contracts::typed::unrepresentable(&f.schema, v.as_value())
                     .into_iter()
                     .map(|(pointer, unfit)| (format!("{at}{pointer}"), unfit)),
             );
         }
-        let v = match field {
-            Some(f) => normalize_integers(&f.schema, &v).into_owned(),
-            None => v,
-        };
+        let mut v = v;
+        if let Some(f) = field {
+            normalize_integers(&f.schema, &mut v);
+        }
         out.insert(key, v);
     }
     if !wide.is_empty() {
@@ -226,18 +202,15 @@ pub fn check_root(
             .map(|p| too_wide(Code::ValueInvalid, p))
             .collect());
     }
-    Ok(Value::Object(out))
+    Ok(Json::Object(out))
 }
 
-/// [`check_root`] for the output, on a borrowed value: validation first
+/// [`check_root`] for the output, on a viewed value: validation first
 /// (which bounds the depth of what the later walks see), then the
-/// representability check, then integer normalisation (a copy only when a
-/// number changes).
-fn check_output<'v>(
-    interaction: &Interaction,
-    value: &'v serde_json::Value,
-) -> Result<Cow<'v, serde_json::Value>, Vec<Diagnostic>> {
-    validate_output(interaction, value.as_value())?;
+/// representability check, then an owned copy with its integers
+/// normalised.
+fn check_output(interaction: &Interaction, value: ValueRef<'_>) -> Result<Json, Vec<Diagnostic>> {
+    validate_output(interaction, value)?;
     let schema = &interaction.output_schema;
     let problems = templiqx_contracts::typed::unrepresentable(schema, value);
     if !problems.is_empty() {
@@ -246,7 +219,9 @@ fn check_output<'v>(
             .map(|p| too_wide(Code::OutputSchema, p))
             .collect());
     }
-    Ok(normalize_integers(schema, value))
+    let mut owned = Json::from_value(value);
+    normalize_integers(schema, &mut owned);
+    Ok(owned)
 }
 
 /// The deserialisation of a generated root type (`Inputs`, `Context`, a
@@ -261,13 +236,13 @@ pub fn deserialize_root<'de, D, T>(
     deserializer: D,
     interaction: &Interaction,
     scope: Scope,
-    fields: fn(serde_json::Value) -> Result<T, serde_json::Error>,
+    fields: fn(Json) -> Result<T, serde::de::value::Error>,
 ) -> Result<T, D::Error>
 where
     D: serde::Deserializer<'de>,
 {
     use serde::de::Error as _;
-    let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
+    let value = <Json as serde::Deserialize>::deserialize(deserializer)?;
     let value = check_root(interaction, scope, value)
         .map_err(|d| D::Error::custom(DecodeError::from(Diagnostics::from(d))))?;
     fields(value).map_err(D::Error::custom)
@@ -305,15 +280,19 @@ pub fn run_eval<I, C, O>(
     O: DeserializeOwned,
 {
     let id = &interaction.contract_id;
-    let inputs: I = serde_json::from_str(inputs)
+    let read = |what: &str, text: &str| {
+        templiqx_contracts::json::parse(text)
+            .unwrap_or_else(|e| panic!("{id}: eval {what} is not JSON: {e}"))
+    };
+    let inputs = I::deserialize(read("inputs", inputs))
         .unwrap_or_else(|e| panic!("{id}: eval inputs do not decode: {e}"));
-    let context: C = serde_json::from_str(context)
+    let context = C::deserialize(read("context", context))
         .unwrap_or_else(|e| panic!("{id}: eval context does not decode: {e}"));
     if let Err(e) = render(interaction, &inputs, &context) {
         panic!("{id}: the eval does not render:\n{e}");
     }
     if let Some(fake) = fake_output {
-        let value: serde_json::Value = serde_json::from_str(fake)
+        let value = templiqx_contracts::json::parse(fake)
             .unwrap_or_else(|e| panic!("{id}: fake_output is not JSON: {e}"));
         if let Err(e) = decode_output::<O>(interaction, &value) {
             panic!("{id}: fake_output is invalid:\n{e}");

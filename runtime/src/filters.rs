@@ -173,15 +173,15 @@ pub fn write_date<W: Write + ?Sized>(
 /// person rounding by hand would (`2.675` → `2.68`, `0.125` → `0.13`,
 /// `1.005` → `1.01`, although none of these is exactly representable as a
 /// double); writes `-` for negatives but never `-0.00`; prints integers held
-/// exactly (`i64`/`u64`, including beyond 2^53) digit for digit, with no
-/// float round-trip.
+/// exactly (`i64`/`u64`, including beyond 2^53, and a [`BigInt`](templiqx_contracts::BigInt) of any
+/// size) digit for digit, with no float round-trip.
 ///
 /// # Errors
 ///
 /// [`FilterError::Input`] for a non-finite double (which no JSON value can
 /// hold, only a typed `f64`).
 pub fn write_number<W: Write + ?Sized>(
-    n: Number,
+    n: Number<'_>,
     locale: Locale,
     out: &mut W,
 ) -> Result<(), FilterError> {
@@ -203,6 +203,11 @@ pub fn write_number<W: Write + ?Sized>(
             write!(digits, "{}", f.abs())?;
             f.is_sign_negative()
         }
+        // An integer of any length: no rounding, no fraction.
+        Number::Big(b) => {
+            let int = b.magnitude().as_bytes();
+            return write_grouped(b.is_negative(), int, *b"00", locale, out);
+        }
     };
     let (int, frac) = digits.split();
     // Round to two fraction digits, half away from zero on the magnitude.
@@ -222,15 +227,33 @@ pub fn write_number<W: Write + ?Sized>(
             carry = false;
         }
     }
-    // A carry out of the top digit (`999.995` → `1000.00`) prepends a `1`.
-    let lead: &[u8] = if carry { b"1" } else { b"" };
-    let zero = lead.is_empty() && int.iter().chain(&cents).all(|&d| d == b'0');
+    if carry {
+        // A carry out of the top digit (`999.995` → `1000.00`) prepends a `1`.
+        let mut int_digits = Vec::with_capacity(int.len() + 1);
+        int_digits.push(b'1');
+        int_digits.extend_from_slice(int);
+        write_grouped(negative, &int_digits, cents, locale, out)
+    } else {
+        write_grouped(negative, int, cents, locale, out)
+    }
+}
+
+/// Writes `int`, grouped per `locale`, the decimal separator and `cents`;
+/// `-` first when `negative` and the amount is not zero (never `-0.00`).
+fn write_grouped<W: Write + ?Sized>(
+    negative: bool,
+    int: &[u8],
+    cents: [u8; 2],
+    locale: Locale,
+    out: &mut W,
+) -> Result<(), FilterError> {
+    let zero = int.iter().chain(&cents).all(|&d| d == b'0');
     if negative && !zero {
         out.write_char('-')?;
     }
     let (group, decimal) = locale.number_separators();
-    let total = lead.len() + int.len();
-    for (written, &d) in lead.iter().chain(int.iter()).enumerate() {
+    let total = int.len();
+    for (written, &d) in int.iter().enumerate() {
         if let Some(sep) = group
             && written > 0
             && (total - written).is_multiple_of(3)
@@ -436,7 +459,6 @@ fn probe(c: char) -> CaseClass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use templiqx_contracts::AsValue;
 
     fn date(s: &str, locale: Locale) -> Result<String, FilterError> {
         let mut out = String::new();
@@ -451,12 +473,8 @@ mod tests {
         }
     }
 
-    fn json_number(text: &str) -> Number {
-        let v: serde_json::Value = serde_json::from_str(text).expect("test literal");
-        match v.as_value() {
-            ValueRef::Number(n) => n,
-            other => panic!("not a number: {other:?}"),
-        }
+    fn json_number(text: &str) -> templiqx_contracts::JsonNumber {
+        templiqx_contracts::JsonNumber::parse(text).expect("test literal")
     }
 
     /// The whole locale table of `docs/format.md`, for every spelling of each
@@ -541,7 +559,7 @@ mod tests {
                     "{tag}"
                 );
                 assert_eq!(
-                    number(json_number("1234567.5"), locale),
+                    number(json_number("1234567.5").as_number(), locale),
                     *want_number,
                     "{tag}"
                 );
@@ -584,18 +602,25 @@ mod tests {
             ("-9223372036854775808", "-9223372036854775808.00"),
         ];
         for (input, want) in cases {
-            assert_eq!(number(json_number(input), Locale::Iso), want, "{input}");
+            assert_eq!(
+                number(json_number(input).as_number(), Locale::Iso),
+                want,
+                "{input}"
+            );
         }
         assert_eq!(
-            number(json_number("-9007199254740993"), Locale::Nl),
+            number(json_number("-9007199254740993").as_number(), Locale::Nl),
             "-9.007.199.254.740.993,00"
         );
         assert_eq!(
-            number(json_number("999999.995"), Locale::EnUs),
+            number(json_number("999999.995").as_number(), Locale::EnUs),
             "1,000,000.00"
         );
-        assert_eq!(number(json_number("100"), Locale::De), "100,00");
-        assert_eq!(number(json_number("1000"), Locale::De), "1.000,00");
+        assert_eq!(number(json_number("100").as_number(), Locale::De), "100,00");
+        assert_eq!(
+            number(json_number("1000").as_number(), Locale::De),
+            "1.000,00"
+        );
         assert_eq!(number(Number::F64(f64::MAX), Locale::Iso).len(), 309 + 3);
         assert_eq!(number(Number::F64(f64::NAN), Locale::Iso), "Input");
         assert_eq!(number(Number::F64(f64::INFINITY), Locale::Iso), "Input");

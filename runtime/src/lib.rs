@@ -123,8 +123,8 @@ pub use output::validate_output;
 pub use render::{RenderError, render, render_envelope};
 pub use request::validate_request;
 pub use templiqx_contracts::{
-    AsValue, Code, Diagnostic, Interaction, ObjectView, Receipt, RenderedInteraction,
-    RenderedMessage, RuntimeFailure, StreamEvent, ValueRef,
+    AsValue, Code, Diagnostic, Interaction, Json, JsonMap, ObjectView, Receipt,
+    RenderedInteraction, RenderedMessage, RuntimeFailure, StreamEvent, ValueRef,
 };
 #[cfg(feature = "macros")]
 pub use templiqx_macros::include_contract;
@@ -193,10 +193,10 @@ pub mod __private {
     pub use templiqx_contracts::seq::Seq::Static as L;
     pub use templiqx_contracts::seq::{Ptr, Seq, Str};
     pub use templiqx_contracts::value::{
-        ArrayView, AsValue, EmptyObject, IrValue, JsonType, Members, Number, ObjectView, ValueRef,
-        members,
+        ArrayView, AsValue, BigInt, EmptyObject, IrValue, JsonType, Members, Number, ObjectView,
+        ValueRef, members,
     };
     pub use templiqx_contracts::{
-        Code, Diagnostic, Position, RenderedInteraction, Span, budget, canonical, ir,
+        Code, Diagnostic, Json, JsonMap, Position, RenderedInteraction, Span, budget, canonical, ir,
     };
 }

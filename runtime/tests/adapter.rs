@@ -37,7 +37,7 @@ impl Scripted {
                     .into_iter()
                     .map(|r| {
                         r.map(|output| AdapterOutput {
-                            output,
+                            output: output.into(),
                             usage: Some(Usage {
                                 input_tokens: 3,
                                 output_tokens: 2,

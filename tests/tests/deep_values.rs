@@ -3,13 +3,23 @@
 
 mod common;
 
-use templiqx_contracts::Code;
 use templiqx_contracts::budget::MAX_VALUE_DEPTH;
+use templiqx_contracts::{Code, Json};
 
 fn nested(depth: usize) -> serde_json::Value {
     let mut v = serde_json::json!(1);
     for _ in 0..depth {
         v = serde_json::Value::Array(vec![v]);
+    }
+    v
+}
+
+/// [`nested`] as a model output (built in place: converting a deep value
+/// would itself recurse).
+fn nested_output(depth: usize) -> Json {
+    let mut v = Json::from(1i64);
+    for _ in 0..depth {
+        v = Json::Array(vec![v]);
     }
     v
 }
@@ -35,10 +45,10 @@ fn deep_request_values_and_outputs_are_invalid_not_fatal() {
             e.diagnostics[0].json_pointer.as_deref(),
             Some("/inputs/any")
         );
-        let output = nested(depth);
+        let output = nested_output(depth);
         let out = templiqx::decode_output::<serde_json::Value>(&i, &output).unwrap_err();
         assert_eq!(out.diagnostics[0].code, Code::OutputSchema);
-        // Dropping a 100,000-deep serde_json::Value is itself recursive; leak
+        // Dropping a 100,000-deep value is itself recursive; leak
         // them rather than let the test's own cleanup overflow the stack.
         std::mem::forget(deep);
         std::mem::forget(output);
@@ -80,7 +90,10 @@ fn undeclared_members_of_open_objects_are_depth_bounded_too() {
             "{}",
             e.diagnostics[0].message
         );
-        let output = serde_json::Value::Object(open(depth));
+        let mut output = templiqx_contracts::JsonMap::new();
+        output.insert("a".to_owned(), Json::from(1i64));
+        output.insert("extra".to_owned(), nested_output(depth));
+        let output = Json::Object(output);
         let out = templiqx::decode_output::<serde_json::Value>(&i, &output).unwrap_err();
         assert_eq!(out.diagnostics[0].code, Code::OutputSchema);
         assert_eq!(out.diagnostics[0].json_pointer.as_deref(), Some("/extra"));

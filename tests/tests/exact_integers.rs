@@ -1,27 +1,40 @@
-//! Integer literals beyond the 64-bit range: the canonical spelling of a
-//! double reads (so canonical JSON output always reads back; found by the
-//! `canonical` fuzz target), any other is refused rather than rounded
-//! (docs/decisions.md, "Canonical JSON: exact big integers").
+//! Integer literals of any size, both signs, keep their exact value from
+//! JSON text through canonical JSON and fingerprints, validation, the
+//! `format_number` filter and typed decoding (docs/decisions.md, "Canonical
+//! JSON: exact big integers").
 
-use templiqx_build::text::exact_integers;
+mod common;
+
 use templiqx_contracts::canonical::{fingerprint, sha256_hex, to_canonical_string};
+use templiqx_contracts::json::parse;
+use templiqx_contracts::{Code, Json};
 
-fn read(text: &str) -> serde_json::Value {
-    exact_integers(text).unwrap_or_else(|d| panic!("{text}: {d}"));
-    serde_json::from_str(text).unwrap()
+fn obj(v: &Json) -> &templiqx_contracts::JsonMap {
+    v.as_object().expect("an object")
+}
+
+fn read(text: &str) -> Json {
+    parse(text).unwrap_or_else(|d| panic!("{text}: {d}"))
 }
 
 #[test]
-fn the_canonical_spelling_of_a_double_fingerprints() {
-    let v = read(r#"{"values":[100000000000000000000]}"#);
+fn integers_beyond_64_bits_fingerprint_with_their_own_digits() {
+    let v = read(r#"{"values":[100000000000000000001]}"#);
     let canonical = to_canonical_string(&v);
-    assert_eq!(canonical, r#"{"values":[100000000000000000000]}"#);
+    assert_eq!(canonical, r#"{"values":[100000000000000000001]}"#);
     assert_eq!(fingerprint(&v), sha256_hex(canonical.as_bytes()));
-    // The double written another way is the same value and fingerprint.
-    assert_eq!(fingerprint(&read(r#"{"values":[1e20]}"#)), fingerprint(&v));
+    // Its neighbour, and the double a float parser would read, differ.
+    let neighbour = read(r#"{"values":[100000000000000000000]}"#);
+    assert_ne!(fingerprint(&v), fingerprint(&neighbour));
+    // The canonical spelling of a double and the double agree.
     assert_eq!(
-        to_canonical_string(&read("[-100000000000000000000, 18446744073709552000]")),
-        "[-100000000000000000000,18446744073709552000]"
+        fingerprint(&read(r#"{"values":[1e20]}"#)),
+        fingerprint(&neighbour)
+    );
+    let huge = format!("-{}", "9".repeat(400));
+    assert_eq!(
+        to_canonical_string(&read(&format!("[{huge}, 18446744073709551616]"))),
+        format!("[{huge},18446744073709551616]")
     );
 }
 
@@ -36,32 +49,147 @@ fn canonical_json_of_any_double_reads_back_to_the_same_bytes() {
     assert_eq!(to_canonical_string(&read(&once)), once);
 }
 
+const CONTRACT: &str = r#"api_version: templiqx/v1alpha1
+id: big
+version: 0.1.0
+inputs:
+  count: { schema: { type: integer, minimum: -9223372036854775808, maximum: 18446744073709551615 }, required: true }
+  any: { schema: { type: number }, required: false }
+  pick: { schema: { enum: [1.0e+20, "x"] }, required: false }
+context:
+  locale: { schema: { type: string }, required: false }
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.count }, filters: [format_number] }
+      - { kind: text, value: " / " }
+      - { kind: interpolate, expression: { kind: ref, path: inputs.count }, filters: [json] }
+output_schema:
+  type: object
+  properties:
+    id: { type: integer }
+    amount: { type: number }
+    raw: {}
+"#;
+
+fn interaction() -> templiqx_contracts::Interaction {
+    let c = templiqx_build::compile_str(CONTRACT, "big.yaml", &common::structured_output());
+    c.interaction
+        .unwrap_or_else(|| panic!("{:?}", c.diagnostics))
+}
+
+fn render(request: &str) -> Result<String, templiqx::RenderError> {
+    let i = interaction();
+    let request = read(request);
+    templiqx::render(&i, obj(&request["inputs"]), obj(&request["context"]))
+        .map(|r| r.messages[0].content.to_string())
+}
+
 #[test]
-fn other_integers_beyond_64_bits_are_refused_with_the_double_they_would_be() {
-    for (text, literal, double) in [
+fn big_integers_render_digit_for_digit_and_are_validated_exactly() {
+    let inside = r#"{"inputs": {"count": 18446744073709551615}, "context": {"locale": "nl"}}"#;
+    assert_eq!(
+        render(inside).unwrap(),
+        "18.446.744.073.709.551.615,00 / 18446744073709551615"
+    );
+    // One above the bound: refused with both exact values in the message.
+    let above = r#"{"inputs": {"count": 18446744073709551616}, "context": {}}"#;
+    let e = render(above).unwrap_err();
+    assert_eq!(
+        e.diagnostics.codes().collect::<Vec<_>>(),
+        [Code::ValueInvalid]
+    );
+    assert!(
+        e.diagnostics[0]
+            .message
+            .contains("expected a number <= 18446744073709551615, found 18446744073709551616"),
+        "{e}"
+    );
+    let below = r#"{"inputs": {"count": -9223372036854775809}, "context": {}}"#;
+    assert!(
+        render(below)
+            .unwrap_err()
+            .to_string()
+            .contains(">= -9223372036854775808, found -9223372036854775809")
+    );
+    // `enum` compares exactly: 10^20 is the double 1e20, 10^20 + 1 is not.
+    let ok = r#"{"inputs": {"count": 1, "pick": 100000000000000000000}, "context": {}}"#;
+    assert!(render(ok).is_ok());
+    let off = r#"{"inputs": {"count": 1, "pick": 100000000000000000001}, "context": {}}"#;
+    let e = render(off).unwrap_err();
+    assert!(
+        e.to_string().contains("found number 100000000000000000001"),
+        "{e}"
+    );
+}
+
+const FORMAT: &str = r#"api_version: templiqx/v1alpha1
+id: format-big
+version: 0.1.0
+inputs:
+  n: { schema: { type: integer }, required: true }
+context:
+  locale: { schema: { type: string }, required: false }
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.n }, filters: [format_number] }
+output_schema: { type: object }
+"#;
+
+#[test]
+fn format_number_prints_big_integers_grouped_and_exact() {
+    let c = templiqx_build::compile_str(FORMAT, "format.yaml", &common::structured_output());
+    let i = c.interaction.unwrap();
+    for (literal, locale, shown) in [
         (
-            "[100000000000000000001]",
+            "-123456789012345678901234567890",
+            "en-US",
+            "-123,456,789,012,345,678,901,234,567,890.00",
+        ),
+        (
             "100000000000000000001",
-            "100000000000000000000",
+            "de",
+            "100.000.000.000.000.000.001,00",
         ),
-        (
-            "[18446744073709551616]",
-            "18446744073709551616",
-            "18446744073709552000",
-        ),
-        (
-            "[-9223372036854775809]",
-            "-9223372036854775809",
-            "-9223372036854776000",
-        ),
+        ("-9223372036854775809", "fr", "-9223372036854775809.00"),
     ] {
-        let d = exact_integers(text).unwrap_err();
-        assert_eq!(d.code.as_str(), "TQX_PARSE_JSON");
-        assert!(d.message.contains(&format!("`{literal}`")), "{d}");
-        let help = d.help.unwrap();
-        assert!(help.contains(&format!("`{double}`")), "{help}");
-        // The help is true: the suggested spelling reads, as that double.
-        let suggested = text.replace(literal, double);
-        assert_eq!(to_canonical_string(&read(&suggested)), suggested);
+        let request = read(&format!(
+            r#"{{"inputs": {{"n": {literal}}}, "context": {{"locale": "{locale}"}}}}"#
+        ));
+        let rendered =
+            templiqx::render(&i, obj(&request["inputs"]), obj(&request["context"])).unwrap();
+        assert_eq!(rendered.messages[0].content, shown, "{literal}");
     }
+}
+
+#[test]
+fn outputs_keep_big_integers_and_typed_decoding_refuses_what_it_cannot_hold() {
+    let i = interaction();
+    let text = r#"{"id": 1, "amount": 2.5, "raw": [100000000000000000001, -340282366920938463463374607431768211457]}"#;
+    let output = read(text);
+    // Valid, and its fingerprint covers the exact digits.
+    templiqx::validate_output(&i, templiqx_contracts::AsValue::as_value(&output)).unwrap();
+    assert_eq!(
+        to_canonical_string(&output),
+        r#"{"amount":2.5,"id":1,"raw":[100000000000000000001,-340282366920938463463374607431768211457]}"#
+    );
+    // Decoded into a value type, the digits survive.
+    let kept: Json = templiqx::decode_output(&i, &output).unwrap();
+    assert_eq!(kept, output);
+    // `type: integer` is an `i64` in generated code: a big one is refused
+    // by the typed path with the value's pointer, never rounded.
+    let wide = read(r#"{"id": 100000000000000000001}"#);
+    let e = templiqx::decode_output::<Json>(&i, &wide).unwrap_err();
+    assert_eq!(
+        e.diagnostics.codes().collect::<Vec<_>>(),
+        [Code::OutputSchema]
+    );
+    assert_eq!(e.diagnostics[0].json_pointer.as_deref(), Some("/id"));
+    assert!(
+        e.to_string().contains("does not fit the generated type"),
+        "{e}"
+    );
 }

@@ -288,7 +288,7 @@ impl Counting {
     fn answer(&self) -> Result<AdapterOutput, RuntimeFailure> {
         self.invocations.fetch_add(1, Ordering::SeqCst);
         Ok(AdapterOutput {
-            output: json!({ "ok": true }),
+            output: json!({ "ok": true }).into(),
             usage: None,
         })
     }
@@ -402,7 +402,8 @@ fn the_extension_is_what_gates() {
     let request = templiqx::render(&i, &inputs, &Map::new()).expect("renders");
     let lacking = Counting::new(&["structured_output"]);
     let done = RuntimeAdapter::execute(&lacking, &request).expect("runs");
-    assert_eq!((done.output, done.attempts), (json!({ "ok": true }), 1));
+    assert_eq!(done.output, json!({ "ok": true }));
+    assert_eq!(done.attempts, 1);
     assert_eq!(lacking.invocations(), 1);
 
     let i = compile(REASONED, "contracts/reasoned.yaml", &reasoning_target());

@@ -184,7 +184,7 @@ fn main() {
     println!("round trip ok");
 
     // An object without properties is a JSON map; a nullable output an Option.
-    let mut meta = templiqx::__private::serde_json::Map::new();
+    let mut meta = templiqx::JsonMap::new();
     meta.insert("b".to_owned(), 1.into());
     meta.insert("a".to_owned(), 2.into());
     let r = built::loose::render(&built::loose::Inputs { meta }, &built::loose::Context {}).unwrap();
@@ -194,7 +194,7 @@ fn main() {
     assert_eq!(n.and_then(|v| v.n), Some(3));
 
     // An extra member named like a declared property never shadows it.
-    let mut extra = templiqx::__private::serde_json::Map::new();
+    let mut extra = templiqx::JsonMap::new();
     extra.insert("items".to_owned(), "shadow".into());
     extra.insert("zzz".to_owned(), 1.into());
     let kind = built::awkward::Kind { items: Vec::new(), additional_properties: extra };

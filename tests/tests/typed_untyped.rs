@@ -299,14 +299,17 @@ fn untyped_scope(interaction: &Interaction, which: Scope, value: &Value) -> bool
 /// typed path refuses (`docs/format.md`, "Typed and untyped agree").
 fn unfit(interaction: &Interaction, which: Option<Scope>, value: &Value) -> bool {
     let fields = match which {
-        None => return !typed::unrepresentable(&interaction.output_schema, value).is_empty(),
+        None => {
+            return !typed::unrepresentable(&interaction.output_schema, value.as_value())
+                .is_empty();
+        }
         Some(Scope::Inputs) => &interaction.inputs[..],
         Some(_) => &interaction.context[..],
     };
     let map = value.as_object().expect("scopes are objects");
     fields.iter().any(|f| {
         map.get(f.name.as_ref())
-            .is_some_and(|v| !typed::unrepresentable(&f.schema, v).is_empty())
+            .is_some_and(|v| !typed::unrepresentable(&f.schema, v.as_value()).is_empty())
     })
 }
 

@@ -40,6 +40,7 @@ use futures_util::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;
 use templiqx::contracts::Role;
+use templiqx::contracts::json::{self, Json, JsonMap};
 use templiqx::{
     AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Code, RenderedInteraction,
     RuntimeFailure, StreamEvent, Usage,
@@ -312,7 +313,7 @@ impl AnthropicAdapter {
     }
 
     /// Reads a whole `message` object.
-    fn message(&self, value: &Value) -> Result<AdapterOutput, RuntimeFailure> {
+    fn message(&self, value: &Json) -> Result<AdapterOutput, RuntimeFailure> {
         if value.get("type").and_then(|t| t.as_str()) == Some("error") {
             return Err(self.error_event(value));
         }
@@ -356,8 +357,11 @@ impl AnthropicAdapter {
         let mut stopped = false;
         while let Some(event) = events.next().await {
             let event = event?;
-            let data: Value = serde_json::from_str(&event.data).map_err(|e| {
-                invalid_response(PROVIDER, format!("a stream event is not JSON ({e})"))
+            let data = json::parse(&event.data).map_err(|e| {
+                invalid_response(
+                    PROVIDER,
+                    format!("a stream event is not JSON ({})", e.message),
+                )
             })?;
             let kind = data.get("type").and_then(|t| t.as_str()).unwrap_or("");
             match kind {
@@ -432,7 +436,7 @@ impl AnthropicAdapter {
         };
         let input = tool_index.map(|_| {
             if json_text.trim().is_empty() {
-                json!({})
+                Json::Object(JsonMap::new())
             } else {
                 output_value(&json_text)
             }
@@ -441,7 +445,7 @@ impl AnthropicAdapter {
     }
 
     /// An `error` event (in a stream, or as a 200 body from a proxy).
-    fn error_event(&self, data: &Value) -> RuntimeFailure {
+    fn error_event(&self, data: &Json) -> RuntimeFailure {
         let kind = data
             .pointer("/error/type")
             .and_then(|t| t.as_str())
@@ -468,7 +472,7 @@ impl AnthropicAdapter {
     /// Turns the reply into an output or its explicit failure.
     fn finish(
         &self,
-        input: Option<Value>,
+        input: Option<Json>,
         text: &str,
         stop: Option<&str>,
         usage: Option<Usage>,
@@ -516,7 +520,7 @@ impl AnthropicAdapter {
 }
 
 /// `usage.input_tokens` and `usage.output_tokens`.
-fn usage(u: &Value) -> Option<Usage> {
+fn usage(u: &Json) -> Option<Usage> {
     Some(Usage {
         input_tokens: token_count(u, "input_tokens")?,
         output_tokens: token_count(u, "output_tokens")?,

@@ -24,6 +24,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use std::fmt;
 use std::future::Future;
 use std::time::{Duration, SystemTime};
+use templiqx::contracts::json::{self, Json};
 use templiqx::{Code, RuntimeFailure};
 
 pub use eventsource_stream::Event;
@@ -616,15 +617,15 @@ impl Endpoint {
     ///
     /// [`transport_failure`] when the body breaks off;
     /// [`invalid_response`] when it is not JSON.
-    pub async fn json(
-        &self,
-        response: reqwest::Response,
-    ) -> Result<serde_json::Value, RuntimeFailure> {
+    pub async fn json(&self, response: reqwest::Response) -> Result<Json, RuntimeFailure> {
         let bytes = response
             .bytes()
             .await
             .map_err(|e| transport_failure(self.provider, e))?;
-        serde_json::from_slice(&bytes).map_err(|e| {
+        let parsed = std::str::from_utf8(&bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|text| json::parse(text).map_err(|d| d.message));
+        parsed.map_err(|e| {
             invalid_response(
                 self.provider,
                 format!(
@@ -719,13 +720,17 @@ fn truncate(text: &str, max_chars: usize) -> String {
 /// string, so that the port reports `TQX_OUTPUT_SCHEMA` (an object was
 /// expected: the adapters require an object root) with the receipt it
 /// defines, whose failure fingerprint is that string's fingerprint.
-pub fn output_value(text: &str) -> serde_json::Value {
-    serde_json::from_str(text).unwrap_or_else(|_| serde_json::Value::String(text.to_owned()))
+///
+/// The text is read by the strict reader every JSON document goes through
+/// ([`json::parse`]): integers keep their exact value at any size, and an
+/// object that repeats a key is not JSON here either.
+pub fn output_value(text: &str) -> Json {
+    json::parse(text).unwrap_or_else(|_| Json::String(text.to_owned()))
 }
 
 /// Reads a non-negative integer token count at `field` of `usage`.
-pub fn token_count(usage: &serde_json::Value, field: &str) -> Option<u64> {
-    usage.get(field).and_then(serde_json::Value::as_u64)
+pub fn token_count(usage: &Json, field: &str) -> Option<u64> {
+    usage.get(field).and_then(Json::as_u64)
 }
 
 /// The output schema as JSON Schema, for the wire.

@@ -42,6 +42,7 @@ use futures_util::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;
 use templiqx::contracts::Role;
+use templiqx::contracts::json::{self, Json};
 use templiqx::{
     AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Code, RenderedInteraction,
     RuntimeFailure, StreamEvent, Usage,
@@ -354,7 +355,7 @@ impl OpenAiAdapter {
     }
 
     /// Reads a whole `chat.completion` object.
-    fn completion(&self, value: &Value) -> Result<AdapterOutput, RuntimeFailure> {
+    fn completion(&self, value: &Json) -> Result<AdapterOutput, RuntimeFailure> {
         let choice = value
             .get("choices")
             .and_then(|c| c.as_array())
@@ -365,8 +366,8 @@ impl OpenAiAdapter {
             .and_then(|m| m.as_object())
             .ok_or_else(|| invalid_response(PROVIDER, "no `choices[0].message`"))?;
         let content = match message.get("content") {
-            Some(Value::String(s)) => s.as_str(),
-            None | Some(Value::Null) => "",
+            Some(Json::String(s)) => s.as_str(),
+            None | Some(Json::Null) => "",
             Some(_) => {
                 return Err(invalid_response(
                     PROVIDER,
@@ -398,8 +399,11 @@ impl OpenAiAdapter {
                 done = true;
                 break;
             }
-            let chunk: Value = serde_json::from_str(&event.data).map_err(|e| {
-                invalid_response(PROVIDER, format!("a stream chunk is not JSON ({e})"))
+            let chunk = json::parse(&event.data).map_err(|e| {
+                invalid_response(
+                    PROVIDER,
+                    format!("a stream chunk is not JSON ({})", e.message),
+                )
             })?;
             if let Some(error) = chunk.get("error") {
                 return Err(stream_error(&self.endpoint, error));
@@ -484,7 +488,7 @@ impl OpenAiAdapter {
 }
 
 /// `usage.prompt_tokens` and `usage.completion_tokens`.
-fn usage(u: &Value) -> Option<Usage> {
+fn usage(u: &Json) -> Option<Usage> {
     Some(Usage {
         input_tokens: token_count(u, "prompt_tokens")?,
         output_tokens: token_count(u, "completion_tokens")?,
@@ -492,7 +496,7 @@ fn usage(u: &Value) -> Option<Usage> {
 }
 
 /// An `error` object inside a stream: the provider gave up mid-answer.
-fn stream_error(endpoint: &Endpoint, error: &Value) -> RuntimeFailure {
+fn stream_error(endpoint: &Endpoint, error: &Json) -> RuntimeFailure {
     let message = error
         .get("message")
         .and_then(|m| m.as_str())

@@ -114,8 +114,9 @@ impl Cx<'_> {
         loc: &Loc,
         what: &str,
     ) {
+        use templiqx_contracts::AsValue as _;
         use templiqx_contracts::typed::{Unfit, unrepresentable};
-        for (pointer, unfit) in unrepresentable(schema, value) {
+        for (pointer, unfit) in unrepresentable(schema, value.as_value()) {
             let vloc = Loc::new(loc.file, format!("{}{}", loc.pointer, pointer));
             let (message, help) = match unfit {
                 Unfit::OutsideI64 => (

@@ -242,8 +242,8 @@ fn module(
             ///
             /// # Errors
             /// `TQX_OUTPUT_SCHEMA` with the pointer of each offending value.
-            pub fn decode_output(
-                output: &#p::serde_json::Value,
+            pub fn decode_output<V: #p::AsValue + ?::core::marker::Sized>(
+                output: &V,
             ) -> ::core::result::Result<Output, #p::DecodeError> {
                 #p::decode_output(&INTERACTION, output)
             }

@@ -52,6 +52,10 @@ fn number(n: &Number) -> TokenStream {
             let l = Literal::f64_suffixed(if f.is_finite() { f } else { 0.0 });
             quote! { #p::Number::F64(#l) }
         }
+        Number::Big(b) => {
+            let l = Literal::string(b.as_str());
+            quote! { #p::Number::Big(#p::BigInt::from_parsed_literal(#l)) }
+        }
     }
 }
 

@@ -53,7 +53,7 @@ pub(super) fn is_struct(s: &Schema) -> bool {
         && !s.types.contains(JsonType::Null)
 }
 
-/// Whether the schema's Rust type is `serde_json::Value` (no single
+/// Whether the schema's Rust type is `Json` (no single
 /// non-null type).
 fn untyped(s: &Schema) -> bool {
     let t = s.types.without_null();
@@ -158,7 +158,7 @@ impl Gen<'_> {
             (
                 quote! {
                     #[serde(flatten)]
-                    pub #eid: #p::serde_json::Map<::std::string::String, #p::serde_json::Value>,
+                    pub #eid: #p::JsonMap,
                 },
                 quote! {
                     /// Members not declared in `properties` (the schema allows
@@ -208,7 +208,7 @@ impl Gen<'_> {
         let p = private();
         let t = s.types.without_null();
         if untyped(s) {
-            return quote! { #p::serde_json::Value };
+            return quote! { #p::Json };
         }
         match t.iter().next() {
             Some(JsonType::String) => match &s.enum_values {
@@ -235,7 +235,7 @@ impl Gen<'_> {
                         let item_name = format!("{} Item", names::pascal(name));
                         self.ty(items, &item_name, parent, &loc.child("items"))
                     }
-                    None => quote! { #p::serde_json::Value },
+                    None => quote! { #p::Json },
                 };
                 quote! { ::std::vec::Vec<#item> }
             }
@@ -252,9 +252,9 @@ impl Gen<'_> {
                 quote! { #id }
             }
             Some(JsonType::Object) => {
-                quote! { #p::serde_json::Map<::std::string::String, #p::serde_json::Value> }
+                quote! { #p::JsonMap }
             }
-            _ => quote! { #p::serde_json::Value },
+            _ => quote! { #p::Json },
         }
     }
 
@@ -363,7 +363,7 @@ fn serde_attr(m: &Member<'_>) -> TokenStream {
     if !f.required && m.nullable {
         attrs.push(quote! { deserialize_with = "::templiqx::__private::double_option" });
     } else if !f.required && untyped(&f.schema) {
-        // `Option<Value>`: a present `null` is `Some(Value::Null)`.
+        // `Option<Json>`: a present `null` is `Some(Json::Null)`.
         attrs.push(quote! { deserialize_with = "::templiqx::__private::present" });
     }
     if attrs.is_empty() {
@@ -431,7 +431,7 @@ fn object_view(ident: &Ident, members: &[Member<'_>], closed: bool, eid: &Ident)
         quote! {}
     } else {
         quote! {
-            fn extra(&self) -> ::core::option::Option<&#p::serde_json::Map<::std::string::String, #p::serde_json::Value>> {
+            fn extra(&self) -> ::core::option::Option<&#p::JsonMap> {
                 ::core::option::Option::Some(&self.#eid)
             }
         }

@@ -14,7 +14,7 @@ use templiqx_contracts::{AsValue, Code, IrValue, JsonType, Number, Schema, words
 /// The lower or upper numeric bound in force, and the keyword it came from.
 #[derive(Clone, Copy)]
 struct Bound {
-    value: Number,
+    value: Number<'static>,
     exclusive: bool,
     keyword: &'static str,
 }
@@ -275,6 +275,9 @@ fn integer_between(lo: Bound, hi: Bound) -> bool {
         Number::I64(i) => Some(i128::from(i) + step * i128::from(b.exclusive)),
         Number::U64(u) => Some(i128::from(u) + step * i128::from(b.exclusive)),
         Number::F64(f) if f.abs() >= HUGE => None,
+        // Contract literals are inside the 64-bit range (the YAML reader
+        // refuses wider ones), so a bound is never a `BigInt`.
+        Number::Big(_) => None,
         Number::F64(f) => {
             let r = round(f);
             // |r| < 2^100, so the cast is exact.

@@ -474,7 +474,7 @@ impl Compiler {
         None
     }
 
-    fn number(&mut self, v: &Value, at: &str, keyword: &str) -> Option<Number> {
+    fn number(&mut self, v: &Value, at: &str, keyword: &str) -> Option<Number<'static>> {
         match v {
             Value::Number(n) => Some(Number::from_json(n)),
             other => {

@@ -100,7 +100,7 @@ pub enum NodeValue {
     /// `true` / `false`.
     Bool(bool),
     /// A finite number.
-    Number(Number),
+    Number(Number<'static>),
     /// A string.
     String(String),
     /// A sequence.

@@ -49,7 +49,7 @@ pub(super) fn is_inf_or_nan(text: &str) -> bool {
 
 /// `None`: not a core-schema number (so a string). `Some(None)`: a number
 /// that does not fit. `Some(Some(n))`: the number.
-pub(super) fn resolve_number(text: &str) -> Option<Option<Number>> {
+pub(super) fn resolve_number(text: &str) -> Option<Option<Number<'static>>> {
     let digits = |s: &str, radix: u32| !s.is_empty() && s.chars().all(|c| c.is_digit(radix));
     if let Some(oct) = text.strip_prefix("0o") {
         return digits(oct, 8).then(|| u64::from_str_radix(oct, 8).ok().map(unsigned));
@@ -83,7 +83,7 @@ pub(super) fn resolve_number(text: &str) -> Option<Option<Number>> {
     )
 }
 
-pub(super) fn unsigned(n: u64) -> Number {
+pub(super) fn unsigned(n: u64) -> Number<'static> {
     i64::try_from(n).map_or(Number::U64(n), Number::I64)
 }
 

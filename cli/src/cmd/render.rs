@@ -8,11 +8,11 @@ use std::path::Path;
 use templiqx_build::{CompiledContract, Loader};
 use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::{
-    CapabilityProfile, Code, Diagnostic, Interaction, Operation, OperationEnvelope,
+    CapabilityProfile, Code, Diagnostic, Interaction, Json, Operation, OperationEnvelope,
     RenderedInteraction,
 };
 
-type Object = serde_json::Map<String, serde_json::Value>;
+type Object = templiqx_contracts::JsonMap;
 
 /// Compiles the contract file `contract` for `target` (paths relative to
 /// the working directory), as `render` and `run` do: the compiled contract,
@@ -160,7 +160,7 @@ struct Scopes {
 /// # Errors
 /// `TQX_INVALID_TYPE` when the request is not a JSON object at all.
 fn scopes(file: &JsonFile) -> Result<Scopes, Diagnostic> {
-    let serde_json::Value::Object(top) = &file.value else {
+    let Json::Object(top) = &file.value else {
         return Err(file.locate(
             Diagnostic::error(
                 Code::InvalidType,
@@ -191,7 +191,7 @@ fn scopes(file: &JsonFile) -> Result<Scopes, Diagnostic> {
     let mut broken = Vec::new();
     let mut scope = |key: &'static str| match top.get(key) {
         None => Object::new(),
-        Some(serde_json::Value::Object(m)) => m.clone(),
+        Some(Json::Object(m)) => m.clone(),
         Some(other) => {
             problems.push(
                 file.locate(
@@ -219,7 +219,7 @@ fn scopes(file: &JsonFile) -> Result<Scopes, Diagnostic> {
     })
 }
 
-fn describe(v: &serde_json::Value) -> &'static str {
+fn describe(v: &Json) -> &'static str {
     templiqx_contracts::words::kind_of(v)
 }
 

@@ -277,18 +277,16 @@ fn report(
     };
     let status = Status::of(&diagnostics);
     if ui.json() {
-        let mut body = serde_json::json!({
-            "provider": provider.provider.name(),
-            "model": provider.model,
-            "output": output,
-            "receipt": receipt,
-            "attempts": attempts,
-            "latency_ms": latency_ms,
-            "usage": usage,
-        });
-        if let Some(n) = deltas {
-            body["deltas"] = n.into();
-        }
+        let body = Report {
+            attempts,
+            deltas,
+            latency_ms,
+            model: &provider.model,
+            output: output.as_ref(),
+            provider: provider.provider.name(),
+            receipt: &receipt,
+            usage,
+        };
         let env = with_fingerprints(
             OperationEnvelope::new(Operation::Execute, Some(body), diagnostics),
             Some(rendered.interaction),
@@ -343,4 +341,20 @@ fn report(
         ui.error_line("the execution failed")?;
     }
     Ok(status)
+}
+
+/// The `result` of `templiqx run --format json` (`docs/cli.md`): a struct,
+/// not a `serde_json::Value`, so the output's integers keep their digits at
+/// any size. Members in key order, as the envelope's other objects.
+#[derive(serde::Serialize)]
+struct Report<'a> {
+    attempts: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deltas: Option<usize>,
+    latency_ms: u64,
+    model: &'a str,
+    output: Option<&'a templiqx_contracts::Json>,
+    provider: &'a str,
+    receipt: &'a templiqx_contracts::Receipt,
+    usage: Option<templiqx::Usage>,
 }

@@ -28,6 +28,7 @@ use crm3_host::{
     lease_summary_drafting as drafting, lease_term_extraction as extraction, lease_terms,
 };
 use std::path::{Path, PathBuf};
+use templiqx::contracts::json::{self, Json};
 use templiqx::{
     AsyncRuntimeAdapter, Execution, ExecutionError, Receipt, RenderedInteraction, RuntimeAdapter,
     StreamEvent,
@@ -40,10 +41,10 @@ fn package_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../crm3")
 }
 
-fn read_json(rel: &str) -> Result<serde_json::Value> {
+fn read_json(rel: &str) -> Result<Json> {
     let path = package_dir().join(rel);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(serde_json::from_str(&text)?)
+    Ok(json::parse(&text).map_err(|d| format!("{}: {d}", path.display()))?)
 }
 
 fn print_request(
@@ -216,8 +217,8 @@ fn main() -> Result<()> {
 
     // 1. Render the extraction from its eval request, as typed values.
     let request = read_json("evals/extraction-request.json")?;
-    let inputs: extraction::Inputs = serde_json::from_value(request["inputs"].clone())?;
-    let context: extraction::Context = serde_json::from_value(request["context"].clone())?;
+    let inputs: extraction::Inputs = json::from_json(&request["inputs"])?;
+    let context: extraction::Context = json::from_json(&request["context"])?;
     let rendered = extraction::render(&inputs, &context)?;
     print_request(
         "lease-term-extraction",

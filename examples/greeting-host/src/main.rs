@@ -34,8 +34,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         rendered.request_fingerprint()
     );
 
-    let output =
-        greeting::decode_output(&serde_json::json!({ "greeting": "Hello Ada!", "tone": "warm" }))?;
+    let output = greeting::decode_output(&templiqx::Json::from(serde_json::json!({
+        "greeting": "Hello Ada!",
+        "tone": "warm"
+    })))?;
     assert_eq!(output.tone, Some(greeting::Tone::Warm));
     println!("decoded output: {output:?}");
     Ok(())

@@ -50,7 +50,7 @@ pub struct ExecuteRequest {
     /// inline output; accepted only when the manifest names no
     /// `expected_output` document and its lifecycle ends in a success.
     #[serde(default)]
-    pub fixture_output: Option<serde_json::Value>,
+    pub fixture_output: Option<templiqx_contracts::Json>,
 }
 
 /// Where an execution's output came from.

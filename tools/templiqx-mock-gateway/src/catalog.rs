@@ -282,7 +282,7 @@ impl Catalog {
     pub fn execute(
         &self,
         id: &str,
-        fixture_output: Option<serde_json::Value>,
+        fixture_output: Option<templiqx_contracts::Json>,
     ) -> Result<ExecuteResponse, Refusal> {
         let prepared = self.scenarios.get(id).ok_or_else(|| Refusal {
             code: ErrorCode::ScenarioNotFound,
@@ -447,7 +447,7 @@ fn fixture_refusal(scenario: &Scenario) -> Option<&'static str> {
 }
 
 /// `scenario` with `output` as the output of its terminal success.
-fn with_output(scenario: &Scenario, output: serde_json::Value) -> Scenario {
+fn with_output(scenario: &Scenario, output: templiqx_contracts::Json) -> Scenario {
     let mut scenario = scenario.clone();
     let m = &mut scenario.manifest;
     if let Some(steps) = &mut m.steps {

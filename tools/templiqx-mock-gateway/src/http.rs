@@ -238,7 +238,7 @@ fn declared_length(request: &Request) -> Option<u64> {
 fn execute_with(
     catalog: &Catalog,
     id: &str,
-    fixture_output: Option<serde_json::Value>,
+    fixture_output: Option<templiqx_contracts::Json>,
 ) -> Response {
     match catalog.execute(id, fixture_output) {
         Ok(response) => execute_response(&response),
@@ -263,7 +263,7 @@ fn execute_response(response: &ExecuteResponse) -> Response {
 /// The body: empty (or only white space), or a JSON object whose only
 /// member may be `fixture_output`. Repeated keys are refused, as in every
 /// Templiqx document (fingerprints cover the value).
-fn parse_body(body: &[u8]) -> Result<Option<serde_json::Value>, (ErrorCode, String)> {
+fn parse_body(body: &[u8]) -> Result<Option<templiqx_contracts::Json>, (ErrorCode, String)> {
     if is_blank(body) {
         return Ok(None);
     }
@@ -282,13 +282,13 @@ fn parse_body(body: &[u8]) -> Result<Option<serde_json::Value>, (ErrorCode, Stri
             format!("the body is {}{}", d.message, at(&d)),
         )
     })?;
-    let value = templiqx_mock::document::parse_json(text).map_err(|d| {
+    let value = templiqx_contracts::json::parse(text).map_err(|d| {
         (
             ErrorCode::MalformedJson,
             format!("the body is not valid JSON: {}{}", d.message, at(&d)),
         )
     })?;
-    let serde_json::Value::Object(mut object) = value else {
+    let templiqx_contracts::Json::Object(mut object) = value else {
         return Err((
             ErrorCode::MalformedJson,
             "the body must be a JSON object (or empty)".to_owned(),

@@ -148,7 +148,9 @@ fn retried_failures_and_requests_that_do_not_render_are_typed_data() {
     assert_eq!(unrendered.fingerprints.receipt, None);
     assert_eq!(unrendered.failure.unwrap().step_id, None);
 
-    let refused = catalog.execute("flaky", Some(json!({}))).unwrap_err();
+    let refused = catalog
+        .execute("flaky", Some(json!({}).into()))
+        .unwrap_err();
     assert_eq!(refused.code, ErrorCode::FixtureOutputNotApplicable);
     let refused = catalog.execute("nope", None).unwrap_err();
     assert_eq!(refused.code, ErrorCode::ScenarioNotFound);
