@@ -263,6 +263,28 @@ impl Json {
         }
     }
 
+    /// The boolean, when the value is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Json::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The value as an `i64`, when it is an integer in its range.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self.as_number()? {
+            Number::I64(i) => Some(i),
+            Number::U64(_) | Number::F64(_) | Number::Big(_) => None,
+        }
+    }
+
+    /// The number as the nearest double ([`Number::as_f64`]), when the
+    /// value is a number.
+    pub fn as_f64(&self) -> Option<f64> {
+        self.as_number().map(Number::as_f64)
+    }
+
     /// The value as a `u64`, when it is an integer in its range.
     pub fn as_u64(&self) -> Option<u64> {
         match self.as_number()? {
@@ -1082,6 +1104,22 @@ mod tests {
             assert_eq!(d.code, Code::ParseJson, "{text}");
             assert!(d.message.starts_with("invalid JSON: "), "{text}: {d}");
         }
+    }
+
+    #[test]
+    fn accessors_read_what_the_value_holds() {
+        let v = parse(r#"{"t": true, "i": -3, "u": 18446744073709551615, "f": 0.5, "b": 100000000000000000001, "s": "x", "a": [null]}"#).unwrap();
+        assert_eq!(v["t"].as_bool(), Some(true));
+        assert_eq!((v["i"].as_i64(), v["i"].as_u64()), (Some(-3), None));
+        assert_eq!((v["u"].as_i64(), v["u"].as_u64()), (None, Some(u64::MAX)));
+        assert_eq!((v["b"].as_i64(), v["b"].as_u64()), (None, None));
+        assert_eq!(v["b"].as_f64(), Some(1e20));
+        assert_eq!(v["f"].as_f64(), Some(0.5));
+        assert_eq!(v["s"], "x");
+        assert!(v["a"][0].is_null() && v["a"][9].is_null() && v["missing"].is_null());
+        assert_eq!(v.pointer("/a/0"), Some(&Json::Null));
+        assert_eq!(v.pointer("/a/x"), None);
+        assert!(v["i"] == -3 && v["f"] == 0.5 && v["b"] != 1e20);
     }
 
     #[test]
