@@ -116,11 +116,8 @@ impl JsonNumber {
             Repr::I64(i) => Number::I64(*i),
             Repr::U64(u) => Number::U64(*u),
             Repr::F64(f) => Number::F64(*f),
-            Repr::Big(digits) => {
-                Number::Big(BigInt::parse(digits).unwrap_or_else(|| {
-                    unreachable!("a Big holds only what BigInt::parse accepted")
-                }))
-            }
+            // Every `Repr::Big` holds a literal `BigInt::parse` accepted.
+            Repr::Big(digits) => Number::Big(BigInt::from_parsed_literal(digits)),
         }
     }
 
@@ -134,7 +131,8 @@ impl JsonNumber {
     pub fn from_number(n: Number<'_>) -> Option<JsonNumber> {
         Some(JsonNumber(match n {
             Number::I64(i) => Repr::I64(i),
-            Number::U64(u) => Repr::U64(u),
+            // `U64` only above `i64::MAX`, as every reader makes it.
+            Number::U64(u) => return Some(JsonNumber::from(u)),
             Number::F64(f) => return JsonNumber::from_f64(f),
             Number::Big(b) => Repr::Big(b.as_str().into()),
         }))

@@ -61,7 +61,9 @@ impl<'a> BigInt<'a> {
     }
 
     /// A literal [`BigInt::parse`] accepted, for generated `static` data
-    /// (which cannot call `parse`); not public API.
+    /// (which cannot call `parse`) and owned values that checked it once;
+    /// not public API. Given anything else, comparisons and formatting of
+    /// the number are meaningless (never unsafe).
     #[doc(hidden)]
     pub const fn from_parsed_literal(literal: &'a str) -> BigInt<'a> {
         BigInt(literal)
