@@ -124,6 +124,13 @@ fn numbers_that_do_not_fit_are_rejected_not_rounded() {
     fails("n: -9223372036854775809\n", "out of range", 1, 4);
     fails("n: 0x10000000000000000\n", "out of range", 1, 4);
     fails("n: 1e999\n", "out of range", 1, 4);
+    // The help offers the nearest double where it exists (a schema bound
+    // means a number, and quoting would make it a string).
+    let help = |text: &str| fails(text, "out of range", 1, 4).help.unwrap();
+    assert!(help("n: 18446744073709551616\n").contains("`1.8446744073709552e19`"));
+    assert!(help("n: -9223372036854775809\n").contains("`-9.223372036854776e18`"));
+    assert!(help("n: 0x10000000000000000\n").contains("-2^63..=2^64-1"));
+    assert!(help("n: 1e999\n").contains("f64's range"));
     let edges = parse("[18446744073709551615, -9223372036854775808, 9223372036854775807]");
     let values: Vec<_> = edges
         .as_seq()

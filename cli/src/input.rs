@@ -62,7 +62,7 @@ impl JsonFile {
     /// (JSON is YAML, so the spanned YAML parser locates it).
     pub fn span_of(&self, pointer: &str) -> Option<Span> {
         self.tree
-            .get_or_init(|| templiqx_build::yaml::parse(&self.text).ok())
+            .get_or_init(|| templiqx_build::yaml::parse_spans(&self.text).ok())
             .as_ref()
             .and_then(|root| root.span_of(pointer))
     }

@@ -127,6 +127,30 @@ fn request_problems_point_into_the_request_file() {
 }
 
 #[test]
+fn requests_holding_what_yaml_cannot_are_still_located() {
+    // An integer beyond 64 bits and a DEL character are JSON, not YAML
+    // values: the problem elsewhere in the request keeps its line:column.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("request.json"),
+        "{\n  \"inputs\": {\n    \"document_id\": \"D\u{7f}\",\n    \"clause_id\": 100000000000000000001,\n    \"clause_text\": \"\",\n    \"focus_fields\": []\n  },\n  \"context\": {\"matter_reference\": \"M\"}\n}\n",
+    )
+    .unwrap();
+    let contract = crm3().join(CONTRACT);
+    templiqx_in(dir.path())
+        .arg("render")
+        .arg(&contract)
+        .args(["--request", "request.json", "--target", "structured_output"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("--> request.json:4:18"))
+        .stdout(predicate::str::contains(
+            "found number 100000000000000000001",
+        ))
+        .stdout(predicate::str::contains("--> request.json:5:20"));
+}
+
+#[test]
 fn render_time_failures_point_at_the_contract_node() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("contracts")).unwrap();

@@ -471,12 +471,6 @@ impl From<JsonMap> for Json {
 // ---------------------------------------------------------------------------
 // serde
 
-/// The one-member map through which a [`BigInt`] beyond 128 bits travels
-/// between `&Json`'s `Deserializer` and `Json`'s `Deserialize` (serde's
-/// data model has no integer wider than 128 bits); any other type sees a
-/// map and refuses it.
-const BIG_TOKEN: &str = "$templiqx::json::BigInt";
-
 impl serde::Serialize for JsonNumber {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self.as_number() {
@@ -568,9 +562,9 @@ impl JsonVisitor<'_> {
 
     fn wide<E: de::Error>(self, digits: String) -> Result<Json, E> {
         self.literals.and_then(Literals::next);
-        Ok(Json::Number(JsonNumber::parse(&digits).ok_or_else(
-            || E::custom(format_args!("invalid integer {digits}")),
-        )?))
+        let integer = JsonNumber::parse(&digits).filter(|n| !matches!(n.0, Repr::F64(_)));
+        let n = integer.ok_or_else(|| E::custom(format_args!("invalid integer `{digits}`")))?;
+        Ok(Json::Number(n))
     }
 }
 
@@ -627,6 +621,12 @@ impl<'de> de::Visitor<'de> for JsonVisitor<'_> {
         d.deserialize_any(self)
     }
 
+    /// A [`BigInt`] from `&Json`'s `Deserializer`: its digits.
+    fn visit_newtype_struct<D: de::Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
+        let digits = <String as serde::Deserialize>::deserialize(d)?;
+        self.wide(digits)
+    }
+
     fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
         let mut items = Vec::new();
         while let Some(v) = seq.next_element_seed(self)? {
@@ -638,10 +638,6 @@ impl<'de> de::Visitor<'de> for JsonVisitor<'_> {
     fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
         let mut object = JsonMap::new();
         while let Some(key) = map.next_key::<String>()? {
-            if key == BIG_TOKEN && object.is_empty() {
-                let digits: String = map.next_value()?;
-                return self.wide(digits);
-            }
             if object.contains_key(&key) {
                 return Err(de::Error::custom(format_args!(
                     "duplicate key `{key}` in an object"
@@ -861,11 +857,17 @@ impl<'de> de::Deserializer<'de> for &Json {
                 Number::I64(i) => visitor.visit_i64(i),
                 Number::U64(u) => visitor.visit_u64(u),
                 Number::F64(f) => visitor.visit_f64(f),
-                // Through serde's buffering of untagged and internally
-                // tagged enums too (which has no `i128`).
-                Number::Big(b) => visitor.visit_map(de::value::MapDeserializer::new(
-                    std::iter::once((BIG_TOKEN, b.as_str())),
-                )),
+                // A newtype holding the digits: serde's data model has no
+                // integer wider than 128 bits, and its buffering of untagged
+                // and internally tagged enums none wider than 64. No text
+                // format hands a newtype to `deserialize_any`, so no
+                // document can forge one (a map with a marker key could);
+                // any other type refuses it.
+                Number::Big(b) => {
+                    visitor.visit_newtype_struct(
+                        de::IntoDeserializer::<de::value::Error>::into_deserializer(b.as_str()),
+                    )
+                }
             },
             Json::String(s) => visitor.visit_str(s),
             Json::Array(a) => visitor.visit_seq(de::value::SeqDeserializer::new(a.iter())),
@@ -1068,6 +1070,26 @@ mod tests {
             let again: Json = serde::Deserialize::deserialize(&v).unwrap();
             assert_eq!(again, v, "{literal}");
         }
+    }
+
+    #[test]
+    fn no_document_can_forge_a_big_integer() {
+        // Whatever a marker looked like, a document's object stays an
+        // object, and the numbers after it stay in place.
+        for key in ["$templiqx::json::BigInt", "$serde_json::private::Number"] {
+            let text = format!(r#"[{{"{key}": "5"}}, 100000000000000000001, 7]"#);
+            let v = parse(&text).unwrap();
+            assert_eq!(
+                to_canonical_string(&v),
+                format!(r#"[{{"{key}":"5"}},100000000000000000001,7]"#)
+            );
+            let through_serde: Json = serde_json::from_str(&text).unwrap();
+            assert!(through_serde[0].as_object().is_some(), "{key}");
+        }
+        // A newtype is how `&Json` hands over a `BigInt`; digits only.
+        let bad = de::value::StrDeserializer::<de::value::Error>::new("1.5");
+        let e = de::Visitor::visit_newtype_struct(JsonVisitor { literals: None }, bad);
+        assert_eq!(e.unwrap_err().to_string(), "invalid integer `1.5`");
     }
 
     #[test]

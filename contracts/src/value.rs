@@ -161,6 +161,11 @@ impl<'a> Number<'a> {
     /// // 10^20 + 1 is above the double 10^20 it would be read as by a double parser.
     /// let beyond = Number::Big(BigInt::parse("100000000000000000001").unwrap());
     /// assert_eq!(beyond.cmp_exact(Number::F64(1e20)), Some(Ordering::Greater));
+    /// // Between -2^64 and -2^63 big integers and doubles interleave.
+    /// let low = Number::Big(BigInt::parse("-10000000000000000000").unwrap());
+    /// assert_eq!(low.cmp_exact(Number::F64(-1e19)), Some(Ordering::Equal));
+    /// assert_eq!(low.cmp_exact(Number::F64(-1.5e19)), Some(Ordering::Greater));
+    /// assert_eq!(Number::F64(-9.5e18).cmp_exact(low), Some(Ordering::Greater));
     /// ```
     pub fn cmp_exact(self, other: Number<'_>) -> Option<std::cmp::Ordering> {
         match (self, other) {
@@ -213,7 +218,10 @@ impl<'a> Number<'a> {
 /// Compares the big integer `a` with a number of another kind exactly.
 fn big_cmp(a: BigInt<'_>, n: Number<'_>) -> Option<std::cmp::Ordering> {
     use std::cmp::Ordering;
-    // |a| > u64::MAX ≥ |n| for every I64/U64, and for every double below 2^64.
+    // A `BigInt` is above `u64::MAX` (≥ 2^64) or below `i64::MIN`
+    // (< -2^63): beyond every `I64`/`U64`, and beyond every double of
+    // magnitude below 2^63. A double from 2^63 up is an integer, compared
+    // through its exact digits (between -2^64 and -2^63 both kinds occur).
     let by_sign = if a.is_negative() {
         Ordering::Less
     } else {
@@ -228,9 +236,9 @@ fn big_cmp(a: BigInt<'_>, n: Number<'_>) -> Option<std::cmp::Ordering> {
         } else {
             Ordering::Greater
         }),
-        Number::F64(f) if f.abs() < 18_446_744_073_709_551_616.0 => Some(by_sign),
+        Number::F64(f) if f.abs() < 9_223_372_036_854_775_808.0 => Some(by_sign),
         Number::F64(f) => {
-            // |f| ≥ 2^64 is an integer; `{:.0}` writes its exact digits.
+            // `{:.0}` writes the exact digits of an integral double.
             let digits = format!("{:.0}", f.abs());
             Some(signed_digits_cmp(
                 (a.is_negative(), a.magnitude()),

@@ -57,7 +57,7 @@ impl Document {
             let value = json::parse(text)?;
             Ok(Document {
                 value,
-                tree: yaml::parse(text).ok(),
+                tree: yaml::parse_spans(text).ok(),
             })
         }
     }
@@ -164,33 +164,67 @@ pub fn decode_value<T: DeserializeOwned>(value: &Json) -> Result<T, Diagnostic> 
         {
             pointer = refined;
         }
+        // A `BigInt` reaches a field through serde's buffering of tagged
+        // enums as a newtype (`templiqx_contracts::Json`'s `Deserializer`),
+        // which serde names instead of the value: say what it is, where.
+        let (message, pointer) = match message.strip_prefix("invalid type: newtype struct, ") {
+            Some(expected) => match only_big_integer(value, &pointer) {
+                Some((at, digits)) => {
+                    (format!("invalid value: integer `{digits}`, {expected}"), at)
+                }
+                None => (message, pointer),
+            },
+            None => (message, pointer),
+        };
         shape_error(&message, pointer)
     })
+}
+
+/// The pointer and digits of the one integer beyond 64 bits at or below
+/// `pointer`; `None` when there is none or more than one.
+fn only_big_integer(value: &Json, pointer: &str) -> Option<(String, String)> {
+    let big = |v: &Json| match v.as_number() {
+        Some(templiqx_contracts::Number::Big(b)) => Some(b.as_str().to_owned()),
+        _ => None,
+    };
+    let (at, v) = the_only(value, pointer, |_, v| big(v).is_some())?;
+    Some((at, big(v)?))
 }
 
 /// The pointer of the one object member named `key` at or below
 /// `pointer` (serde loses the path inside internally tagged enums, whose
 /// content it buffers); `None` when there is none or more than one.
 fn locate_key(value: &Json, pointer: &str, key: &str) -> Option<String> {
+    the_only(value, pointer, |k, _| k == Some(key)).map(|(at, _)| at)
+}
+
+/// The one value at or below `pointer` that `wanted` accepts (given the
+/// member name it sits under, if any), with its pointer; `None` when there
+/// is none or more than one.
+fn the_only<'v>(
+    value: &'v Json,
+    pointer: &str,
+    wanted: impl Fn(Option<&str>, &Json) -> bool,
+) -> Option<(String, &'v Json)> {
     let mut found = None;
-    let mut stack = vec![(value.pointer(pointer)?, pointer.to_owned())];
-    while let Some((v, at)) = stack.pop() {
+    let mut stack = vec![(value.pointer(pointer)?, None, pointer.to_owned())];
+    while let Some((v, name, at)) = stack.pop() {
+        if wanted(name, v) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some((at.clone(), v));
+        }
         match v {
             Json::Object(o) => {
                 for (k, child) in o {
                     let child_at = format!("{at}/{}", escape_pointer_token(k));
-                    if k == key {
-                        if found.is_some() {
-                            return None;
-                        }
-                        found = Some(child_at.clone());
-                    }
-                    stack.push((child, child_at));
+                    stack.push((child, Some(k.as_str()), child_at));
                 }
             }
             Json::Array(items) => {
                 for (i, child) in items.iter().enumerate() {
-                    stack.push((child, format!("{at}/{i}")));
+                    stack.push((child, None, format!("{at}/{i}")));
                 }
             }
             _ => {}

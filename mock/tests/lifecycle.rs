@@ -199,6 +199,27 @@ fn a_delay_without_delay_ms_is_rejected() {
 }
 
 #[test]
+fn a_delay_beyond_64_bits_is_out_of_range_where_it_stands() {
+    // JSON text holds the integer exactly; `u64` cannot, and says so in
+    // serde's words, with the value's pointer and line:column.
+    let mut v = steps_manifest();
+    set(&mut v, "/steps/1/delay_ms", json!(424242));
+    let text = serde_json::to_string_pretty(&v)
+        .unwrap()
+        .replace("424242", "100000000000000000001");
+    let error = ScenarioManifest::from_json(&text).expect_err("out of range");
+    let d = &error.diagnostics[0];
+    assert_eq!(d.code, Code::InvalidValue);
+    assert_eq!(
+        d.message,
+        "invalid value: integer `100000000000000000001`, expected u64"
+    );
+    assert_eq!(d.json_pointer.as_deref(), Some("/steps/1/delay_ms"));
+    let line = text.lines().position(|l| l.contains("1000000")).unwrap() + 1;
+    assert_eq!(d.span.map(|s| s.start.line as usize), Some(line));
+}
+
+#[test]
 fn a_delay_of_zero_is_rejected() {
     let mut v = steps_manifest();
     set(&mut v, "/steps/1/delay_ms", json!(0));

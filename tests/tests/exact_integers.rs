@@ -193,3 +193,55 @@ fn outputs_keep_big_integers_and_typed_decoding_refuses_what_it_cannot_hold() {
         "{e}"
     );
 }
+
+const NEGATIVE: &str = r#"api_version: templiqx/v1alpha1
+id: negative
+version: 0.1.0
+inputs:
+  n: { schema: { type: integer, minimum: -1.5e19, maximum: -1.0e19 }, required: true }
+  pick: { schema: { enum: [-1.0e+19] }, required: false }
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.n }, filters: [json] }
+output_schema: { type: object }
+"#;
+
+#[test]
+fn big_integers_between_minus_2_pow_64_and_minus_2_pow_63_compare_exactly_with_doubles() {
+    // Beyond `i64::MIN`, so a `BigInt`, yet in the range of doubles that
+    // are integers: bounds and `enum` must compare digit for digit.
+    let c = templiqx_build::compile_str(NEGATIVE, "negative.yaml", &common::structured_output());
+    let i = c.interaction.unwrap();
+    let render = |text: &str| {
+        let request = read(text);
+        templiqx::render(&i, obj(&request["inputs"]), obj(&request["context"]))
+            .map(|r| r.messages[0].content.to_string())
+    };
+    let inside =
+        r#"{"inputs": {"n": -10000000000000000000, "pick": -10000000000000000000}, "context": {}}"#;
+    assert_eq!(render(inside).unwrap(), "-10000000000000000000");
+    let above = r#"{"inputs": {"n": -9999999999999999999}, "context": {}}"#;
+    assert!(
+        render(above)
+            .unwrap_err()
+            .to_string()
+            .contains("<= -10000000000000000000")
+    );
+    let below = r#"{"inputs": {"n": -15000000000000000001}, "context": {}}"#;
+    assert!(
+        render(below)
+            .unwrap_err()
+            .to_string()
+            .contains(">= -15000000000000000000")
+    );
+    let off =
+        r#"{"inputs": {"n": -10000000000000000000, "pick": -10000000000000000001}, "context": {}}"#;
+    assert!(
+        render(off)
+            .unwrap_err()
+            .to_string()
+            .contains("expected one of")
+    );
+}

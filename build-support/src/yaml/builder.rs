@@ -13,9 +13,11 @@ use std::rc::Rc;
 use templiqx_contracts::{Code, Diagnostic, Position, Span};
 
 /// [`super::parse`], with the diagnostic boxed.
-pub(super) fn parse(text: &str) -> Fallible<Node> {
-    let mut builder = Builder::new(text);
-    builder.check_stream()?;
+pub(super) fn parse(text: &str, spans_only: bool) -> Fallible<Node> {
+    let mut builder = Builder::new(text, spans_only);
+    if !spans_only {
+        builder.check_stream()?;
+    }
     let mut parser = Parser::new_from_str(text);
     while let Some(next) = parser.next_event() {
         let (event, span) = next.map_err(|e| builder.scan_error(&e))?;
@@ -122,6 +124,11 @@ struct Builder<'a> {
     documents: usize,
     /// Nodes and string bytes copied by aliases so far.
     expanded: (usize, usize),
+    /// Reading a JSON document for its spans only ([`super::parse_spans`]):
+    /// characters YAML does not print and numbers JSON holds but a YAML
+    /// value cannot (beyond 64 bits) are no errors; such a number's value
+    /// is its text.
+    spans_only: bool,
 }
 
 /// Internal results box the diagnostic: the event loop's happy path then
@@ -135,7 +142,7 @@ fn error(span: Span, message: impl Into<String>, help: impl Into<String>) -> Box
 }
 
 impl<'a> Builder<'a> {
-    fn new(text: &'a str) -> Self {
+    fn new(text: &'a str, spans_only: bool) -> Self {
         Builder {
             src: Source::new(text),
             stack: Vec::new(),
@@ -143,6 +150,18 @@ impl<'a> Builder<'a> {
             root: None,
             documents: 0,
             expanded: (0, 0),
+            spans_only,
+        }
+    }
+
+    /// [`resolve`], or in [`Builder::spans_only`] mode the text itself
+    /// where a value cannot be resolved.
+    fn resolve(&self, text: Cow<'_, str>, style: ScalarStyle, span: Span) -> Fallible<NodeValue> {
+        let fallback = self.spans_only.then(|| text.clone().into_owned());
+        match (resolve(text, style), fallback) {
+            (Ok(value), _) => Ok(value),
+            (Err(_), Some(text)) => Ok(NodeValue::String(text)),
+            (Err((m, h)), None) => Err(error(span, m, h)),
         }
     }
 
@@ -244,7 +263,7 @@ impl<'a> Builder<'a> {
                 if self.stack.last().is_some_and(|f| f.kind.awaits_key()) {
                     return self.key(text.into_owned(), style, anchor, span);
                 }
-                let value = resolve(text, style).map_err(|(m, h)| error(span, m, h))?;
+                let value = self.resolve(text, style, span)?;
                 self.complete(scalar(value, span), anchor)
             }
             Event::Alias(id) => self.alias(id, start, end),
@@ -272,7 +291,7 @@ impl<'a> Builder<'a> {
     fn key(&mut self, text: String, style: ScalarStyle, anchor: usize, span: Span) -> Fallible<()> {
         if anchor != 0 {
             // An anchored key may be aliased as a value: register its value.
-            let value = resolve(Cow::Borrowed(&text), style).map_err(|(m, h)| error(span, m, h))?;
+            let value = self.resolve(Cow::Borrowed(&text), style, span)?;
             self.anchors.insert(anchor, Rc::new(scalar(value, span)));
         }
         let Some(Frame {

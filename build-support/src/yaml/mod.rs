@@ -326,5 +326,27 @@ pub fn locate(diagnostics: &mut [Diagnostic], file: &str, root: &Node) {
 /// Never panics; time and memory are linear in the input plus the alias
 /// budget.
 pub fn parse(text: &str) -> Result<Node, Diagnostic> {
-    builder::parse(text).map_err(|d| *d)
+    builder::parse(text, false).map_err(|d| *d)
+}
+
+/// The spanned tree of a JSON document (JSON is YAML 1.2 flow syntax), for
+/// locating diagnostics by JSON Pointer only: what JSON allows and a YAML
+/// value does not — an integer beyond 64 bits, a character YAML does not
+/// print (DEL, C1 controls) inside a string — is no error here, and such a
+/// number's value is its text. The document's values come from the JSON
+/// reader (`templiqx_contracts::json::parse`), never from this tree.
+///
+/// ```
+/// use templiqx_build::yaml;
+///
+/// let text = "{\"a\": [1, 100000000000000000001, \"\u{7f}\"]}";
+/// assert!(yaml::parse(text).is_err());
+/// let tree = yaml::parse_spans(text).unwrap();
+/// assert_eq!(tree.span_of("/a/1").unwrap().start.column, 11);
+/// ```
+///
+/// # Errors
+/// `TQX_PARSE_YAML`, as [`parse`], for text that is not a YAML document.
+pub fn parse_spans(text: &str) -> Result<Node, Diagnostic> {
+    builder::parse(text, true).map_err(|d| *d)
 }

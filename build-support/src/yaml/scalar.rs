@@ -32,10 +32,20 @@ pub(super) fn resolve(
         _ => match resolve_number(text) {
             Some(Some(n)) => NodeValue::Number(n),
             Some(None) => {
-                return Err((
-                    format!("the number `{text}` is out of range"),
-                    quote_help("integers must lie in -2^63..=2^64-1 and floats within f64's range"),
-                ));
+                // An integer beyond 64 bits has a nearest double, which is
+                // what a schema bound means; a float beyond f64 has none.
+                let double = text.parse::<f64>().ok();
+                let help = match double {
+                    Some(f) if f.is_finite() => format!(
+                        "integers must lie in -2^63..=2^64-1; write `{f:e}` (the nearest double) \
+                         where a number is meant, such as a schema bound, or quote it \
+                         (`\"{text}\"`) to keep it as a string"
+                    ),
+                    Some(_) => quote_help("floats must lie within f64's range"),
+                    // `0x`/`0o`: an integer written in hex or octal.
+                    None => quote_help("integers must lie in -2^63..=2^64-1"),
+                };
+                return Err((format!("the number `{text}` is out of range"), help));
             }
             None => NodeValue::String(text.to_owned()),
         },
