@@ -105,20 +105,21 @@ fn the_request_can_come_from_standard_input() {
     );
 }
 
-#[test]
-fn request_problems_point_into_the_request_file() {
+/// Renders the extraction contract for the request file `text`.
+fn render_request_file(text: &str) -> assert_cmd::assert::Assert {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("request.json"),
-        "{\n  \"inputs\": {\n    \"document_id\": \"D\",\n    \"clause_id\": \"C\",\n    \"clause_text\": \"\",\n    \"focus_fields\": []\n  },\n  \"context\": {\"matter_reference\": \"M\"}\n}\n",
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("request.json"), text).unwrap();
     let contract = crm3().join(CONTRACT);
     templiqx_in(dir.path())
         .arg("render")
         .arg(&contract)
         .args(["--request", "request.json", "--target", "structured_output"])
         .assert()
+}
+
+#[test]
+fn request_problems_point_into_the_request_file() {
+    render_request_file("{\n  \"inputs\": {\n    \"document_id\": \"D\",\n    \"clause_id\": \"C\",\n    \"clause_text\": \"\",\n    \"focus_fields\": []\n  },\n  \"context\": {\"matter_reference\": \"M\"}\n}\n")
         .code(1)
         .stdout(predicate::str::contains("error[TQX_VALUE_INVALID]"))
         .stdout(predicate::str::contains("--> request.json:5:20"))
@@ -130,23 +131,10 @@ fn request_problems_point_into_the_request_file() {
 fn requests_holding_what_yaml_cannot_are_still_located() {
     // An integer beyond 64 bits and a DEL character are JSON, not YAML
     // values: the problem elsewhere in the request keeps its line:column.
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("request.json"),
-        "{\n  \"inputs\": {\n    \"document_id\": \"D\u{7f}\",\n    \"clause_id\": 100000000000000000001,\n    \"clause_text\": \"\",\n    \"focus_fields\": []\n  },\n  \"context\": {\"matter_reference\": \"M\"}\n}\n",
-    )
-    .unwrap();
-    let contract = crm3().join(CONTRACT);
-    templiqx_in(dir.path())
-        .arg("render")
-        .arg(&contract)
-        .args(["--request", "request.json", "--target", "structured_output"])
-        .assert()
+    render_request_file("{\n  \"inputs\": {\n    \"document_id\": \"D\u{7f}\",\n    \"clause_id\": 100000000000000000001,\n    \"clause_text\": \"\",\n    \"focus_fields\": []\n  },\n  \"context\": {\"matter_reference\": \"M\"}\n}\n")
         .code(1)
         .stdout(predicate::str::contains("--> request.json:4:18"))
-        .stdout(predicate::str::contains(
-            "found number 100000000000000000001",
-        ))
+        .stdout(predicate::str::contains("found number 100000000000000000001"))
         .stdout(predicate::str::contains("--> request.json:5:20"));
 }
 

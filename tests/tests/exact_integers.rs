@@ -49,41 +49,59 @@ fn canonical_json_of_any_double_reads_back_to_the_same_bytes() {
     assert_eq!(to_canonical_string(&read(&once)), once);
 }
 
-const CONTRACT: &str = r#"api_version: templiqx/v1alpha1
-id: big
-version: 0.1.0
-inputs:
-  count: { schema: { type: integer, minimum: -9223372036854775808, maximum: 18446744073709551615 }, required: true }
-  any: { schema: { type: number }, required: false }
-  pick: { schema: { enum: [1.0e+20, "x"] }, required: false }
-context:
-  locale: { schema: { type: string }, required: false }
-capabilities: [structured_output]
-messages:
-  - role: user
-    content:
-      - { kind: interpolate, expression: { kind: ref, path: inputs.count }, filters: [format_number] }
-      - { kind: text, value: " / " }
-      - { kind: interpolate, expression: { kind: ref, path: inputs.count }, filters: [json] }
-output_schema:
-  type: object
-  properties:
-    id: { type: integer }
-    amount: { type: number }
-    raw: {}
-"#;
+/// A contract: its `inputs:`/`context:` blocks, one user message of the
+/// `content` nodes, and `output_schema` (flow style).
+fn contract(declarations: &str, content: &[&str], output_schema: &str) -> String {
+    let content: String = content.iter().map(|n| format!("      - {n}\n")).collect();
+    format!(
+        "api_version: templiqx/v1alpha1\nid: big\nversion: 0.1.0\n{declarations}\
+         capabilities: [structured_output]\nmessages:\n  - role: user\n    content:\n\
+         {content}output_schema: {output_schema}\n"
+    )
+}
 
-fn interaction() -> templiqx_contracts::Interaction {
-    let c = templiqx_build::compile_str(CONTRACT, "big.yaml", &common::structured_output());
+const LOCALE: &str = "context:\n  locale: { schema: { type: string }, required: false }\n";
+
+fn compile(contract: &str) -> templiqx_contracts::Interaction {
+    let c = templiqx_build::compile_str(contract, "big.yaml", &common::structured_output());
     c.interaction
         .unwrap_or_else(|| panic!("{:?}", c.diagnostics))
 }
 
+fn interaction() -> templiqx_contracts::Interaction {
+    let declarations = format!(
+        "inputs:\n\
+         \x20 count: {{ schema: {{ type: integer, minimum: -9223372036854775808, maximum: 18446744073709551615 }}, required: true }}\n\
+         \x20 any: {{ schema: {{ type: number }}, required: false }}\n\
+         \x20 pick: {{ schema: {{ enum: [1.0e+20, \"x\"] }}, required: false }}\n{LOCALE}"
+    );
+    compile(&contract(
+        &declarations,
+        &[
+            "{ kind: interpolate, expression: { kind: ref, path: inputs.count }, filters: [format_number] }",
+            "{ kind: text, value: \" / \" }",
+            "{ kind: interpolate, expression: { kind: ref, path: inputs.count }, filters: [json] }",
+        ],
+        "{ type: object, properties: { id: { type: integer }, amount: { type: number }, raw: {} } }",
+    ))
+}
+
+/// The first message of `interaction` rendered for the request `text`.
+fn first_message(
+    interaction: &templiqx_contracts::Interaction,
+    text: &str,
+) -> Result<String, templiqx::RenderError> {
+    let request = read(text);
+    templiqx::render(
+        interaction,
+        obj(&request["inputs"]),
+        obj(&request["context"]),
+    )
+    .map(|r| r.messages[0].content.to_string())
+}
+
 fn render(request: &str) -> Result<String, templiqx::RenderError> {
-    let i = interaction();
-    let request = read(request);
-    templiqx::render(&i, obj(&request["inputs"]), obj(&request["context"]))
-        .map(|r| r.messages[0].content.to_string())
+    first_message(&interaction(), request)
 }
 
 #[test]
@@ -124,25 +142,17 @@ fn big_integers_render_digit_for_digit_and_are_validated_exactly() {
     );
 }
 
-const FORMAT: &str = r#"api_version: templiqx/v1alpha1
-id: format-big
-version: 0.1.0
-inputs:
-  n: { schema: { type: integer }, required: true }
-context:
-  locale: { schema: { type: string }, required: false }
-capabilities: [structured_output]
-messages:
-  - role: user
-    content:
-      - { kind: interpolate, expression: { kind: ref, path: inputs.n }, filters: [format_number] }
-output_schema: { type: object }
-"#;
-
 #[test]
 fn format_number_prints_big_integers_grouped_and_exact() {
-    let c = templiqx_build::compile_str(FORMAT, "format.yaml", &common::structured_output());
-    let i = c.interaction.unwrap();
+    let declarations =
+        format!("inputs:\n  n: {{ schema: {{ type: integer }}, required: true }}\n{LOCALE}");
+    let i = compile(&contract(
+        &declarations,
+        &[
+            "{ kind: interpolate, expression: { kind: ref, path: inputs.n }, filters: [format_number] }",
+        ],
+        "{ type: object }",
+    ));
     for (literal, locale, shown) in [
         (
             "-123456789012345678901234567890",
@@ -156,12 +166,9 @@ fn format_number_prints_big_integers_grouped_and_exact() {
         ),
         ("-9223372036854775809", "fr", "-9223372036854775809.00"),
     ] {
-        let request = read(&format!(
-            r#"{{"inputs": {{"n": {literal}}}, "context": {{"locale": "{locale}"}}}}"#
-        ));
-        let rendered =
-            templiqx::render(&i, obj(&request["inputs"]), obj(&request["context"])).unwrap();
-        assert_eq!(rendered.messages[0].content, shown, "{literal}");
+        let request =
+            format!(r#"{{"inputs": {{"n": {literal}}}, "context": {{"locale": "{locale}"}}}}"#);
+        assert_eq!(first_message(&i, &request).unwrap(), shown, "{literal}");
     }
 }
 
@@ -194,31 +201,18 @@ fn outputs_keep_big_integers_and_typed_decoding_refuses_what_it_cannot_hold() {
     );
 }
 
-const NEGATIVE: &str = r#"api_version: templiqx/v1alpha1
-id: negative
-version: 0.1.0
-inputs:
-  n: { schema: { type: integer, minimum: -1.5e19, maximum: -1.0e19 }, required: true }
-  pick: { schema: { enum: [-1.0e+19] }, required: false }
-capabilities: [structured_output]
-messages:
-  - role: user
-    content:
-      - { kind: interpolate, expression: { kind: ref, path: inputs.n }, filters: [json] }
-output_schema: { type: object }
-"#;
-
 #[test]
 fn big_integers_between_minus_2_pow_64_and_minus_2_pow_63_compare_exactly_with_doubles() {
     // Beyond `i64::MIN`, so a `BigInt`, yet in the range of doubles that
     // are integers: bounds and `enum` must compare digit for digit.
-    let c = templiqx_build::compile_str(NEGATIVE, "negative.yaml", &common::structured_output());
-    let i = c.interaction.unwrap();
-    let render = |text: &str| {
-        let request = read(text);
-        templiqx::render(&i, obj(&request["inputs"]), obj(&request["context"]))
-            .map(|r| r.messages[0].content.to_string())
-    };
+    let i = compile(&contract(
+        "inputs:\n\
+         \x20 n: { schema: { type: integer, minimum: -1.5e19, maximum: -1.0e19 }, required: true }\n\
+         \x20 pick: { schema: { enum: [-1.0e+19] }, required: false }\n",
+        &["{ kind: interpolate, expression: { kind: ref, path: inputs.n }, filters: [json] }"],
+        "{ type: object }",
+    ));
+    let render = |text: &str| first_message(&i, text);
     let inside =
         r#"{"inputs": {"n": -10000000000000000000, "pick": -10000000000000000000}, "context": {}}"#;
     assert_eq!(render(inside).unwrap(), "-10000000000000000000");
