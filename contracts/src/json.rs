@@ -844,8 +844,8 @@ macro_rules! narrow_integers {
 /// outlive the deserialiser's `'de`.
 ///
 /// A [`BigInt`] decodes into `i128`/`u128` when it fits, into `f64` as the
-/// nearest double (what a typed `f64` holds), and into [`Json`] exactly at
-/// any size.
+/// nearest double (what a typed `f64` holds; an error beyond `f64::MAX`),
+/// and into [`Json`] exactly at any size.
 impl<'de> de::Deserializer<'de> for &Json {
     type Error = de::value::Error;
 
@@ -878,9 +878,14 @@ impl<'de> de::Deserializer<'de> for &Json {
     }
 
     fn deserialize_f64<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        match self {
-            Json::Number(n) => visitor.visit_f64(n.as_number().as_f64()),
-            _ => self.deserialize_any(visitor),
+        match self.as_number() {
+            // A `BigInt` beyond `f64::MAX` has no nearest double.
+            Some(Number::Big(b)) if !b.to_f64().is_finite() => Err(de::Error::invalid_value(
+                de::Unexpected::Other(&format!("integer `{b}`")),
+                &visitor,
+            )),
+            Some(n) => visitor.visit_f64(n.as_f64()),
+            None => self.deserialize_any(visitor),
         }
     }
 
@@ -1189,6 +1194,13 @@ mod tests {
         );
         let t = T::deserialize(v.clone()).unwrap();
         assert_eq!((t.a, t.c.to_string().len()), (i128::MAX, 42));
+        // Beyond `f64::MAX` there is no nearest double: refused, not `inf`.
+        let huge = parse(&format!(r#"{{"a": 1, "b": {}, "c": 1}}"#, "9".repeat(400))).unwrap();
+        let e = T::deserialize(&huge).err().unwrap().to_string();
+        assert!(
+            e.starts_with("invalid value: integer `999") && e.ends_with("expected f64"),
+            "{e}"
+        );
     }
 
     use serde::Deserialize as _;

@@ -353,12 +353,28 @@ impl Walker<'_> {
             let ok = n.cmp_exact(bound).is_some_and(|o| accepted.contains(&o));
             if !ok {
                 let mut message = format!("expected a number {op} ");
-                let _ = write_number(bound, &mut message);
+                let _ = write_exact(bound, &mut message);
                 message.push_str(", found ");
-                let _ = write_number(n, &mut message);
+                let _ = write_exact(n, &mut message);
                 self.report(path, keyword, message);
             }
         }
+    }
+}
+
+/// Writes `n` for a comparison message: its canonical JSON, except that an
+/// integral double beyond 2^53 shows the integer it is exactly
+/// (`18446744073709551616`, not RFC 8785's `18446744073709552000`), so a
+/// bound never looks as if it admitted the value it refuses.
+fn write_exact(n: Number<'_>, out: &mut String) -> std::fmt::Result {
+    match n {
+        Number::F64(f)
+            if f.is_finite() && f.fract() == 0.0 && f.abs() >= 9_007_199_254_740_992.0 =>
+        {
+            use std::fmt::Write as _;
+            write!(out, "{f:.0}")
+        }
+        n => write_number(n, out),
     }
 }
 

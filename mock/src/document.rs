@@ -172,7 +172,12 @@ pub fn decode_value<T: DeserializeOwned>(value: &Json) -> Result<T, Diagnostic> 
                 Some((at, digits)) => {
                     (format!("invalid value: integer `{digits}`, {expected}"), at)
                 }
-                None => (message, pointer),
+                // Several below the place serde knows: a `Json` holds no
+                // other newtype, so it is one of them.
+                None => (
+                    format!("invalid value: an integer beyond 64 bits, {expected}"),
+                    pointer,
+                ),
             },
             None => (message, pointer),
         };

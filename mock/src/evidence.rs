@@ -40,6 +40,12 @@ pub struct EvidenceEntry {
     pub start_offset: Option<u64>,
     /// End of the quote (exclusive), a byte offset.
     pub end_offset: Option<u64>,
+    /// An offset member present but not a byte offset (not a
+    /// non-negative integer within `u64`: `-1`, `2.5`, an integer beyond 64
+    /// bits, a string), as `start_offset 100000000000000000020`; the
+    /// entry's quote is then a mismatch, never unverifiable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid_offset: Option<String>,
     /// Where it was found: `/input/…` (the request document) or
     /// `/output/…`.
     pub pointer: String,
@@ -198,8 +204,12 @@ pub fn find_entries(value: &Value, prefix: &str, out: &mut Vec<EvidenceEntry>) {
                 document_id,
                 fragment_id,
                 quote_sha256,
-                start_offset: object.get("start_offset").and_then(Value::as_u64),
-                end_offset: object.get("end_offset").and_then(Value::as_u64),
+                start_offset: object.get("start_offset").and_then(offset),
+                end_offset: object.get("end_offset").and_then(offset),
+                invalid_offset: ["start_offset", "end_offset"].iter().find_map(|&name| {
+                    let v = object.get(name)?;
+                    offset(v).is_none().then(|| format!("{name} {v}"))
+                }),
                 pointer: pointer.to_owned(),
             });
         }
@@ -250,7 +260,25 @@ pub fn find_source_texts(request: &Value, prefix: &str) -> Vec<SourceText> {
     out
 }
 
+/// A byte offset: a non-negative integer within `u64` (an integer-valued
+/// number such as `44.0` counts, as JSON Schema counts it an integer).
+fn offset(v: &Value) -> Option<u64> {
+    match v.as_number()? {
+        templiqx_contracts::Number::F64(f)
+            if templiqx_contracts::typed::exact_integral_double(f) =>
+        {
+            (f >= 0.0).then_some(f as u64)
+        }
+        _ => v.as_u64(),
+    }
+}
+
 fn check_quote(entry: &EvidenceEntry, sources: &[SourceText]) -> QuoteCheck {
+    if let Some(invalid) = &entry.invalid_offset {
+        return QuoteCheck::Mismatch {
+            reason: format!("{invalid} is not a byte offset (a non-negative integer)"),
+        };
+    }
     let (Some(start), Some(end)) = (entry.start_offset, entry.end_offset) else {
         return QuoteCheck::Unverifiable {
             reason: "the entry has no start_offset/end_offset".into(),
@@ -332,6 +360,38 @@ mod tests {
         json!({"document_id": "D", "fragment_id": "F", "quote_sha256": quote,
                "start_offset": start, "end_offset": end})
         .into()
+    }
+
+    #[test]
+    fn offsets_that_are_not_byte_offsets_are_mismatches_not_unverifiable() {
+        let quote = sha256_hex("héllo".as_bytes());
+        let expected = [EvidenceExpectation {
+            document_id: "D".into(),
+            fragment_id: "F".into(),
+            quote_sha256: quote.clone(),
+        }];
+        // `0.0..6.0` is the range `0..6`, as JSON Schema counts integers.
+        let text = format!(
+            r#"{{"evidence": [{{"document_id": "D", "fragment_id": "F", "quote_sha256": "{quote}", "start_offset": 0.0, "end_offset": 6.0}}]}}"#
+        );
+        let output = templiqx_contracts::json::parse(&text).unwrap();
+        let check = check_evidence(&expected, Some(&request()), Some(&output));
+        assert_eq!(check.items[0].quote, Some(QuoteCheck::Verified));
+        for (start, end) in [
+            ("100000000000000000020", "100000000000000000030"),
+            ("-1", "6"),
+            ("0", "6.5"),
+            ("\"0\"", "6"),
+        ] {
+            let text = format!(
+                r#"{{"evidence": [{{"document_id": "D", "fragment_id": "F", "quote_sha256": "{quote}", "start_offset": {start}, "end_offset": {end}}}]}}"#
+            );
+            let output = templiqx_contracts::json::parse(&text).unwrap();
+            let check = check_evidence(&expected, Some(&request()), Some(&output));
+            assert!(!check.passed(), "{start}..{end}");
+            let reason = &check.quote_mismatches[0].reason;
+            assert!(reason.contains("is not a byte offset"), "{reason}");
+        }
     }
 
     #[test]

@@ -217,6 +217,25 @@ fn a_delay_beyond_64_bits_is_out_of_range_where_it_stands() {
     assert_eq!(d.json_pointer.as_deref(), Some("/steps/1/delay_ms"));
     let line = text.lines().position(|l| l.contains("1000000")).unwrap() + 1;
     assert_eq!(d.span.map(|s| s.start.line as usize), Some(line));
+    // Two in one step: serde names neither, the message still says what.
+    let mut v = events_manifest();
+    set(
+        &mut v,
+        "/events/2",
+        json!({"kind": "usage", "id": "u", "input_tokens": 424241, "output_tokens": 424242}),
+    );
+    let text = v
+        .to_string()
+        .replace("424241", "100000000000000000001")
+        .replace("424242", "100000000000000000002");
+    let error = ScenarioManifest::from_json(&text).expect_err("out of range");
+    let d = &error.diagnostics[0];
+    assert_eq!(d.code, Code::InvalidValue);
+    assert_eq!(
+        d.message,
+        "invalid value: an integer beyond 64 bits, expected u64"
+    );
+    assert_eq!(d.json_pointer.as_deref(), Some("/events/2"));
 }
 
 #[test]

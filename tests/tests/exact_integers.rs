@@ -124,6 +124,21 @@ fn big_integers_render_digit_for_digit_and_are_validated_exactly() {
             .contains("expected a number <= 18446744073709551615, found 18446744073709551616"),
         "{e}"
     );
+    // A double bound shows the integer it is, not RFC 8785's spelling of it.
+    let i = compile(&contract(
+        "inputs:\n  n: { schema: { type: integer, maximum: 1.8446744073709552e19 }, required: true }\n",
+        &["{ kind: interpolate, expression: { kind: ref, path: inputs.n }, filters: [json] }"],
+        "{ type: object }",
+    ));
+    let e = first_message(
+        &i,
+        r#"{"inputs": {"n": 18446744073709551617}, "context": {}}"#,
+    );
+    let e = e.unwrap_err().to_string();
+    assert!(
+        e.contains("expected a number <= 18446744073709551616, found 18446744073709551617"),
+        "{e}"
+    );
     let below = r#"{"inputs": {"count": -9223372036854775809}, "context": {}}"#;
     assert!(
         render(below)
