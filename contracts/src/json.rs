@@ -531,11 +531,11 @@ impl<'de> serde::Deserialize<'de> for Json {
     }
 }
 
-/// Builds a [`Json`]; with `literals`, the source text's number literals
-/// in order, so that an integer `serde_json` would round is read exactly.
+/// Builds a [`Json`]; with `literals`, the integers beyond 64 bits that
+/// [`parse`] blanked in the text, taken back as their numbers are visited.
 #[derive(Clone, Copy)]
 struct JsonVisitor<'t> {
-    literals: Option<&'t Literals<'t>>,
+    literals: Option<&'t BigLiterals<'t>>,
 }
 
 impl<'de> de::DeserializeSeed<'de> for JsonVisitor<'_> {
@@ -549,19 +549,16 @@ impl<'de> de::DeserializeSeed<'de> for JsonVisitor<'_> {
 impl JsonVisitor<'_> {
     /// A number from the source text: `serde_json` has just visited it.
     fn number(self, read: JsonNumber) -> JsonNumber {
-        // A literal beyond 64 bits was read as `0` ([`small_integers`]).
-        match self
-            .literals
-            .and_then(Literals::next)
-            .and_then(BigInt::parse)
-        {
-            Some(big) => JsonNumber(Repr::Big(big.as_str().into())),
+        // A literal beyond 64 bits was read as `0` ([`blank_big_integers`]).
+        match self.literals.and_then(BigLiterals::visit_number) {
+            Some(literal) => JsonNumber(Repr::Big(literal.into())),
             None => read,
         }
     }
 
+    /// An integer a format hands over wider than 64 bits (`i128`, `u128`,
+    /// or `&Json`'s newtype of digits).
     fn wide<E: de::Error>(self, digits: String) -> Result<Json, E> {
-        self.literals.and_then(Literals::next);
         let integer = JsonNumber::parse(&digits).filter(|n| !matches!(n.0, Repr::F64(_)));
         let n = integer.ok_or_else(|| E::custom(format_args!("invalid integer `{digits}`")))?;
         Ok(Json::Number(n))
@@ -650,21 +647,14 @@ impl<'de> de::Visitor<'de> for JsonVisitor<'_> {
     }
 }
 
-/// The number literals of a JSON text, in order, handed out one per number
-/// `serde_json` visits (it visits each once, in text order).
-struct Literals<'t> {
-    text: &'t str,
-    at: Cell<usize>,
-}
-
-impl<'t> Literals<'t> {
-    /// The next number literal at or after the cursor, skipping strings.
-    /// Only called while `serde_json` reads the text, so the text is JSON up
-    /// to the cursor and a number token is a run of number characters that
-    /// starts with `-` or a digit outside a string.
-    fn next(&self) -> Option<&'t str> {
-        let bytes = self.text.as_bytes();
-        let mut i = self.at.get();
+/// The number tokens of a JSON text, in order, as (byte offset, text): a
+/// run of number characters that starts with `-` or a digit outside a
+/// string. On JSON text these are exactly the numbers `serde_json` visits,
+/// in the order it visits them; on other text the parse fails anyway.
+fn number_tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
         let mut in_string = false;
         while i < bytes.len() {
             let b = bytes[i];
@@ -683,35 +673,60 @@ impl<'t> Literals<'t> {
                 {
                     i += 1;
                 }
-                self.at.set(i);
-                return Some(&self.text[start..i]);
+                return Some((start, &text[start..i]));
             }
             i += 1;
         }
-        self.at.set(i);
         None
+    })
+}
+
+/// The integer literals beyond 64 bits of a text, each with its index among
+/// the text's numbers, handed back as `serde_json` visits the numbers.
+struct BigLiterals<'t> {
+    /// (index among the number tokens, literal), in text order.
+    found: Vec<(usize, &'t str)>,
+    /// Numbers visited so far.
+    visited: Cell<usize>,
+    /// Entries of `found` handed back so far.
+    taken: Cell<usize>,
+}
+
+impl<'t> BigLiterals<'t> {
+    /// Counts one visited number; its literal when it is one of `found`.
+    fn visit_number(&self) -> Option<&'t str> {
+        let index = self.visited.get();
+        self.visited.set(index + 1);
+        let &(at, literal) = self.found.get(self.taken.get())?;
+        (at == index).then(|| {
+            self.taken.set(self.taken.get() + 1);
+            literal
+        })
     }
 }
 
 /// `text` with every integer literal beyond 64 bits ([`BigInt::parse`])
 /// replaced by `0` and spaces, byte for byte, so `serde_json` neither
-/// rounds nor refuses it; borrowed when there is none.
-fn small_integers(text: &str) -> std::borrow::Cow<'_, str> {
-    let literals = Literals {
-        text,
-        at: Cell::new(0),
-    };
+/// rounds nor refuses it (borrowed when there is none), and those literals.
+fn blank_big_integers(text: &str) -> (std::borrow::Cow<'_, str>, BigLiterals<'_>) {
     let mut out: Option<String> = None;
-    while let Some(literal) = literals.next() {
+    let mut found = Vec::new();
+    for (index, (start, literal)) in number_tokens(text).enumerate() {
         if BigInt::parse(literal).is_some() {
-            let end = literals.at.get();
-            let start = end - literal.len();
             let out = out.get_or_insert_with(|| text.to_owned());
             // ASCII for ASCII: the byte length, hence every offset, stays.
-            out.replace_range(start..end, &format!("0{}", " ".repeat(literal.len() - 1)));
+            let blank = format!("0{}", " ".repeat(literal.len() - 1));
+            out.replace_range(start..start + literal.len(), &blank);
+            found.push((index, literal));
         }
     }
-    out.map_or(std::borrow::Cow::Borrowed(text), std::borrow::Cow::Owned)
+    let literals = BigLiterals {
+        found,
+        visited: Cell::new(0),
+        taken: Cell::new(0),
+    };
+    let read = out.map_or(std::borrow::Cow::Borrowed(text), std::borrow::Cow::Owned);
+    (read, literals)
 }
 
 /// Parses JSON `text` as every JSON document Templiqx reads is parsed
@@ -740,18 +755,14 @@ fn small_integers(text: &str) -> std::borrow::Cow<'_, str> {
 /// ([`position`]) — with a help for the kind
 /// of problem.
 pub fn parse(text: &str) -> Result<Json, Diagnostic> {
-    let literals = Literals {
-        text,
-        at: Cell::new(0),
-    };
-    let visitor = JsonVisitor {
-        literals: Some(&literals),
-    };
     // `serde_json` reads an integer beyond 64 bits as a double, and refuses
     // one beyond `f64::MAX` ("number out of range"): it reads `0` padded
     // with spaces instead, so places in the text stay where they are, and
-    // the visitor takes the digits from the text.
-    let read = small_integers(text);
+    // the visitor takes the digits back. Without one, it only builds.
+    let (read, literals) = blank_big_integers(text);
+    let visitor = JsonVisitor {
+        literals: (!literals.found.is_empty()).then_some(&literals),
+    };
     let mut reader = serde_json::Deserializer::from_str(&read);
     let value = de::DeserializeSeed::deserialize(visitor, &mut reader)
         .and_then(|v| reader.end().map(|()| v));

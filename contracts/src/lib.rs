@@ -3,8 +3,9 @@
 //! This crate depends on no other Templiqx crate. It defines what the
 //! compiler (`templiqx-build`), the runtime (`templiqx`), the mock runtime
 //! and the tools exchange: [`Diagnostic`]s with stable [`Code`]s and the
-//! [`OperationEnvelope`], the render budget constants, canonical JSON and
-//! fingerprints, the compiled [`Interaction`] IR, compiled [`Schema`]s and
+//! [`OperationEnvelope`], the render budget constants, [`Json`] (a JSON
+//! document as the one strict reader [`json::parse`] reads it, integers
+//! exact at any size), canonical JSON and fingerprints, the compiled [`Interaction`] IR, compiled [`Schema`]s and
 //! their validator, [`Receipt`]s and [`StreamEvent`]s, and the [`words`]
 //! every diagnostic shares (suggestions, value kinds, value previews).
 //!

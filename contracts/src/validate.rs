@@ -369,7 +369,7 @@ impl Walker<'_> {
 fn write_exact(n: Number<'_>, out: &mut String) -> std::fmt::Result {
     match n {
         Number::F64(f)
-            if f.is_finite() && f.fract() == 0.0 && f.abs() >= 9_007_199_254_740_992.0 =>
+            if f.is_finite() && f.fract() == 0.0 && !crate::typed::exact_integral_double(f) =>
         {
             use std::fmt::Write as _;
             write!(out, "{f:.0}")

@@ -2,10 +2,12 @@
 //! request and output files) strictly, with `TQX_*` diagnostics.
 //!
 //! A document is JSON, or YAML when its file name ends in `.yaml`/`.yml`.
-//! JSON is parsed by `serde_json` with one addition: an object that repeats
-//! a key is rejected (`TQX_PARSE_JSON`) instead of keeping the last value,
-//! because fingerprints are computed over these values and a silently
-//! dropped member would change what they cover. YAML goes through the
+//! JSON is read by the one strict reader (`templiqx_contracts::json::parse`)
+//! into a [`Json`]: an object that repeats a key is rejected
+//! (`TQX_PARSE_JSON`) instead of keeping the last value, and integers keep
+//! their exact value at any size, because fingerprints are computed over
+//! these values and a dropped member or a rounded number would change what
+//! they cover. YAML goes through the
 //! compiler's strict parser (`templiqx_build::yaml::parse`, which rejects
 //! duplicate keys, tags and alias bombs with `TQX_PARSE_YAML`) and is then
 //! handled as JSON.

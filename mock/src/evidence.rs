@@ -200,16 +200,19 @@ pub fn find_entries(value: &Value, prefix: &str, out: &mut Vec<EvidenceEntry>) {
             text("fragment_id"),
             text("quote_sha256"),
         ) {
+            // Absent, a byte offset, or (`Err`) what stands there instead.
+            let read = |name: &str| {
+                let v = object.get(name)?;
+                Some(offset(v).ok_or_else(|| format!("{name} {v}")))
+            };
+            let (start, end) = (read("start_offset"), read("end_offset"));
             out.push(EvidenceEntry {
                 document_id,
                 fragment_id,
                 quote_sha256,
-                start_offset: object.get("start_offset").and_then(offset),
-                end_offset: object.get("end_offset").and_then(offset),
-                invalid_offset: ["start_offset", "end_offset"].iter().find_map(|&name| {
-                    let v = object.get(name)?;
-                    offset(v).is_none().then(|| format!("{name} {v}"))
-                }),
+                start_offset: start.clone().and_then(Result::ok),
+                end_offset: end.clone().and_then(Result::ok),
+                invalid_offset: [start, end].into_iter().flatten().find_map(Result::err),
                 pointer: pointer.to_owned(),
             });
         }
