@@ -814,6 +814,71 @@ fn json_offset(text: &str, line: usize, column: usize) -> usize {
         .min(text.len())
 }
 
+/// Why a [`Json`] does not decode into a typed value: the error of
+/// [`from_json`] and of `Json`'s `Deserializer`s (scenario documents,
+/// generated `Inputs`/`Context`/`Output`, `decode_output`).
+///
+/// serde's own messages (`invalid type: string "x", expected u32`), with
+/// JSON's word for JSON's value: `null`, where serde's data model says
+/// `unit value` (`invalid type: null, expected u64`), as `serde_json` does.
+/// Whatever the nesting (a struct field, an array item, a member of an
+/// internally tagged enum, which serde buffers first), a `null` is named
+/// `null` in every `invalid type` and `invalid value` message.
+///
+/// ```
+/// use templiqx_contracts::json::{from_json, parse};
+///
+/// let v = parse(r#"{"delay_ms": null}"#).unwrap();
+/// #[derive(Debug, serde::Deserialize)]
+/// struct Step { delay_ms: u64 }
+/// let e = from_json::<Step>(&v).unwrap_err();
+/// assert_eq!(e.to_string(), "invalid type: null, expected u64");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeError(Box<str>);
+
+impl fmt::Display for DeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DeError {}
+
+/// A value as serde's messages name it, in JSON's words: `null` for serde's
+/// unit (the one value JSON's `null` deserialises as), serde's own words
+/// for everything else.
+struct JsonWords<'a>(de::Unexpected<'a>);
+
+impl fmt::Display for JsonWords<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            de::Unexpected::Unit => f.write_str("null"),
+            other => fmt::Display::fmt(&other, f),
+        }
+    }
+}
+
+impl de::Error for DeError {
+    fn custom<T: fmt::Display>(message: T) -> DeError {
+        DeError(message.to_string().into_boxed_str())
+    }
+
+    fn invalid_type(unexpected: de::Unexpected<'_>, expected: &dyn de::Expected) -> DeError {
+        DeError::custom(format_args!(
+            "invalid type: {}, expected {expected}",
+            JsonWords(unexpected)
+        ))
+    }
+
+    fn invalid_value(unexpected: de::Unexpected<'_>, expected: &dyn de::Expected) -> DeError {
+        DeError::custom(format_args!(
+            "invalid value: {}, expected {expected}",
+            JsonWords(unexpected)
+        ))
+    }
+}
+
 /// Decodes `value` into `T`, as `serde_json::from_value` does for a
 /// `serde_json::Value` (through `&Json`'s `Deserializer`, below).
 ///
@@ -826,8 +891,9 @@ fn json_offset(text: &str, line: usize, column: usize) -> usize {
 /// ```
 ///
 /// # Errors
-/// serde's message when `value` does not have `T`'s shape.
-pub fn from_json<T: serde::de::DeserializeOwned>(value: &Json) -> Result<T, de::value::Error> {
+/// serde's message when `value` does not have `T`'s shape, a `null` named
+/// `null` ([`DeError`]).
+pub fn from_json<T: serde::de::DeserializeOwned>(value: &Json) -> Result<T, DeError> {
     T::deserialize(value)
 }
 
@@ -850,7 +916,8 @@ macro_rules! narrow_integers {
 
 /// `&Json` as a serde `Deserializer`, for decoding a value into a typed
 /// structure (generated `Output` types, scenario documents). Errors are
-/// serde's own messages (`invalid type: string "x", expected u32`).
+/// serde's own messages (`invalid type: string "x", expected u32`), with
+/// `null` for JSON's `null` ([`DeError`]).
 /// Strings are handed over as copies (`visit_str`), so the value need not
 /// outlive the deserialiser's `'de`.
 ///
@@ -858,7 +925,7 @@ macro_rules! narrow_integers {
 /// nearest double (what a typed `f64` holds; an error beyond `f64::MAX`),
 /// and into [`Json`] exactly at any size.
 impl<'de> de::Deserializer<'de> for &Json {
-    type Error = de::value::Error;
+    type Error = DeError;
 
     fn deserialize_any<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         match self {
@@ -874,11 +941,9 @@ impl<'de> de::Deserializer<'de> for &Json {
                 // format hands a newtype to `deserialize_any`, so no
                 // document can forge one (a map with a marker key could);
                 // any other type refuses it.
-                Number::Big(b) => {
-                    visitor.visit_newtype_struct(
-                        de::IntoDeserializer::<de::value::Error>::into_deserializer(b.as_str()),
-                    )
-                }
+                Number::Big(b) => visitor.visit_newtype_struct(
+                    de::IntoDeserializer::<DeError>::into_deserializer(b.as_str()),
+                ),
             },
             Json::String(s) => visitor.visit_str(s),
             Json::Array(a) => visitor.visit_seq(de::value::SeqDeserializer::new(a.iter())),
@@ -980,7 +1045,7 @@ impl Json {
     }
 }
 
-impl<'de> IntoDeserializer<'de, de::value::Error> for &Json {
+impl<'de> IntoDeserializer<'de, DeError> for &Json {
     type Deserializer = Self;
 
     fn into_deserializer(self) -> Self {
@@ -1000,7 +1065,7 @@ macro_rules! by_reference {
 
 /// An owned [`Json`] as a serde `Deserializer`: every method is `&Json`'s.
 impl<'de> de::Deserializer<'de> for Json {
-    type Error = de::value::Error;
+    type Error = DeError;
 
     by_reference! {
         deserialize_any deserialize_bool deserialize_char deserialize_str deserialize_string
@@ -1215,6 +1280,58 @@ mod tests {
     }
 
     use serde::Deserialize as _;
+
+    #[test]
+    fn a_null_is_named_null_at_any_nesting() {
+        // serde's data model calls it "unit value"; JSON calls it null.
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Step {
+            delay_ms: u64,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+        #[allow(dead_code)]
+        enum Tagged {
+            Delay { id: String, delay_ms: u64 },
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Doc {
+            steps: Vec<Tagged>,
+            items: Vec<String>,
+            nested: Option<Step>,
+        }
+        let null = "invalid type: null, expected u64";
+        let v = parse(r#"{"delay_ms": null}"#).unwrap();
+        assert_eq!(from_json::<Step>(&v).unwrap_err().to_string(), null);
+        assert_eq!(Step::deserialize(v).unwrap_err().to_string(), null);
+        assert_eq!(from_json::<u64>(&Json::Null).unwrap_err().to_string(), null);
+        // Inside an internally tagged enum (buffered by serde first).
+        let v = parse(r#"{"steps": [{"kind": "delay", "id": "d", "delay_ms": null}], "items": [], "nested": null}"#).unwrap();
+        assert_eq!(from_json::<Doc>(&v).unwrap_err().to_string(), null);
+        // An array item, a nested struct.
+        let v = parse(r#"{"steps": [], "items": ["a", null], "nested": null}"#).unwrap();
+        assert_eq!(
+            from_json::<Doc>(&v).unwrap_err().to_string(),
+            "invalid type: null, expected a string"
+        );
+        let v = parse(r#"{"steps": [], "items": [], "nested": {"delay_ms": null}}"#).unwrap();
+        assert_eq!(from_json::<Doc>(&v).unwrap_err().to_string(), null);
+        let v = parse(r#"{"steps": null, "items": [], "nested": null}"#).unwrap();
+        assert_eq!(
+            from_json::<Doc>(&v).unwrap_err().to_string(),
+            "invalid type: null, expected a sequence"
+        );
+        // `invalid value` names it the same way; other values keep serde's words.
+        let e: DeError = de::Error::invalid_value(de::Unexpected::Unit, &"a step");
+        assert_eq!(e.to_string(), "invalid value: null, expected a step");
+        let v = parse(r#"{"delay_ms": "5"}"#).unwrap();
+        assert_eq!(
+            from_json::<Step>(&v).unwrap_err().to_string(),
+            "invalid type: string \"5\", expected u64"
+        );
+    }
 
     #[test]
     fn json_offsets_map_byte_columns_to_characters() {

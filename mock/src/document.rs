@@ -149,7 +149,7 @@ pub fn read_text(path: &Path, display: &str) -> Result<String, Diagnostic> {
 /// | `unknown field …` | `TQX_UNKNOWN_FIELD` |
 /// | `missing field …` | `TQX_MISSING_FIELD` |
 /// | `unknown variant …`, `unknown diagnostic code …` | `TQX_UNKNOWN_VARIANT` |
-/// | `invalid type: …` | `TQX_INVALID_TYPE` |
+/// | `invalid type: …` (a `null` named `null`: `invalid type: null, expected u64`) | `TQX_INVALID_TYPE` |
 /// | anything else (`invalid value`, `invalid length`, `duplicate field`) | `TQX_INVALID_VALUE` |
 pub fn decode_value<T: DeserializeOwned>(value: &Json) -> Result<T, Diagnostic> {
     serde_path_to_error::deserialize(value).map_err(|e| {
@@ -182,6 +182,14 @@ pub fn decode_value<T: DeserializeOwned>(value: &Json) -> Result<T, Diagnostic> 
                 ),
             },
             None => (message, pointer),
+        };
+        // Likewise a `null` where a value of a type is required
+        // (`invalid type: null, expected u64`, in JSON's word: see
+        // `templiqx_contracts::json::DeError`): point at the one `null`.
+        let pointer = if message.starts_with("invalid type: null, ") {
+            the_only(value, &pointer, |_, v| v.is_null()).map_or(pointer, |(at, _)| at)
+        } else {
+            pointer
         };
         shape_error(&message, pointer)
     })

@@ -198,6 +198,68 @@ fn a_delay_without_delay_ms_is_rejected() {
     );
 }
 
+/// The one diagnostic of rejecting `error`'s manifest: its code, message
+/// and pointer.
+#[track_caller]
+fn only(error: &MockError) -> (Code, &str, Option<&str>) {
+    assert_eq!(error.diagnostics.len(), 1, "{error}");
+    let d = &error.diagnostics[0];
+    (d.code, d.message.as_str(), d.json_pointer.as_deref())
+}
+
+#[test]
+fn a_null_is_called_null_where_it_stands() {
+    // serde's data model calls JSON's `null` a "unit value"; the message
+    // says `null`, at the null's own pointer, whatever the nesting.
+    let null_u64 = "invalid type: null, expected u64";
+    let mut v = steps_manifest();
+    set(&mut v, "/steps/1/delay_ms", Value::Null);
+    assert_eq!(
+        only(&parse(&v).unwrap_err()),
+        (Code::InvalidType, null_u64, Some("/steps/1/delay_ms"))
+    );
+    let mut v = events_manifest();
+    set(&mut v, "/events/3/output_tokens", Value::Null);
+    assert_eq!(
+        only(&parse(&v).unwrap_err()),
+        (Code::InvalidType, null_u64, Some("/events/3/output_tokens"))
+    );
+    let mut v = steps_manifest();
+    set(&mut v, "/id", Value::Null);
+    assert_eq!(
+        only(&parse(&v).unwrap_err()),
+        (
+            Code::InvalidType,
+            "invalid type: null, expected a string",
+            Some("/id")
+        )
+    );
+    // YAML's `null` and `~` alike, with the span of the value.
+    for null in ["null", "~"] {
+        let yaml = format!(
+            "
+api_version: templiqx.mock/v1alpha1
+id: y
+contract: c
+kind: failure
+expected_failure: TQX_RUNTIME_TIMEOUT
+receipt_payload_policy: no_successful_receipt
+steps:
+  - {{ id: a, kind: request_received }}
+  - {{ id: b, kind: delay, delay_ms: {null} }}
+  - {{ id: c, kind: runtime_failure, failure: {{ code: TQX_RUNTIME_TIMEOUT }} }}
+"
+        );
+        let error = ScenarioManifest::from_yaml(&yaml).unwrap_err();
+        assert_eq!(
+            only(&error),
+            (Code::InvalidType, null_u64, Some("/steps/1/delay_ms"))
+        );
+        let span = error.diagnostics[0].span.expect("a span");
+        assert_eq!((span.start.line, span.start.column), (10, 37), "{null}");
+    }
+}
+
 #[test]
 fn a_delay_beyond_64_bits_is_out_of_range_where_it_stands() {
     // JSON text holds the integer exactly; `u64` cannot, and says so in

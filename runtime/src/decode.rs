@@ -236,7 +236,7 @@ pub fn deserialize_root<'de, D, T>(
     deserializer: D,
     interaction: &Interaction,
     scope: Scope,
-    fields: fn(Json) -> Result<T, serde::de::value::Error>,
+    fields: fn(Json) -> Result<T, templiqx_contracts::json::DeError>,
 ) -> Result<T, D::Error>
 where
     D: serde::Deserializer<'de>,
