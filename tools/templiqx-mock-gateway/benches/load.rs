@@ -99,7 +99,8 @@ struct Gateway {
 impl Gateway {
     fn start(root: &Path) -> Result<Gateway, BoxError> {
         let mut child = Command::new(env!("CARGO_BIN_EXE_templiqx-mock-gateway"))
-            .args(["--listen", "127.0.0.1:0", "--scenario-root"])
+            .args(["--listen", "127.0.0.1:0", "--target", "structured_output"])
+            .arg("--scenario-root")
             .arg(root)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())

@@ -4,7 +4,7 @@
 //!
 //! Exit status: 0 after a graceful shutdown (SIGINT/SIGTERM), 1 when
 //! start-up fails (invalid inventory, address in use), 2 for usage errors
-//! (including a missing scenario root).
+//! (including a missing scenario root or `--target`).
 
 use clap::{Parser, ValueEnum};
 use std::io::Write;
@@ -48,9 +48,11 @@ struct Cli {
     scenario_root: Option<PathBuf>,
 
     /// The capability profile contracts are compiled for and the scripted
-    /// runtime provides (comma-separated).
-    #[arg(long, value_name = "LIST", default_value = "structured_output")]
-    target: String,
+    /// runtime provides (comma-separated, e.g. `structured_output`; `""` is
+    /// an explicitly empty profile). Required: the format has no default
+    /// profile (docs/format.md, "Capabilities and the target profile").
+    #[arg(long, value_name = "LIST")]
+    target: Option<String>,
 
     /// Requests (body included) taking longer are answered with 408.
     #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
@@ -78,6 +80,12 @@ enum LogFormat {
     Json,
 }
 
+/// The usage error for a missing `--target` (`docs/gateway.md`, "Gateway
+/// flags"): as every command that compiles contracts, the gateway has no
+/// default profile (`docs/format.md`, "Capabilities and the target profile").
+const NO_TARGET: &str = "no target profile: pass --target LIST, the capabilities the scripted \
+     runtime provides (e.g. --target structured_output); there is no default profile";
+
 /// See the `mimalloc` feature in `Cargo.toml`.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
@@ -86,14 +94,20 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.log_format);
-    let Some(root) = cli.scenario_root.clone() else {
+    // Usage errors (exit 2), every one at once.
+    if cli.target.is_none() {
+        eprintln!("error: {NO_TARGET}");
+    }
+    if cli.scenario_root.is_none() {
         eprintln!(
             "error: no scenario root: pass --scenario-root DIR or set {SCENARIO_ROOT_ENV} \
              (the directory holding inventory.json)"
         );
+    }
+    let (Some(root), Some(target)) = (cli.scenario_root.clone(), cli.target.as_deref()) else {
         return ExitCode::from(2);
     };
-    let target = CapabilityProfile::parse_list(&cli.target);
+    let target = CapabilityProfile::parse_list(target);
     let catalog = match Catalog::load(&root, &target) {
         Ok(catalog) => catalog,
         Err(e) => {

@@ -1,5 +1,6 @@
-//! Start-up: the scenario root from the flag or the environment, and an
-//! invalid inventory stopping start-up with an error naming the scenario.
+//! Start-up: the scenario root from the flag or the environment, the
+//! required target profile, and an invalid inventory stopping start-up with
+//! an error naming the scenario.
 
 mod common;
 
@@ -8,7 +9,10 @@ use serde_json::json;
 
 #[test]
 fn no_scenario_root_is_a_usage_error() {
-    let (status, stdout, stderr) = run_to_exit(&["--listen", "127.0.0.1:0"], &[]);
+    let (status, stdout, stderr) = run_to_exit(
+        &["--listen", "127.0.0.1:0", "--target", "structured_output"],
+        &[],
+    );
     assert_eq!(status.code(), Some(2), "{stderr}");
     assert!(stdout.is_empty());
     assert!(
@@ -17,13 +21,64 @@ fn no_scenario_root_is_a_usage_error() {
     );
 }
 
+/// The message `docs/gateway.md` documents for a missing `--target`.
+const NO_TARGET: &str = "error: no target profile: pass --target LIST, the capabilities the \
+     scripted runtime provides (e.g. --target structured_output); there is no default profile\n";
+
+#[test]
+fn no_target_is_a_usage_error() {
+    let root = own_root();
+    let (status, stdout, stderr) = run_to_exit(
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--scenario-root",
+            root.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert_eq!(stderr, NO_TARGET);
+}
+
+#[test]
+fn no_target_and_no_root_are_both_reported() {
+    let (status, stdout, stderr) = run_to_exit(&["--listen", "127.0.0.1:0"], &[]);
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.starts_with(NO_TARGET), "{stderr}");
+    assert!(stderr.contains("error: no scenario root"), "{stderr}");
+}
+
+#[test]
+fn the_target_is_the_one_given() {
+    // An explicitly empty profile lacks `structured_output`, which the
+    // package's contracts require: start-up stops.
+    let root = own_root();
+    let (status, stdout, stderr) = run_to_exit(
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--target",
+            "",
+            "--scenario-root",
+            root.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(!stdout.contains("listening"), "{stdout}");
+    assert!(stderr.contains("TQX_CAPABILITY_UNSUPPORTED"), "{stderr}");
+}
+
 #[test]
 fn the_environment_supplies_the_root() {
     let root = own_root();
     let root = root.to_str().unwrap();
     // `start_with_env` passes `--scenario-root`; start without it here.
     let mut child = std::process::Command::new(common::BIN)
-        .args(["--listen", "127.0.0.1:0"])
+        .args(["--listen", "127.0.0.1:0", "--target", "structured_output"])
         .env("TEMPLIQX_MOCK_SCENARIO_ROOT", root)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -50,6 +105,8 @@ fn help_says_conformance_only() {
     assert!(stdout.contains("NOT a production Templiqx API"), "{stdout}");
     assert!(stdout.contains("NOT an MCP"), "{stdout}");
     assert!(stdout.contains("TEMPLIQX_MOCK_SCENARIO_ROOT"), "{stdout}");
+    assert!(stdout.contains("--target <LIST>"), "{stdout}");
+    assert!(!stdout.contains("[default: structured_output]"), "{stdout}");
 }
 
 /// Starts the gateway on `root`; it must exit 1 naming `scenario`.
@@ -58,6 +115,8 @@ fn refuses(root: &std::path::Path, scenario: &str, also: &str) {
         &[
             "--listen",
             "127.0.0.1:0",
+            "--target",
+            "structured_output",
             "--scenario-root",
             root.to_str().unwrap(),
         ],
@@ -123,6 +182,8 @@ fn a_root_without_an_inventory_stops_start_up() {
         &[
             "--listen",
             "127.0.0.1:0",
+            "--target",
+            "structured_output",
             "--scenario-root",
             dir.path().to_str().unwrap(),
         ],
@@ -139,6 +200,8 @@ fn an_address_in_use_stops_start_up() {
         &[
             "--listen",
             &gateway.addr,
+            "--target",
+            "structured_output",
             "--scenario-root",
             own_root().to_str().unwrap(),
         ],

@@ -35,8 +35,8 @@ pub struct Gateway {
 }
 
 impl Gateway {
-    /// Starts the gateway on `root` with `extra` arguments and waits for
-    /// its "listening on" line.
+    /// Starts the gateway on `root` for the `structured_output` profile
+    /// with `extra` arguments and waits for its "listening on" line.
     pub fn start(root: &Path, extra: &[&str]) -> Gateway {
         Gateway::start_with_env(root, extra, &[])
     }
@@ -44,7 +44,8 @@ impl Gateway {
     pub fn start_with_env(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Gateway {
         let mut command = Command::new(BIN);
         command
-            .args(["--listen", "127.0.0.1:0", "--scenario-root"])
+            .args(["--listen", "127.0.0.1:0", "--target", "structured_output"])
+            .arg("--scenario-root")
             .arg(root)
             .args(extra)
             .env_remove("TEMPLIQX_MOCK_SCENARIO_ROOT")
