@@ -25,14 +25,17 @@
 #![allow(clippy::result_large_err)]
 
 use crate::output::validate_output;
+use crate::trace;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::future::Future;
+use std::time::{Duration, Instant};
 use templiqx_contracts::canonical::{fingerprint, to_canonical_string};
 use templiqx_contracts::{
     AsValue, Code, Diagnostic, Interaction, Json, Receipt, RenderedInteraction, RuntimeFailure,
     StreamEvent,
 };
+use tracing::Instrument;
 
 /// What an adapter is and what it can do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -216,16 +219,21 @@ pub trait RuntimeAdapter: Send + Sync {
     /// `TQX_RUNTIME_*` failure, or `TQX_OUTPUT_SCHEMA` for a schema-invalid
     /// output; each with its failure receipt.
     fn execute(&self, request: &RenderedInteraction<'_>) -> Result<Execution, ExecutionError> {
-        capability_gate(self.descriptor(), request.interaction)?;
-        let mut attempts = Attempts::new(request.interaction);
-        let result = loop {
-            attempts.begin();
-            match self.invoke(request) {
-                Err(failure) if attempts.retry(&failure, false) => continue,
-                result => break result,
-            }
-        };
-        conclude(request, result, attempts.made)
+        let span = trace::execution_span(self.descriptor(), request);
+        let _entered = span.enter();
+        let outcome = capability_gate(self.descriptor(), request.interaction).and_then(|()| {
+            let mut attempts = Attempts::new(request.interaction);
+            let result = loop {
+                attempts.begin();
+                let result = self.invoke(request);
+                if !attempts.retry_traced(&result, false) {
+                    break result;
+                }
+            };
+            conclude(request, result, attempts.made)
+        });
+        trace::finish(&span, &outcome);
+        outcome
     }
 
     /// [`execute`](RuntimeAdapter::execute), streaming: forwards the
@@ -243,20 +251,22 @@ pub trait RuntimeAdapter: Send + Sync {
         request: &RenderedInteraction<'_>,
         sink: &mut dyn FnMut(StreamEvent),
     ) -> Result<Execution, ExecutionError> {
-        if let Err(error) = capability_gate(self.descriptor(), request.interaction) {
-            return terminal(Err(error), sink);
-        }
-        let mut attempts = Attempts::new(request.interaction);
-        let result = loop {
-            attempts.begin();
-            let mut forward = Forward::new(sink);
-            let result = self.invoke_streaming(request, &mut |event| forward.event(event));
-            match result {
-                Err(failure) if attempts.retry(&failure, forward.forwarded) => continue,
-                result => break result,
-            }
-        };
-        terminal(conclude(request, result, attempts.made), sink)
+        let span = trace::execution_span(self.descriptor(), request);
+        let _entered = span.enter();
+        let outcome = capability_gate(self.descriptor(), request.interaction).and_then(|()| {
+            let mut attempts = Attempts::new(request.interaction);
+            let result = loop {
+                attempts.begin();
+                let mut forward = Forward::new(&mut *sink);
+                let result = self.invoke_streaming(request, &mut |event| forward.event(event));
+                if !attempts.retry_traced(&result, forward.forwarded) {
+                    break result;
+                }
+            };
+            conclude(request, result, attempts.made)
+        });
+        trace::finish(&span, &outcome);
+        terminal(outcome, sink)
     }
 }
 
@@ -343,23 +353,16 @@ pub trait AsyncRuntimeAdapter: Send + Sync {
         &self,
         request: &RenderedInteraction<'_>,
     ) -> impl Future<Output = Result<Execution, ExecutionError>> + Send {
-        async move {
-            capability_gate(self.descriptor(), request.interaction)?;
-            let mut attempts = Attempts::new(request.interaction);
+        traced(self, request, move |mut attempts| async move {
             let result = loop {
                 attempts.begin();
-                match self.invoke(request).await {
-                    Err(failure)
-                        if attempts.remain(false, &failure)
-                            && self.before_retry(request, &failure, attempts.made).await =>
-                    {
-                        continue;
-                    }
-                    result => break result,
+                let result = self.invoke(request).await;
+                if !retry_async(self, request, &attempts, &result, false).await {
+                    break result;
                 }
             };
-            conclude(request, result, attempts.made).map_err(|e| e.redacted(&|t| self.redact(t)))
-        }
+            (result, attempts.made)
+        })
     }
 
     /// As [`RuntimeAdapter::execute_streaming`].
@@ -373,32 +376,81 @@ pub trait AsyncRuntimeAdapter: Send + Sync {
         sink: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> impl Future<Output = Result<Execution, ExecutionError>> + Send {
         async move {
-            if let Err(error) = capability_gate(self.descriptor(), request.interaction) {
-                return terminal(Err(error), sink);
-            }
-            let mut attempts = Attempts::new(request.interaction);
-            let result = loop {
-                attempts.begin();
-                let mut forward = Forward::new(&mut *sink);
-                let result = self
-                    .invoke_streaming(request, &mut |event| forward.event(event))
-                    .await;
-                let forwarded = forward.forwarded;
-                match result {
-                    Err(failure)
-                        if attempts.remain(forwarded, &failure)
-                            && self.before_retry(request, &failure, attempts.made).await =>
-                    {
-                        continue;
+            // Reborrowed for the attempts, so the terminal event can follow.
+            let attempt_sink = &mut *sink;
+            let outcome = traced(self, request, |mut attempts| async move {
+                let result = loop {
+                    attempts.begin();
+                    let mut forward = Forward::new(&mut *attempt_sink);
+                    let result = self
+                        .invoke_streaming(request, &mut |event| forward.event(event))
+                        .await;
+                    let forwarded = forward.forwarded;
+                    if !retry_async(self, request, &attempts, &result, forwarded).await {
+                        break result;
                     }
-                    result => break result,
-                }
-            };
-            let concluded = conclude(request, result, attempts.made)
-                .map_err(|e| e.redacted(&|t| self.redact(t)));
-            terminal(concluded, sink)
+                };
+                (result, attempts.made)
+            })
+            .await;
+            terminal(outcome, sink)
         }
     }
+}
+
+/// An async execution around its attempt loop: the trace span (opened when
+/// the execution starts, its first poll, not when the future is made), the
+/// capability gate, then `attempts` (which returns the last attempt's
+/// result and the attempts made), validation and the receipt, every text of
+/// an error redacted by the adapter.
+async fn traced<A, F, Fut>(
+    adapter: &A,
+    request: &RenderedInteraction<'_>,
+    attempts: F,
+) -> Result<Execution, ExecutionError>
+where
+    A: AsyncRuntimeAdapter + ?Sized,
+    F: FnOnce(Attempts) -> Fut,
+    Fut: Future<Output = (Result<AdapterOutput, RuntimeFailure>, u32)>,
+{
+    let span = trace::execution_span(adapter.descriptor(), request);
+    let recorded = span.clone();
+    async move {
+        let outcome = match capability_gate(adapter.descriptor(), request.interaction) {
+            Err(error) => Err(error),
+            Ok(()) => {
+                let (result, made) = attempts(Attempts::new(request.interaction)).await;
+                conclude(request, result, made).map_err(|e| e.redacted(&|t| adapter.redact(t)))
+            }
+        };
+        trace::finish(&recorded, &outcome);
+        outcome
+    }
+    .instrument(span)
+    .await
+}
+
+/// Step 2 of the async port, after an attempt: whether to invoke again
+/// (`max_attempts` allows it, nothing was forwarded, and the adapter's
+/// [`before_retry`](AsyncRuntimeAdapter::before_retry) says yes, having
+/// waited as it chose). Emits the attempt's trace event with that wait.
+async fn retry_async<A: AsyncRuntimeAdapter + ?Sized>(
+    adapter: &A,
+    request: &RenderedInteraction<'_>,
+    attempts: &Attempts,
+    result: &Result<AdapterOutput, RuntimeFailure>,
+    forwarded: bool,
+) -> bool {
+    let wait = match result {
+        Err(failure) if attempts.remain(forwarded, failure) => {
+            let started = Instant::now();
+            let retry = adapter.before_retry(request, failure, attempts.made).await;
+            retry.then(|| started.elapsed())
+        }
+        _ => None,
+    };
+    trace::attempt(attempts.made, result, wait);
+    wait.is_some()
 }
 
 /// The default streaming of a whole output: its canonical JSON as one delta.
@@ -578,11 +630,19 @@ impl Attempts {
         self.made += 1;
     }
 
-    /// Whether to invoke again after `failure`: only transient failures,
-    /// only within `max_attempts`, and never after output was streamed (a
-    /// consumer would see it twice).
-    fn retry(&self, failure: &RuntimeFailure, forwarded: bool) -> bool {
-        self.remain(forwarded, failure) && is_transient(failure)
+    /// Whether to invoke again after an attempt's `result` (the blocking
+    /// port): only after a transient failure, only within `max_attempts`,
+    /// and never after output was streamed (a consumer would see it twice).
+    /// Emits the attempt's trace event.
+    fn retry_traced(
+        &self,
+        result: &Result<AdapterOutput, RuntimeFailure>,
+        forwarded: bool,
+    ) -> bool {
+        let retry = matches!(result, Err(failure)
+            if self.remain(forwarded, failure) && is_transient(failure));
+        trace::attempt(self.made, result, retry.then_some(Duration::ZERO));
+        retry
     }
 
     /// Whether another attempt may be asked for: `max_attempts` allows one,

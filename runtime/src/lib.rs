@@ -110,6 +110,7 @@ pub mod filters;
 pub mod output;
 pub mod render;
 pub mod request;
+pub mod trace;
 
 pub use templiqx_contracts as contracts;
 
