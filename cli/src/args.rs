@@ -71,7 +71,8 @@ pub enum Command {
     #[command(after_help = "\
 Examples:
   templiqx check examples/crm3 --target structured_output
-  templiqx check contracts/greeting.yaml -t structured_output --format json")]
+  templiqx check contracts/greeting.yaml -t structured_output --format json
+  templiqx check examples/crm3 -t structured_output --lint openai-strict")]
     Check {
         /// Package directories or contract files.
         #[arg(required = true, value_name = "PATH")]
@@ -79,6 +80,11 @@ Examples:
 
         #[command(flatten)]
         target: TargetArgs,
+
+        /// An opt-in check reported as warnings, which leave the exit
+        /// status alone (repeatable).
+        #[arg(long = "lint", value_enum, value_name = "LINT")]
+        lints: Vec<Lint>,
     },
 
     /// Render a contract for the inputs and context of a request.
@@ -220,6 +226,14 @@ Examples:
         #[arg(long, value_enum, default_value_t = Receipts::InProcess, value_name = "MODE")]
         receipts: Receipts,
     },
+}
+
+/// `check --lint`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Lint {
+    /// Warn (TQX_LINT_OPENAI_NOT_STRICT) when OpenAI's json_schema mode
+    /// would receive a contract's output schema with strict: false.
+    OpenaiStrict,
 }
 
 /// `--receipts`.

@@ -50,7 +50,11 @@ fn main() -> ExitCode {
 
 fn run(ui: &mut Ui, command: &Command) -> io::Result<Status> {
     match command {
-        Command::Check { paths, target } => cmd::check::run(ui, paths, &target.profile()),
+        Command::Check {
+            paths,
+            target,
+            lints,
+        } => cmd::check::run(ui, paths, &target.profile(), lints),
         Command::Render {
             contract,
             request,

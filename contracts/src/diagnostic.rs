@@ -134,6 +134,10 @@ codes! {
     Io => "TQX_IO",
     /// Two generated Rust names collide (`first-name` and `first_name`).
     CodegenCollision => "TQX_CODEGEN_COLLISION",
+    /// A warning of `templiqx check --lint openai-strict`: OpenAI would
+    /// receive the output schema with `strict: false` (a node outside its
+    /// strict subset even after optional properties are lowered).
+    LintOpenAiNotStrict => "TQX_LINT_OPENAI_NOT_STRICT",
 }
 
 impl fmt::Display for Code {

@@ -1,4 +1,4 @@
-//! A Templiqx [`AsyncRuntimeAdapter`] for the Anthropic Messages API
+//! A Templiqx [`AsyncRuntimeAdapter`](templiqx::AsyncRuntimeAdapter) for the Anthropic Messages API
 //! (`POST {base_url}/v1/messages`, Anthropic's API reference, "Messages").
 //!
 //! ```no_run
@@ -36,18 +36,17 @@
 // `RuntimeFailure` is the port's error type, returned by value.
 #![allow(clippy::result_large_err)]
 
-use futures_util::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;
 use templiqx::contracts::Role;
-use templiqx::contracts::json::{self, Json, JsonMap};
-use templiqx::{
-    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Code, RenderedInteraction,
-    RuntimeFailure, StreamEvent, Usage,
+use templiqx::contracts::json::{Json, JsonMap};
+use templiqx::{Code, RenderedInteraction, RuntimeFailure, Usage};
+use templiqx_adapter_http::{
+    Configured, Endpoint, Event, Flow, Reply, WireFormat, event_json, failure_id, invalid_response,
+    output_value, token_count,
 };
-use templiqx_adapter_http::{Endpoint, failure_id, invalid_response, output_value, token_count};
 
-pub use templiqx_adapter_http::{ApiKey, ConfigError, RetryPolicy};
+pub use templiqx_adapter_http::{ApiKey, ConfigError, HttpAdapter, RetryPolicy};
 
 /// The adapter's name in descriptors and failure ids.
 pub const PROVIDER: &str = "anthropic";
@@ -149,33 +148,57 @@ impl AnthropicConfig {
     }
 }
 
-/// The adapter. Its `Debug` shows no key.
+/// The adapter: [`HttpAdapter`] over the Anthropic Messages wire format.
+/// Build it with `AnthropicAdapter::new(config)`; its descriptor provides
+/// `structured_output` and `streaming` (other capabilities are stopped by
+/// the port's gate). `request_body(&request, stream)` returns exactly the
+/// JSON body of an attempt. Its `Debug` shows no key.
+///
+/// # Errors
+///
+/// `AnthropicAdapter::new` returns a [`ConfigError`] for a bad base URL,
+/// header, version, tool name (`^[a-zA-Z0-9_-]{1,64}$`), empty model, zero
+/// `max_tokens` or zero timeout. `request_body` fails with
+/// `TQX_RUNTIME_PERMANENT`: `anthropic.output_schema` when the output
+/// schema's root is not `type: object`; `anthropic.messages` when no `user`
+/// or `assistant` message is left once system and developer messages are
+/// moved to `system`.
+pub type AnthropicAdapter = HttpAdapter<Anthropic>;
+
+/// The Anthropic Messages wire format (a [`WireFormat`]): what
+/// [`AnthropicAdapter`] sends and how it reads the answer.
 #[derive(Debug)]
-pub struct AnthropicAdapter {
-    descriptor: AdapterDescriptor,
-    endpoint: Endpoint,
+pub struct Anthropic {
     config: AnthropicConfig,
 }
 
-impl AnthropicAdapter {
-    /// Checks the configuration and builds the adapter; its descriptor
-    /// provides `structured_output` and `streaming` (other capabilities are
-    /// stopped by the port's gate).
-    ///
-    /// # Errors
-    ///
-    /// [`ConfigError`] for a bad base URL, header, version, tool name
-    /// (`^[a-zA-Z0-9_-]{1,64}$`), empty model, zero `max_tokens` or zero
-    /// timeout.
-    pub fn new(config: AnthropicConfig) -> Result<AnthropicAdapter, ConfigError> {
+/// What one attempt of [`Anthropic`] remembers of a stream: the forced
+/// tool's block index and input so far, text blocks, the stop reason,
+/// usage and identity.
+#[derive(Debug, Default)]
+pub struct AnthropicAttempt {
+    tool_index: Option<u64>,
+    json_text: String,
+    text: String,
+    stop: Option<String>,
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    model: Option<String>,
+    id: Option<String>,
+}
+
+impl WireFormat for Anthropic {
+    const PROVIDER: &'static str = PROVIDER;
+    type Config = AnthropicConfig;
+    type Attempt = AnthropicAttempt;
+
+    fn configure(config: AnthropicConfig) -> Result<Configured<Anthropic>, ConfigError> {
         let base = templiqx_adapter_http::base_url(&config.base_url)?;
         if config.model.trim().is_empty() {
             return Err(ConfigError::Setting("the model must not be empty".into()));
         }
-        if config.timeout.is_zero() || config.max_tokens == 0 {
-            return Err(ConfigError::Setting(
-                "the timeout and max_tokens must be positive".into(),
-            ));
+        if config.max_tokens == 0 {
+            return Err(ConfigError::Setting("max_tokens must be positive".into()));
         }
         let name_ok = (1..=64).contains(&config.tool_name.len())
             && config
@@ -207,26 +230,24 @@ impl AnthropicAdapter {
             headers,
             config.api_key.clone(),
         )?;
-        Ok(AnthropicAdapter {
-            descriptor: AdapterDescriptor::new(PROVIDER, ["streaming", "structured_output"]),
+        Ok(Configured {
             endpoint,
-            config,
+            timeout: config.timeout,
+            retry: config.retry,
+            capabilities: &["streaming", "structured_output"],
+            wire: Anthropic { config },
         })
     }
 
-    /// The JSON body sent for `request`; exactly what goes over the wire.
-    ///
-    /// # Errors
-    ///
-    /// `TQX_RUNTIME_PERMANENT`: `anthropic.output_schema` when the output
-    /// schema's root is not `type: object`; `anthropic.messages` when no
-    /// `user` or `assistant` message is left once system and developer
-    /// messages are moved to `system`.
-    pub fn request_body(
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    fn request(
         &self,
         request: &RenderedInteraction<'_>,
         stream: bool,
-    ) -> Result<Value, RuntimeFailure> {
+    ) -> Result<(Value, AnthropicAttempt), RuntimeFailure> {
         let interaction = request.interaction;
         let schema = templiqx_adapter_http::output_schema(PROVIDER, interaction)?;
         let mut system: Vec<&str> = Vec::new();
@@ -284,38 +305,14 @@ impl AnthropicAdapter {
         if stream {
             body.insert("stream".into(), json!(true));
         }
-        Ok(Value::Object(body))
+        Ok((Value::Object(body), AnthropicAttempt::default()))
     }
 
-    fn timeout(&self, request: &RenderedInteraction<'_>) -> Duration {
-        request
-            .interaction
-            .runtime_policy
-            .timeout_ms
-            .map(|ms| Duration::from_millis(u64::from(ms)))
-            .unwrap_or(self.config.timeout)
-    }
-
-    async fn attempt(
-        &self,
-        request: &RenderedInteraction<'_>,
-        sink: Option<&mut (dyn FnMut(StreamEvent) + Send)>,
-    ) -> Result<AdapterOutput, RuntimeFailure> {
-        let body = self.request_body(request, sink.is_some())?;
-        let response = self.endpoint.post(&body).await?;
-        match sink {
-            None => {
-                let value = self.endpoint.json(response).await?;
-                self.message(&value)
-            }
-            Some(sink) => self.stream(response, sink).await,
-        }
-    }
-
-    /// Reads a whole `message` object.
-    fn message(&self, value: &Json) -> Result<AdapterOutput, RuntimeFailure> {
+    /// A whole `message` object (or an `error` object from a proxy that
+    /// answered 200).
+    fn read_body(&self, _attempt: AnthropicAttempt, value: &Json) -> Result<Reply, RuntimeFailure> {
         if value.get("type").and_then(|t| t.as_str()) == Some("error") {
-            return Err(self.error_event(value));
+            return Err(error_event(value));
         }
         let content = value
             .get("content")
@@ -332,141 +329,114 @@ impl AnthropicAdapter {
             .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
             .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
             .collect();
-        self.finish(
+        let reply = self.finish(
             input.and_then(|b| b.get("input")).cloned(),
             &text,
             stop,
             usage,
-        )
+        )?;
+        Ok(reply.identified_by(value))
     }
 
-    /// Reads a streamed message, forwarding the tool input's JSON
-    /// fragments (`input_json_delta`) as `Delta` events.
-    async fn stream(
+    /// One event of a streamed message; the tool input's JSON fragments
+    /// (`input_json_delta`) are the deltas.
+    fn read_event(
         &self,
-        response: templiqx_adapter_http::reqwest::Response,
-        sink: &mut (dyn FnMut(StreamEvent) + Send),
-    ) -> Result<AdapterOutput, RuntimeFailure> {
-        let mut events = std::pin::pin!(self.endpoint.events(response));
-        let mut tool_index: Option<u64> = None;
-        let mut json_text = String::new();
-        let mut text = String::new();
-        let mut stop: Option<String> = None;
-        let mut input_tokens = None;
-        let mut output_tokens = None;
-        let mut stopped = false;
-        while let Some(event) = events.next().await {
-            let event = event?;
-            let data = json::parse(&event.data).map_err(|e| {
-                invalid_response(
-                    PROVIDER,
-                    format!("a stream event is not JSON ({})", e.message),
-                )
-            })?;
-            let kind = data.get("type").and_then(|t| t.as_str()).unwrap_or("");
-            match kind {
-                "message_start" => {
-                    if let Some(u) = data.pointer("/message/usage") {
-                        input_tokens = token_count(u, "input_tokens").or(input_tokens);
-                        output_tokens = token_count(u, "output_tokens").or(output_tokens);
-                    }
+        attempt: &mut AnthropicAttempt,
+        event: &Event,
+    ) -> Result<Flow, RuntimeFailure> {
+        let data = event_json(PROVIDER, event)?;
+        let kind = data.get("type").and_then(|t| t.as_str()).unwrap_or("");
+        match kind {
+            "message_start" => {
+                if let Some(message) = data.get("message") {
+                    let identity = Reply::new(Json::Null, None).identified_by(message);
+                    (attempt.model, attempt.id) = (identity.model, identity.id);
                 }
-                "content_block_start" => {
-                    let block = &data["content_block"];
-                    if block.get("type").and_then(|t| t.as_str()) == Some("tool_use")
-                        && block.get("name").and_then(|n| n.as_str())
-                            == Some(&self.config.tool_name)
-                    {
-                        tool_index = data.get("index").and_then(|i| i.as_u64());
-                    }
+                if let Some(u) = data.pointer("/message/usage") {
+                    attempt.input_tokens = token_count(u, "input_tokens").or(attempt.input_tokens);
+                    attempt.output_tokens =
+                        token_count(u, "output_tokens").or(attempt.output_tokens);
                 }
-                "content_block_delta" => {
-                    let delta = &data["delta"];
-                    match delta.get("type").and_then(|t| t.as_str()) {
-                        Some("input_json_delta")
-                            if data.get("index").and_then(|i| i.as_u64()) == tool_index =>
-                        {
-                            if let Some(part) = delta.get("partial_json").and_then(|p| p.as_str())
-                                && !part.is_empty()
-                            {
-                                json_text.push_str(part);
-                                sink(StreamEvent::Delta {
-                                    text: part.to_owned(),
-                                });
-                            }
-                        }
-                        Some("text_delta") => {
-                            if let Some(t) = delta.get("text").and_then(|t| t.as_str()) {
-                                text.push_str(t);
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                "message_delta" => {
-                    if let Some(s) = data.pointer("/delta/stop_reason").and_then(|s| s.as_str()) {
-                        stop = Some(s.to_owned());
-                    }
-                    if let Some(u) = data.get("usage") {
-                        output_tokens = token_count(u, "output_tokens").or(output_tokens);
-                        input_tokens = token_count(u, "input_tokens").or(input_tokens);
-                    }
-                }
-                "message_stop" => {
-                    stopped = true;
-                    break;
-                }
-                "error" => return Err(self.error_event(&data)),
-                // `ping`, `content_block_stop` and event types added later.
-                _ => {}
             }
+            "content_block_start" => {
+                let block = &data["content_block"];
+                if block.get("type").and_then(|t| t.as_str()) == Some("tool_use")
+                    && block.get("name").and_then(|n| n.as_str()) == Some(&self.config.tool_name)
+                {
+                    attempt.tool_index = data.get("index").and_then(|i| i.as_u64());
+                }
+            }
+            "content_block_delta" => {
+                let delta = &data["delta"];
+                match delta.get("type").and_then(|t| t.as_str()) {
+                    Some("input_json_delta")
+                        if data.get("index").and_then(|i| i.as_u64()) == attempt.tool_index =>
+                    {
+                        if let Some(part) = delta.get("partial_json").and_then(|p| p.as_str())
+                            && !part.is_empty()
+                        {
+                            attempt.json_text.push_str(part);
+                            return Ok(Flow::Delta(part.to_owned()));
+                        }
+                    }
+                    Some("text_delta") => {
+                        if let Some(t) = delta.get("text").and_then(|t| t.as_str()) {
+                            attempt.text.push_str(t);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                if let Some(s) = data.pointer("/delta/stop_reason").and_then(|s| s.as_str()) {
+                    attempt.stop = Some(s.to_owned());
+                }
+                if let Some(u) = data.get("usage") {
+                    attempt.output_tokens =
+                        token_count(u, "output_tokens").or(attempt.output_tokens);
+                    attempt.input_tokens = token_count(u, "input_tokens").or(attempt.input_tokens);
+                }
+            }
+            "message_stop" => return Ok(Flow::Done),
+            "error" => return Err(error_event(&data)),
+            // `ping`, `content_block_stop` and event types added later.
+            _ => {}
         }
-        if !stopped {
+        Ok(Flow::Continue)
+    }
+
+    fn end_stream(&self, attempt: AnthropicAttempt, done: bool) -> Result<Reply, RuntimeFailure> {
+        if !done {
             return Err(invalid_response(
                 PROVIDER,
                 "the event stream ended without `message_stop`",
             ));
         }
-        let usage = match (input_tokens, output_tokens) {
+        let usage = match (attempt.input_tokens, attempt.output_tokens) {
             (Some(input_tokens), Some(output_tokens)) => Some(Usage {
                 input_tokens,
                 output_tokens,
             }),
             _ => None,
         };
-        let input = tool_index.map(|_| {
-            if json_text.trim().is_empty() {
+        let input = attempt.tool_index.map(|_| {
+            if attempt.json_text.trim().is_empty() {
                 Json::Object(JsonMap::new())
             } else {
-                output_value(&json_text)
+                output_value(&attempt.json_text)
             }
         });
-        self.finish(input, &text, stop.as_deref(), usage)
+        let mut reply = self.finish(input, &attempt.text, attempt.stop.as_deref(), usage)?;
+        (reply.model, reply.id) = (attempt.model, attempt.id);
+        Ok(reply)
     }
+}
 
-    /// An `error` event (in a stream, or as a 200 body from a proxy).
-    fn error_event(&self, data: &Json) -> RuntimeFailure {
-        let kind = data
-            .pointer("/error/type")
-            .and_then(|t| t.as_str())
-            .unwrap_or("error");
-        let message = data
-            .pointer("/error/message")
-            .and_then(|m| m.as_str())
-            .unwrap_or("no message");
-        let (code, step) = match kind {
-            "overloaded_error" | "api_error" => (Code::RuntimeUnavailable, "unavailable"),
-            "rate_limit_error" => (Code::RuntimeRateLimited, "rate_limited"),
-            _ => (Code::RuntimePermanent, "rejected"),
-        };
-        RuntimeFailure::new(
-            code,
-            failure_id(PROVIDER, step),
-            format!(
-                "{PROVIDER} reported `{kind}`: {}",
-                self.endpoint.redact(message)
-            ),
-        )
+impl Anthropic {
+    /// The configuration this wire format was built from.
+    pub fn config(&self) -> &AnthropicConfig {
+        &self.config
     }
 
     /// Turns the reply into an output or its explicit failure.
@@ -476,7 +446,7 @@ impl AnthropicAdapter {
         text: &str,
         stop: Option<&str>,
         usage: Option<Usage>,
-    ) -> Result<AdapterOutput, RuntimeFailure> {
+    ) -> Result<Reply, RuntimeFailure> {
         match stop {
             Some("max_tokens") => {
                 return Err(RuntimeFailure::new(
@@ -495,7 +465,11 @@ impl AnthropicAdapter {
             _ => {}
         }
         match input {
-            Some(output) => Ok(AdapterOutput { output, usage }),
+            Some(output) => {
+                let mut reply = Reply::new(output, usage);
+                reply.finish_reasons = stop.map(str::to_owned).into_iter().collect();
+                Ok(reply)
+            }
             None => Err(RuntimeFailure::new(
                 Code::RuntimeInvalidResponse,
                 failure_id(PROVIDER, "no_tool_call"),
@@ -506,11 +480,11 @@ impl AnthropicAdapter {
                     if text.is_empty() {
                         String::new()
                     } else {
+                        // The endpoint redacts the whole detail as the
+                        // attempt's failure leaves; `preview` only cuts.
                         format!(
                             "; it said: {}",
-                            templiqx_adapter_http::preview(text.as_bytes(), &|t| self
-                                .endpoint
-                                .redact(t))
+                            templiqx_adapter_http::preview(text.as_bytes(), &str::to_owned)
                         )
                     }
                 ),
@@ -519,48 +493,33 @@ impl AnthropicAdapter {
     }
 }
 
+/// An `error` event (in a stream, or as a 200 body from a proxy); the
+/// endpoint redacts the detail as the attempt's failure leaves.
+fn error_event(data: &Json) -> RuntimeFailure {
+    let kind = data
+        .pointer("/error/type")
+        .and_then(|t| t.as_str())
+        .unwrap_or("error");
+    let message = data
+        .pointer("/error/message")
+        .and_then(|m| m.as_str())
+        .unwrap_or("no message");
+    let (code, step) = match kind {
+        "overloaded_error" | "api_error" => (Code::RuntimeUnavailable, "unavailable"),
+        "rate_limit_error" => (Code::RuntimeRateLimited, "rate_limited"),
+        _ => (Code::RuntimePermanent, "rejected"),
+    };
+    RuntimeFailure::new(
+        code,
+        failure_id(PROVIDER, step),
+        format!("{PROVIDER} reported `{kind}`: {message}"),
+    )
+}
+
 /// `usage.input_tokens` and `usage.output_tokens`.
 fn usage(u: &Json) -> Option<Usage> {
     Some(Usage {
         input_tokens: token_count(u, "input_tokens")?,
         output_tokens: token_count(u, "output_tokens")?,
     })
-}
-
-impl AsyncRuntimeAdapter for AnthropicAdapter {
-    fn descriptor(&self) -> &AdapterDescriptor {
-        &self.descriptor
-    }
-
-    fn redact(&self, text: &str) -> String {
-        self.endpoint.redact(text)
-    }
-
-    async fn invoke(
-        &self,
-        request: &RenderedInteraction<'_>,
-    ) -> Result<AdapterOutput, RuntimeFailure> {
-        self.endpoint
-            .attempt(self.timeout(request), self.attempt(request, None))
-            .await
-    }
-
-    async fn invoke_streaming(
-        &self,
-        request: &RenderedInteraction<'_>,
-        sink: &mut (dyn FnMut(StreamEvent) + Send),
-    ) -> Result<AdapterOutput, RuntimeFailure> {
-        self.endpoint
-            .attempt(self.timeout(request), self.attempt(request, Some(sink)))
-            .await
-    }
-
-    fn before_retry(
-        &self,
-        _request: &RenderedInteraction<'_>,
-        failure: &RuntimeFailure,
-        attempts_made: u32,
-    ) -> impl std::future::Future<Output = bool> + Send {
-        self.config.retry.before_retry(failure, attempts_made)
-    }
 }

@@ -3,130 +3,41 @@
 //! ("Messages", "Streaming Messages", "Errors"): every success and failure
 //! path of `docs/adapters.md`.
 
-use axum::Router;
-use axum::body::Body;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
-use axum::routing::post;
 use serde_json::{Value, json};
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
-use templiqx::contracts::CapabilityProfile;
 use templiqx::contracts::canonical::fingerprint;
 use templiqx::{AsyncRuntimeAdapter, Code, Interaction, Receipt, StreamEvent};
 use templiqx_anthropic::{AnthropicAdapter, AnthropicConfig, ApiKey, RetryPolicy};
+use templiqx_fake_provider::{
+    Fake, KeepAlive, Reply, SseBody, assert_retry_after, assert_streams, render,
+    retry_after_script, stream_variants,
+};
 
 const KEY: &str = "sk-ant-test-0123456789abcdef";
 
-#[derive(Clone)]
-enum Reply {
-    Raw(u16, Vec<(&'static str, String)>, String),
-    /// `text/event-stream`: (event name, data) pairs.
-    Sse(Vec<(String, Value)>),
-    Hang,
-}
-
-#[derive(Default)]
-struct Fake {
-    replies: Mutex<VecDeque<Reply>>,
-    seen: Mutex<Vec<(HeaderMap, Value)>>,
-}
-
-async fn handle(State(fake): State<Arc<Fake>>, headers: HeaderMap, body: String) -> Response {
-    let body: Value = serde_json::from_str(&body).expect("the adapter sends JSON");
-    fake.seen.lock().unwrap().push((headers, body));
-    let reply = fake.replies.lock().unwrap().pop_front().expect("a reply");
-    match reply {
-        Reply::Raw(status, headers, body) => {
-            let mut r = Response::builder()
-                .status(status)
-                .header("content-type", "application/json");
-            for (k, v) in headers {
-                r = r.header(k, v);
-            }
-            r.body(Body::from(body)).unwrap()
-        }
-        Reply::Sse(events) => {
-            let text: String = events
-                .iter()
-                .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
-                .collect();
-            Response::builder()
-                .status(StatusCode::OK)
-                .header("content-type", "text/event-stream")
-                .body(Body::from(text))
-                .unwrap()
-        }
-        Reply::Hang => {
-            tokio::time::sleep(Duration::from_secs(3600)).await;
-            unreachable!()
-        }
-    }
-}
-
+/// Starts the fake Messages API server; returns its base URL.
 async fn serve(replies: Vec<Reply>) -> (String, Arc<Fake>) {
-    let fake = Arc::new(Fake {
-        replies: Mutex::new(replies.into()),
-        ..Fake::default()
-    });
-    let app = Router::new()
-        .route("/v1/messages", post(handle))
-        .with_state(fake.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (format!("http://{addr}"), fake)
+    templiqx_fake_provider::serve("/v1/messages", replies).await
+}
+
+/// `text/event-stream` of these (event name, data) pairs, LF-ended, whole.
+fn sse(events: Vec<(String, Value)>) -> Reply {
+    Reply::sse(stream_body(&events).render("\n", KeepAlive::None))
+}
+
+fn stream_body(events: &[(String, Value)]) -> SseBody {
+    events.iter().fold(SseBody::new(), |body, (name, data)| {
+        body.named(name, data.to_string())
+    })
 }
 
 fn contract(policy: &str) -> Interaction {
-    let text = format!(
-        r#"api_version: templiqx/v1alpha1
-id: lease-terms
-version: 0.1.0
-inputs:
-  clause: {{ schema: {{ type: string }}, required: true }}
-capabilities: [structured_output]
-messages:
-  - role: system
-    content: [{{ kind: text, value: "Extract the lease terms." }}]
-  - role: developer
-    content: [{{ kind: text, value: "Answer through the tool." }}]
-  - role: user
-    content:
-      - {{ kind: interpolate, expression: {{ kind: ref, path: inputs.clause }} }}
-output_schema:
-  type: object
-  additionalProperties: false
-  required: [rent, notice_days]
-  properties:
-    rent: {{ type: number, minimum: 0 }}
-    notice_days: {{ type: integer, minimum: 0 }}
-runtime_policy: {policy}
-"#
-    );
-    let c = templiqx_build::compile_str(
-        &text,
-        "lease-terms.yaml",
-        &CapabilityProfile::parse_list("structured_output"),
-    );
-    assert!(c.diagnostics.is_empty(), "{}", c.render_diagnostics());
-    c.interaction.unwrap()
+    templiqx_fake_provider::lease_contract("Answer through the tool.", policy, "")
 }
 
 fn default_contract() -> Interaction {
     contract("{ temperature: 0.2, top_p: 0.9, max_output_tokens: 300, max_attempts: 2 }")
-}
-
-fn render(i: &Interaction) -> templiqx::RenderedInteraction<'_> {
-    let inputs = json!({ "clause": "Rent is EUR 900 per month; notice 30 days." });
-    templiqx::render(
-        i,
-        inputs.as_object().unwrap(),
-        json!({}).as_object().unwrap(),
-    )
-    .unwrap()
 }
 
 fn adapter(base: &str) -> AnthropicAdapter {
@@ -271,7 +182,7 @@ fn stream_events(parts: &[&str], stop: &str) -> Vec<(String, Value)> {
 #[tokio::test]
 async fn streamed_success_forwards_the_tool_input_and_completes_with_the_execute_receipt() {
     let (base, fake) = serve(vec![
-        Reply::Sse(stream_events(
+        sse(stream_events(
             &["", "{\"rent\": 900", ", \"notice_days\": 30}"],
             "tool_use",
         )),
@@ -310,30 +221,20 @@ async fn streamed_success_forwards_the_tool_input_and_completes_with_the_execute
 
 #[tokio::test]
 async fn rate_limits_are_waited_out_within_the_budget_and_reported_beyond_it() {
-    let limited = |after: &str| {
-        Reply::Raw(
-            429,
-            vec![("retry-after", after.to_owned())],
-            error_body(
-                "rate_limit_error",
-                "Number of request tokens has exceeded your rate limit",
-            ),
-        )
-    };
-    let (base, _) = serve(vec![limited("1"), ok(), limited("60")]).await;
+    let body = error_body(
+        "rate_limit_error",
+        "Number of request tokens has exceeded your rate limit",
+    );
+    let (base, _) = serve(retry_after_script(429, &body, ok())).await;
     let i = default_contract();
-    let request = render(&i);
-    let adapter = adapter(&base);
-    let started = std::time::Instant::now();
-    let execution = adapter.execute(&request).await.unwrap();
-    assert_eq!(execution.attempts, 2);
-    assert!(started.elapsed() >= Duration::from_secs(1));
-    let error = adapter.execute(&request).await.unwrap_err();
-    assert_eq!(error.failure.code, Code::RuntimeRateLimited);
-    assert_eq!(error.failure.id, "anthropic.rate_limited");
-    assert_eq!(error.failure.retry_after_ms, Some(60_000));
-    assert_eq!(error.attempts, 1);
-    assert_eq!(error.receipt, error.failure.receipt());
+    let limited = Code::RuntimeRateLimited;
+    assert_retry_after(
+        &adapter(&base),
+        &render(&i),
+        limited,
+        "anthropic.rate_limited",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -373,7 +274,7 @@ async fn a_body_that_is_not_the_wire_format_is_an_invalid_response() {
     let (base, _) = serve(vec![
         Reply::Raw(200, vec![], "upstream connect error".into()),
         Reply::Raw(200, vec![], json!({ "type": "message" }).to_string()),
-        Reply::Sse(cut),
+        sse(cut),
     ])
     .await;
     let i = default_contract();
@@ -417,7 +318,7 @@ async fn refusal_truncation_and_a_missing_tool_call_are_failures_with_their_reas
             vec![],
             message(json!([{ "type": "text", "text": "The rent is 900." }]), "end_turn"),
         ),
-        Reply::Sse(stream_events(&["{\"rent\": "], "max_tokens")),
+        sse(stream_events(&["{\"rent\": "], "max_tokens")),
     ])
     .await;
     let i = default_contract();
@@ -456,7 +357,7 @@ async fn refusal_truncation_and_a_missing_tool_call_are_failures_with_their_reas
 async fn tool_input_that_is_not_schema_valid_or_not_json_is_an_output_schema_failure() {
     let (base, _) = serve(vec![
         tool_reply(json!({ "rent": "nine hundred", "notice_days": 30 })),
-        Reply::Sse(stream_events(
+        sse(stream_events(
             &["{\"rent\": 900, \"notice_days\""],
             "tool_use",
         )),
@@ -488,7 +389,7 @@ async fn the_api_key_never_leaks() {
             vec![],
             error_body("authentication_error", &format!("invalid x-api-key {KEY}")),
         ),
-        Reply::Sse(vec![(
+        sse(vec![(
             "error".to_owned(),
             json!({ "type": "error", "error": { "type": "overloaded_error",
                                                 "message": format!("key {KEY} overloaded") } }),
@@ -526,9 +427,7 @@ async fn the_api_key_never_leaks() {
 
 #[tokio::test]
 async fn a_refused_connection_is_unavailable_and_bad_configuration_is_refused() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    drop(listener);
+    let base = templiqx_fake_provider::refused_base();
     let i = contract("{}");
     let error = adapter(&base).execute(&render(&i)).await.unwrap_err();
     assert_eq!(error.failure.code, Code::RuntimeUnavailable);
@@ -556,21 +455,38 @@ messages:
     content: [{ kind: text, value: "Say hi." }]
 output_schema: { type: object }
 "#;
-    let c = templiqx_build::compile_str(
-        text,
-        "only-system.yaml",
-        &CapabilityProfile::parse_list("structured_output"),
-    );
-    let i = c.interaction.expect("compiles");
+    let i = templiqx_fake_provider::compile(text);
     let (base, fake) = serve(vec![]).await;
-    let request = templiqx::render(
-        &i,
-        json!({}).as_object().unwrap(),
-        json!({}).as_object().unwrap(),
-    )
-    .unwrap();
+    let request = render(&i);
     let error = adapter(&base).execute(&request).await.unwrap_err();
     assert_eq!(error.failure.code, Code::RuntimePermanent);
     assert_eq!(error.failure.id, "anthropic.messages");
     assert!(fake.seen.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn keep_alives_line_endings_and_chunking_never_break_a_healthy_stream() {
+    let deltas = ["{\"rent\": 900", ", \"notice_days\": 30}"];
+    let events = stream_events(&deltas, "tool_use");
+    let (cases, replies): (Vec<_>, Vec<_>) =
+        stream_variants(&stream_body(&events)).into_iter().unzip();
+    let (base, _) = serve(replies).await;
+    let i = default_contract();
+    let output = json!({ "rent": 900, "notice_days": 30 });
+    assert_streams(&adapter(&base), &render(&i), &cases, &output, &deltas, 23).await;
+}
+
+#[tokio::test]
+async fn retry_after_is_honoured_on_529_and_reported_beyond_the_budget() {
+    let body = error_body("overloaded_error", "Overloaded");
+    let (base, _) = serve(retry_after_script(529, &body, ok())).await;
+    let i = default_contract();
+    let unavailable = Code::RuntimeUnavailable;
+    assert_retry_after(
+        &adapter(&base),
+        &render(&i),
+        unavailable,
+        "anthropic.unavailable",
+    )
+    .await;
 }

@@ -1,5 +1,9 @@
 //! What the Templiqx HTTP provider adapters share (`docs/adapters.md`).
 //!
+//! - [`HttpAdapter`]: the `AsyncRuntimeAdapter` of every HTTP provider,
+//!   over a [`WireFormat`] that says only what differs (the request body,
+//!   reading a body or a stream's events); a provider crate is its wire
+//!   format and a type alias.
 //! - [`ApiKey`]: a secret that never appears in `Debug`, errors, failure
 //!   details, receipts or fingerprints; [`ApiKey::redact`] scrubs it from
 //!   any text a provider echoes back.
@@ -11,8 +15,8 @@
 //!   `Retry-After` ([`retry_after`], RFC 9110 section 10.2.3) when it fits
 //!   the budget; [`RetryPolicy::before_retry`] is what the adapters'
 //!   `AsyncRuntimeAdapter::before_retry` returns.
-//! - [`Endpoint::events`]: server-sent events (parsed by `eventsource-stream`) from a
-//!   streamed response.
+//! - [`Endpoint::events`]: server-sent events from a streamed response,
+//!   parsed by [`sse`] (the WHATWG rules, in time linear in the body).
 //! - [`output_value`]: the model's text as the JSON output the port
 //!   validates.
 
@@ -27,8 +31,13 @@ use std::time::{Duration, SystemTime};
 use templiqx::contracts::json::{self, Json};
 use templiqx::{Code, RuntimeFailure};
 
-pub use eventsource_stream::Event;
+mod adapter;
+pub mod sse;
+
+pub use adapter::{Configured, Flow, HttpAdapter, Reply, WireFormat, error_member, event_json};
+
 pub use reqwest;
+pub use sse::Event;
 
 /// An API key. Its `Debug` form is `ApiKey(<redacted>)`; it has no
 /// `Display` and no `Serialize`, so it cannot reach a log line, an error, a
@@ -315,29 +324,33 @@ impl RetryPolicy {
     }
 
     /// The retry decision of the HTTP adapters, waiting before answering
-    /// `true`:
+    /// `true`, the same for the three retried codes
+    /// (`TQX_RUNTIME_TIMEOUT`, `TQX_RUNTIME_UNAVAILABLE`,
+    /// `TQX_RUNTIME_RATE_LIMITED`):
     ///
-    /// - `TQX_RUNTIME_TIMEOUT`, `TQX_RUNTIME_UNAVAILABLE`: wait
-    ///   [`backoff`](RetryPolicy::backoff), retry;
-    /// - `TQX_RUNTIME_RATE_LIMITED` with `retry_after_ms` within
+    /// - with `retry_after_ms` (the server's `Retry-After`) within
     ///   `max_retry_after`: wait that long, retry; beyond it: no retry (the
-    ///   host gets the failure and its `retry_after_ms`); without
-    ///   `retry_after_ms`: wait `backoff`, retry;
-    /// - anything else: no retry.
+    ///   host gets the failure and its `retry_after_ms`);
+    /// - without: wait [`backoff`](RetryPolicy::backoff), retry;
+    /// - any other code: no retry.
+    ///
+    /// The port calls this only while `runtime_policy.max_attempts` allows
+    /// another attempt.
     pub fn before_retry(
         &self,
         failure: &RuntimeFailure,
         attempts_made: u32,
     ) -> impl Future<Output = bool> + Send + 'static {
         let wait = match failure.code {
-            Code::RuntimeTimeout | Code::RuntimeUnavailable => Some(self.backoff(attempts_made)),
-            Code::RuntimeRateLimited => match failure.retry_after_ms {
-                Some(ms) => {
-                    let d = Duration::from_millis(ms);
-                    (d <= self.max_retry_after).then_some(d)
+            Code::RuntimeTimeout | Code::RuntimeUnavailable | Code::RuntimeRateLimited => {
+                match failure.retry_after_ms {
+                    Some(ms) => {
+                        let d = Duration::from_millis(ms);
+                        (d <= self.max_retry_after).then_some(d)
+                    }
+                    None => Some(self.backoff(attempts_made)),
                 }
-                None => Some(self.backoff(attempts_made)),
-            },
+            }
             _ => None,
         };
         async move {
@@ -392,7 +405,7 @@ pub fn failure_id(provider: &str, step: &str) -> String {
 ///
 /// | status | code | id |
 /// |---|---|---|
-/// | 429 | `TQX_RUNTIME_RATE_LIMITED`, `retry_after_ms` from the headers | `<p>.rate_limited` |
+/// | 429 | `TQX_RUNTIME_RATE_LIMITED` | `<p>.rate_limited` |
 /// | 408 | `TQX_RUNTIME_TIMEOUT` | `<p>.timeout` |
 /// | 5xx (529 included) | `TQX_RUNTIME_UNAVAILABLE` | `<p>.unavailable` |
 /// | other 4xx (401, 403, 400, 404, 413, 422, …) | `TQX_RUNTIME_PERMANENT` | `<p>.rejected` |
@@ -400,7 +413,9 @@ pub fn failure_id(provider: &str, step: &str) -> String {
 ///
 /// The detail names the status and the provider's own error message (the
 /// `error.message` of the JSON body, first 300 characters), with the API
-/// key redacted.
+/// key redacted. The three retried statuses (429, 408, 5xx) carry
+/// `retry_after_ms` from the headers ([`retry_after`]) when they ask for a
+/// wait.
 pub fn status_failure(
     provider: &str,
     status: reqwest::StatusCode,
@@ -433,7 +448,12 @@ pub fn status_failure(
         _ => (Code::RuntimeInvalidResponse, "invalid_response"),
     };
     let mut failure = RuntimeFailure::new(code, failure_id(provider, step), detail);
-    if code == Code::RuntimeRateLimited {
+    // `Retry-After` means the same on 503 (and Anthropic's 529) as on 429
+    // (RFC 9110 section 10.2.3): read it on every status that is retried.
+    if matches!(
+        code,
+        Code::RuntimeRateLimited | Code::RuntimeUnavailable | Code::RuntimeTimeout
+    ) {
         failure.retry_after_ms = retry_after(headers, SystemTime::now());
     }
     failure
@@ -637,23 +657,17 @@ impl Endpoint {
     }
 
     /// The server-sent events of a streamed response, parsed by
-    /// `eventsource-stream` (the WHATWG `text/event-stream` rules).
+    /// [`sse::events`] (WHATWG HTML, 9.2.6 Interpreting an event stream).
+    /// Any bytes are a valid event stream, so the only failure is the
+    /// transport's ([`transport_failure`]); an event cut off by the end of
+    /// the body is discarded, as the standard requires.
     pub fn events(
         &self,
         response: reqwest::Response,
     ) -> impl Stream<Item = Result<Event, RuntimeFailure>> + Send + use<> {
         let provider = self.provider;
-        let stream = eventsource_stream::Eventsource::eventsource(response.bytes_stream());
-        stream.map(move |item| {
-            item.map_err(|e| match e {
-                eventsource_stream::EventStreamError::Transport(e) => {
-                    transport_failure(provider, e)
-                }
-                other => {
-                    invalid_response(provider, format!("the event stream is malformed: {other}"))
-                }
-            })
-        })
+        sse::events(response.bytes_stream())
+            .map(move |item| item.map_err(|e| transport_failure(provider, e)))
     }
 
     /// Runs one attempt within `timeout` ([`within`]), and redacts the key
@@ -766,76 +780,7 @@ pub fn output_schema(
     })
 }
 
-/// Whether `schema` (JSON Schema, as [`output_schema`] writes it) can be
-/// sent with OpenAI's `strict: true` without changing its meaning
-/// (OpenAI's Structured Outputs guide, "Supported schemas"): every object
-/// has `additionalProperties: false` and lists every property in
-/// `required`, and no keyword outside the strict subset appears
-/// (`minLength` and `maxLength` are outside it). Returns the first reason
-/// it cannot, as `pointer: reason`.
-pub fn strict_blocker(schema: &serde_json::Value) -> Option<String> {
-    fn walk(v: &serde_json::Value, at: &str) -> Option<String> {
-        let serde_json::Value::Object(m) = v else {
-            return None;
-        };
-        for key in m.keys() {
-            match key.as_str() {
-                "type"
-                | "properties"
-                | "required"
-                | "additionalProperties"
-                | "items"
-                | "enum"
-                | "const"
-                | "minimum"
-                | "maximum"
-                | "exclusiveMinimum"
-                | "exclusiveMaximum"
-                | "minItems"
-                | "maxItems"
-                | "format"
-                | "title"
-                | "description" => {}
-                other => {
-                    return Some(format!(
-                        "{at}/{other}: `{other}` is not in the strict subset"
-                    ));
-                }
-            }
-        }
-        if let Some(serde_json::Value::Object(props)) = m.get("properties") {
-            if m.get("additionalProperties") != Some(&serde_json::Value::Bool(false)) {
-                return Some(format!(
-                    "{at}: an object without `additionalProperties: false`"
-                ));
-            }
-            let required: Vec<&str> = m
-                .get("required")
-                .and_then(|r| r.as_array())
-                .map(|r| r.iter().filter_map(|n| n.as_str()).collect())
-                .unwrap_or_default();
-            for (name, sub) in props {
-                if !required.contains(&name.as_str()) {
-                    return Some(format!("{at}/properties/{name}: an optional property"));
-                }
-                if let Some(reason) = walk(sub, &format!("{at}/properties/{name}")) {
-                    return Some(reason);
-                }
-            }
-        } else if m.get("type").and_then(|t| t.as_str()) == Some("object")
-            && m.get("additionalProperties") != Some(&serde_json::Value::Bool(false))
-        {
-            return Some(format!(
-                "{at}: an object without `additionalProperties: false`"
-            ));
-        }
-        if let Some(items) = m.get("items") {
-            return walk(items, &format!("{at}/items"));
-        }
-        None
-    }
-    walk(schema, "")
-}
+pub mod strict;
 
 /// Unit tests of the pure parts; the HTTP paths are tested through the
 /// adapters' fake servers.
@@ -920,6 +865,13 @@ mod tests {
         };
         assert_eq!(f(429).code, Code::RuntimeRateLimited);
         assert_eq!(f(429).retry_after_ms, Some(2000));
+        // Retry-After is read on every retried status (RFC 9110 10.2.3),
+        // and on no other.
+        assert_eq!(f(503).retry_after_ms, Some(2000));
+        assert_eq!(f(529).retry_after_ms, Some(2000));
+        assert_eq!(f(408).retry_after_ms, Some(2000));
+        assert_eq!(f(401).retry_after_ms, None);
+        assert_eq!(f(400).retry_after_ms, None);
         assert_eq!(f(408).code, Code::RuntimeTimeout);
         assert_eq!(f(500).code, Code::RuntimeUnavailable);
         assert_eq!(f(529).code, Code::RuntimeUnavailable);
@@ -1000,39 +952,6 @@ mod tests {
     }
 
     #[test]
-    fn strict_mode_is_used_only_when_it_keeps_the_schema() {
-        let strict = serde_json::json!({
-            "type": "object", "additionalProperties": false, "required": ["a", "b"],
-            "properties": {
-                "a": {"type": "string", "format": "date"},
-                "b": {"type": "array", "minItems": 1, "items": {
-                    "type": "object", "additionalProperties": false, "required": ["n"],
-                    "properties": {"n": {"type": "integer", "minimum": 0}}}}
-            }
-        });
-        assert_eq!(strict_blocker(&strict), None);
-        let mut length = strict.clone();
-        length["properties"]["a"]["minLength"] = 1.into();
-        assert_eq!(
-            strict_blocker(&length).as_deref(),
-            Some("/properties/a/minLength: `minLength` is not in the strict subset")
-        );
-        let mut optional = strict.clone();
-        optional["required"] = serde_json::json!(["a"]);
-        assert_eq!(
-            strict_blocker(&optional).as_deref(),
-            Some("/properties/b: an optional property")
-        );
-        let mut open = strict;
-        open["properties"]["b"]["items"]["additionalProperties"] = true.into();
-        assert!(
-            strict_blocker(&open)
-                .unwrap()
-                .starts_with("/properties/b/items")
-        );
-    }
-
-    #[test]
     fn non_json_text_is_handed_on_as_a_string() {
         assert_eq!(output_value("{\"a\":1}"), serde_json::json!({"a": 1}));
         assert_eq!(output_value("Sure! {"), serde_json::json!("Sure! {"));
@@ -1059,6 +978,15 @@ mod tests {
         let start = tokio::time::Instant::now();
         assert!(!p.before_retry(&limited, 1).await);
         assert_eq!(start.elapsed(), Duration::ZERO);
+        // A 503's Retry-After is waited out like a 429's, and too long a
+        // one is the host's to decide.
+        let mut overloaded = RuntimeFailure::new(Code::RuntimeUnavailable, "p.unavailable", "x");
+        overloaded.retry_after_ms = Some(3000);
+        let start = tokio::time::Instant::now();
+        assert!(p.before_retry(&overloaded, 1).await);
+        assert_eq!(start.elapsed(), Duration::from_secs(3));
+        overloaded.retry_after_ms = Some(6000);
+        assert!(!p.before_retry(&overloaded, 1).await);
         let permanent = RuntimeFailure::new(Code::RuntimePermanent, "p.rejected", "x");
         assert!(!p.before_retry(&permanent, 1).await);
         let invalid = RuntimeFailure::new(Code::RuntimeInvalidResponse, "p.refusal", "x");

@@ -1,4 +1,4 @@
-//! A Templiqx [`AsyncRuntimeAdapter`] for the OpenAI Chat Completions wire
+//! A Templiqx [`AsyncRuntimeAdapter`](templiqx::AsyncRuntimeAdapter) for the OpenAI Chat Completions wire
 //! format (`POST {base_url}/chat/completions`, OpenAI's API reference,
 //! "Create chat completion"), which OpenAI, Azure OpenAI, vLLM, Ollama,
 //! llama.cpp's server and LM Studio serve.
@@ -23,10 +23,13 @@
 //! - messages keep their order and roles (`developer` becomes `system` with
 //!   [`DeveloperRole::System`]);
 //! - the output schema goes out as the [`StructuredOutput`] mode says;
-//!   `json_schema` is `strict: true` exactly when the schema is in the
-//!   strict subset ([`templiqx_adapter_http::strict_blocker`]), else
-//!   `strict: false` with every keyword kept (the port validates the reply
-//!   either way);
+//!   `json_schema` is `strict: true` whenever the schema, its optional
+//!   properties lowered to required-and-nullable
+//!   ([`templiqx_adapter_http::strict::lower`]), is in OpenAI's strict
+//!   subset, and the nulls lowering injected are removed from the reply
+//!   ([`NullPlan::restore`]) before the port validates it against the
+//!   contract's own schema; otherwise `strict: false` with every keyword
+//!   kept;
 //! - `runtime_policy`: `temperature`, `top_p`, `max_output_tokens` (as
 //!   `max_completion_tokens` or `max_tokens`), `timeout_ms` per attempt
 //!   (default [`OpenAiConfig::timeout`]), `max_attempts` (the port);
@@ -38,20 +41,18 @@
 // `RuntimeFailure` is the port's error type, returned by value.
 #![allow(clippy::result_large_err)]
 
-use futures_util::StreamExt;
 use serde_json::{Value, json};
 use std::time::Duration;
 use templiqx::contracts::Role;
-use templiqx::contracts::json::{self, Json};
-use templiqx::{
-    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Code, RenderedInteraction,
-    RuntimeFailure, StreamEvent, Usage,
-};
+use templiqx::contracts::json::{Json, JsonMap};
+use templiqx::{Code, RenderedInteraction, RuntimeFailure, Usage};
+use templiqx_adapter_http::strict::{self, Lowering, NullPlan};
 use templiqx_adapter_http::{
-    Endpoint, failure_id, invalid_response, output_value, strict_blocker, token_count,
+    Configured, Endpoint, Event, Flow, Reply, WireFormat, error_member, event_json, failure_id,
+    invalid_response, output_value, token_count,
 };
 
-pub use templiqx_adapter_http::{ApiKey, ConfigError, RetryPolicy};
+pub use templiqx_adapter_http::{ApiKey, ConfigError, HttpAdapter, RetryPolicy};
 
 /// The adapter's name in descriptors and failure ids.
 pub const PROVIDER: &str = "openai";
@@ -201,31 +202,89 @@ impl OpenAiConfig {
     }
 }
 
-/// The adapter. Its `Debug` shows no key.
+/// The adapter: [`HttpAdapter`] over the OpenAI wire format. Build it with
+/// `OpenAiAdapter::new(config)`; its descriptor provides
+/// `structured_output` and `streaming` (a contract requiring another
+/// capability, an extension's, is stopped by the port's capability gate,
+/// never sent with the extension dropped). `request_body(&request,
+/// stream)` returns exactly the JSON body of an attempt. Its `Debug` shows
+/// no key.
+///
+/// # Errors
+///
+/// `OpenAiAdapter::new` returns a [`ConfigError`] for a bad base URL, extra
+/// header, empty model or zero timeout; `request_body` fails with
+/// `TQX_RUNTIME_PERMANENT` (`openai.output_schema`) when the output
+/// schema's root is not `type: object`.
+pub type OpenAiAdapter = HttpAdapter<OpenAi>;
+
+/// The OpenAI Chat Completions wire format (a [`WireFormat`]): what
+/// [`OpenAiAdapter`] sends and how it reads the answer.
 #[derive(Debug)]
-pub struct OpenAiAdapter {
-    descriptor: AdapterDescriptor,
-    endpoint: Endpoint,
+pub struct OpenAi {
     config: OpenAiConfig,
 }
 
-impl OpenAiAdapter {
-    /// Checks the configuration and builds the adapter. Its descriptor
-    /// provides `structured_output` and `streaming`: a contract requiring
-    /// another capability (an extension's) is stopped by the port's
-    /// capability gate, never sent with the extension dropped.
-    ///
-    /// # Errors
-    ///
-    /// [`ConfigError`] for a bad base URL, extra header, empty model or
-    /// zero timeout.
-    pub fn new(config: OpenAiConfig) -> Result<OpenAiAdapter, ConfigError> {
+/// What one attempt of [`OpenAi`] remembers: a stream's accumulated
+/// content, refusal, finish reason, usage and identity.
+#[derive(Debug, Default)]
+pub struct OpenAiAttempt {
+    /// The nulls strict lowering injected, removed from the output.
+    nulls: NullPlan,
+    content: String,
+    refusal: String,
+    finish: Option<String>,
+    usage: Option<Usage>,
+    model: Option<String>,
+    id: Option<String>,
+}
+
+impl OpenAi {
+    /// The configuration this wire format was built from.
+    pub fn config(&self) -> &OpenAiConfig {
+        &self.config
+    }
+
+    /// Reads a whole `chat.completion` object.
+    fn completion(&self, value: &Json) -> Result<Reply, RuntimeFailure> {
+        if let Some(error) = error_member(value) {
+            return Err(reported_error(error));
+        }
+        let choice = value
+            .get("choices")
+            .and_then(|c| c.as_array())
+            .and_then(|c| c.first())
+            .ok_or_else(|| invalid_response(PROVIDER, "no `choices[0]`"))?;
+        let message = choice
+            .get("message")
+            .and_then(|m| m.as_object())
+            .ok_or_else(|| invalid_response(PROVIDER, "no `choices[0].message`"))?;
+        let content = match message.get("content") {
+            Some(Json::String(s)) => s.as_str(),
+            None | Some(Json::Null) => "",
+            Some(_) => {
+                return Err(invalid_response(
+                    PROVIDER,
+                    "`choices[0].message.content` is not a string",
+                ));
+            }
+        };
+        let refusal = message.get("refusal").and_then(|r| r.as_str());
+        let finish = choice.get("finish_reason").and_then(|f| f.as_str());
+        let usage = value.get("usage").and_then(usage);
+        Ok(finish_reply(content, refusal, finish, usage)?.identified_by(value))
+    }
+}
+
+impl WireFormat for OpenAi {
+    const PROVIDER: &'static str = PROVIDER;
+    type Config = OpenAiConfig;
+    type Attempt = OpenAiAttempt;
+
+    fn configure(config: OpenAiConfig) -> Result<Configured<OpenAi>, ConfigError> {
         let base = templiqx_adapter_http::base_url(&config.base_url)?;
         if config.model.trim().is_empty() {
             return Err(ConfigError::Setting("the model must not be empty".into()));
-        }
-        if config.timeout.is_zero() {
-            return Err(ConfigError::Setting("the timeout must be positive".into()));
         }
         let mut headers = templiqx_adapter_http::extra_headers(
             &config.extra_headers,
@@ -243,25 +302,24 @@ impl OpenAiAdapter {
             headers,
             config.api_key.clone(),
         )?;
-        Ok(OpenAiAdapter {
-            descriptor: AdapterDescriptor::new(PROVIDER, ["streaming", "structured_output"]),
+        Ok(Configured {
             endpoint,
-            config,
+            timeout: config.timeout,
+            retry: config.retry,
+            capabilities: &["streaming", "structured_output"],
+            wire: OpenAi { config },
         })
     }
 
-    /// The JSON body sent for `request` (`stream` adds `"stream": true` and,
-    /// when configured, `stream_options`). Exactly what goes over the wire.
-    ///
-    /// # Errors
-    ///
-    /// `TQX_RUNTIME_PERMANENT` (`openai.output_schema`) when the output
-    /// schema's root is not `type: object`.
-    pub fn request_body(
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    fn request(
         &self,
         request: &RenderedInteraction<'_>,
         stream: bool,
-    ) -> Result<Value, RuntimeFailure> {
+    ) -> Result<(Value, OpenAiAttempt), RuntimeFailure> {
         let interaction = request.interaction;
         let schema = templiqx_adapter_http::output_schema(PROVIDER, interaction)?;
         let mut messages: Vec<Value> = request
@@ -278,9 +336,19 @@ impl OpenAiAdapter {
         let mut body = serde_json::Map::new();
         body.insert("model".into(), json!(self.config.model));
         let name = schema_name(&interaction.contract_id);
+        let mut nulls = NullPlan::default();
         match self.config.structured_output {
             StructuredOutput::JsonSchema => {
-                let strict = strict_blocker(&schema).is_none();
+                let (schema, strict) = match strict::lower(&schema) {
+                    Lowering::Strict {
+                        schema,
+                        nulls: plan,
+                    } => {
+                        nulls = plan;
+                        (schema, true)
+                    }
+                    Lowering::NotStrict { .. } => (schema, false),
+                };
                 body.insert(
                     "response_format".into(),
                     json!({
@@ -326,165 +394,121 @@ impl OpenAiAdapter {
                 body.insert("stream_options".into(), json!({ "include_usage": true }));
             }
         }
-        Ok(Value::Object(body))
+        let attempt = OpenAiAttempt {
+            nulls,
+            ..OpenAiAttempt::default()
+        };
+        Ok((Value::Object(body), attempt))
     }
 
-    fn timeout(&self, request: &RenderedInteraction<'_>) -> Duration {
-        request
-            .interaction
-            .runtime_policy
-            .timeout_ms
-            .map(|ms| Duration::from_millis(u64::from(ms)))
-            .unwrap_or(self.config.timeout)
+    fn read_body(&self, attempt: OpenAiAttempt, body: &Json) -> Result<Reply, RuntimeFailure> {
+        let mut reply = self.completion(body)?;
+        reply.output = attempt.nulls.restore(reply.output);
+        Ok(reply)
     }
 
-    async fn attempt(
+    /// A `chat.completion.chunk`, or `[DONE]`.
+    fn read_event(
         &self,
-        request: &RenderedInteraction<'_>,
-        sink: Option<&mut (dyn FnMut(StreamEvent) + Send)>,
-    ) -> Result<AdapterOutput, RuntimeFailure> {
-        let body = self.request_body(request, sink.is_some())?;
-        let response = self.endpoint.post(&body).await?;
-        match sink {
-            None => {
-                let value = self.endpoint.json(response).await?;
-                self.completion(&value)
-            }
-            Some(sink) => self.stream(response, sink).await,
+        attempt: &mut OpenAiAttempt,
+        event: &Event,
+    ) -> Result<Flow, RuntimeFailure> {
+        if event.data.trim() == "[DONE]" {
+            return Ok(Flow::Done);
         }
-    }
-
-    /// Reads a whole `chat.completion` object.
-    fn completion(&self, value: &Json) -> Result<AdapterOutput, RuntimeFailure> {
-        let choice = value
+        let chunk = event_json(PROVIDER, event)?;
+        if let Some(error) = error_member(&chunk) {
+            return Err(reported_error(error));
+        }
+        if let Some(u) = chunk.get("usage").and_then(usage) {
+            attempt.usage = Some(u);
+        }
+        if attempt.id.is_none() {
+            let identity = Reply::new(Json::Null, None).identified_by(&chunk);
+            (attempt.model, attempt.id) = (identity.model, identity.id);
+        }
+        let Some(choice) = chunk
             .get("choices")
             .and_then(|c| c.as_array())
             .and_then(|c| c.first())
-            .ok_or_else(|| invalid_response(PROVIDER, "no `choices[0]`"))?;
-        let message = choice
-            .get("message")
-            .and_then(|m| m.as_object())
-            .ok_or_else(|| invalid_response(PROVIDER, "no `choices[0].message`"))?;
-        let content = match message.get("content") {
-            Some(Json::String(s)) => s.as_str(),
-            None | Some(Json::Null) => "",
-            Some(_) => {
-                return Err(invalid_response(
-                    PROVIDER,
-                    "`choices[0].message.content` is not a string",
-                ));
-            }
+        else {
+            return Ok(Flow::Continue);
         };
-        let refusal = message.get("refusal").and_then(|r| r.as_str());
-        let finish = choice.get("finish_reason").and_then(|f| f.as_str());
-        let usage = value.get("usage").and_then(usage);
-        self.finish(content, refusal, finish, usage)
+        if let Some(f) = choice.get("finish_reason").and_then(|f| f.as_str()) {
+            attempt.finish = Some(f.to_owned());
+        }
+        let Some(delta) = choice.get("delta") else {
+            return Ok(Flow::Continue);
+        };
+        if let Some(text) = delta.get("refusal").and_then(|c| c.as_str()) {
+            attempt.refusal.push_str(text);
+        }
+        match delta.get("content").and_then(|c| c.as_str()) {
+            Some(text) if !text.is_empty() => {
+                attempt.content.push_str(text);
+                Ok(Flow::Delta(text.to_owned()))
+            }
+            _ => Ok(Flow::Continue),
+        }
     }
 
-    /// Reads a streamed completion, forwarding content deltas.
-    async fn stream(
-        &self,
-        response: templiqx_adapter_http::reqwest::Response,
-        sink: &mut (dyn FnMut(StreamEvent) + Send),
-    ) -> Result<AdapterOutput, RuntimeFailure> {
-        let mut events = std::pin::pin!(self.endpoint.events(response));
-        let mut content = String::new();
-        let mut refusal = String::new();
-        let mut finish: Option<String> = None;
-        let mut tokens = None;
-        let mut done = false;
-        while let Some(event) = events.next().await {
-            let event = event?;
-            if event.data == "[DONE]" {
-                done = true;
-                break;
-            }
-            let chunk = json::parse(&event.data).map_err(|e| {
-                invalid_response(
-                    PROVIDER,
-                    format!("a stream chunk is not JSON ({})", e.message),
-                )
-            })?;
-            if let Some(error) = chunk.get("error") {
-                return Err(stream_error(&self.endpoint, error));
-            }
-            if let Some(u) = chunk.get("usage").and_then(usage) {
-                tokens = Some(u);
-            }
-            let Some(choice) = chunk
-                .get("choices")
-                .and_then(|c| c.as_array())
-                .and_then(|c| c.first())
-            else {
-                continue;
-            };
-            if let Some(delta) = choice.get("delta") {
-                if let Some(text) = delta.get("content").and_then(|c| c.as_str())
-                    && !text.is_empty()
-                {
-                    content.push_str(text);
-                    sink(StreamEvent::Delta {
-                        text: text.to_owned(),
-                    });
-                }
-                if let Some(text) = delta.get("refusal").and_then(|c| c.as_str()) {
-                    refusal.push_str(text);
-                }
-            }
-            if let Some(f) = choice.get("finish_reason").and_then(|f| f.as_str()) {
-                finish = Some(f.to_owned());
-            }
-        }
-        if !done && finish.is_none() {
+    fn end_stream(&self, attempt: OpenAiAttempt, done: bool) -> Result<Reply, RuntimeFailure> {
+        if !done && attempt.finish.is_none() {
             return Err(invalid_response(
                 PROVIDER,
                 "the event stream ended without a `finish_reason` or `[DONE]`",
             ));
         }
-        let refusal = (!refusal.is_empty()).then_some(refusal.as_str());
-        self.finish(&content, refusal, finish.as_deref(), tokens)
+        let refusal = (!attempt.refusal.is_empty()).then_some(attempt.refusal.as_str());
+        let mut reply = finish_reply(
+            &attempt.content,
+            refusal,
+            attempt.finish.as_deref(),
+            attempt.usage,
+        )?;
+        (reply.model, reply.id) = (attempt.model, attempt.id);
+        reply.output = attempt.nulls.restore(reply.output);
+        Ok(reply)
     }
+}
 
-    /// Turns the reply into an output or its explicit failure.
-    fn finish(
-        &self,
-        content: &str,
-        refusal: Option<&str>,
-        finish: Option<&str>,
-        usage: Option<Usage>,
-    ) -> Result<AdapterOutput, RuntimeFailure> {
-        if let Some(r) = refusal.filter(|r| !r.is_empty()) {
+/// Turns the reply into an output or its explicit failure.
+fn finish_reply(
+    content: &str,
+    refusal: Option<&str>,
+    finish: Option<&str>,
+    usage: Option<Usage>,
+) -> Result<Reply, RuntimeFailure> {
+    if let Some(r) = refusal.filter(|r| !r.is_empty()) {
+        return Err(RuntimeFailure::new(
+            Code::RuntimeInvalidResponse,
+            failure_id(PROVIDER, "refusal"),
+            format!("the model refused: {r}"),
+        ));
+    }
+    match finish {
+        Some("length") => {
             return Err(RuntimeFailure::new(
                 Code::RuntimeInvalidResponse,
-                failure_id(PROVIDER, "refusal"),
-                format!("the model refused: {}", self.endpoint.redact(r)),
+                failure_id(PROVIDER, "truncated"),
+                format!(
+                    "the output was cut off at the token limit (finish_reason `length`) after {} characters",
+                    content.chars().count()
+                ),
             ));
         }
-        match finish {
-            Some("length") => {
-                return Err(RuntimeFailure::new(
-                    Code::RuntimeInvalidResponse,
-                    failure_id(PROVIDER, "truncated"),
-                    format!(
-                        "the output was cut off at the token limit (finish_reason `length`) after {} characters",
-                        content.chars().count()
-                    ),
-                ));
-            }
-            Some("content_filter") => {
-                return Err(RuntimeFailure::new(
-                    Code::RuntimePermanent,
-                    failure_id(PROVIDER, "content_filter"),
-                    "the provider's content filter withheld the output (finish_reason `content_filter`)",
-                ));
-            }
-            _ => {}
+        Some("content_filter") => {
+            return Err(RuntimeFailure::new(
+                Code::RuntimePermanent,
+                failure_id(PROVIDER, "content_filter"),
+                "the provider's content filter withheld the output (finish_reason `content_filter`)",
+            ));
         }
-        Ok(AdapterOutput {
-            output: output_value(content),
-            usage,
-        })
+        _ => {}
     }
+    let mut reply = Reply::new(output_value(content), usage);
+    reply.finish_reasons = finish.map(str::to_owned).into_iter().collect();
+    Ok(reply)
 }
 
 /// `usage.prompt_tokens` and `usage.completion_tokens`.
@@ -495,8 +519,10 @@ fn usage(u: &Json) -> Option<Usage> {
     })
 }
 
-/// An `error` object inside a stream: the provider gave up mid-answer.
-fn stream_error(endpoint: &Endpoint, error: &Json) -> RuntimeFailure {
+/// An `error` object in a stream chunk or a 2xx body: the provider gave up
+/// (mid-answer, or behind a proxy that answered 200). The endpoint redacts
+/// the detail as the attempt's failure leaves.
+fn reported_error(error: &JsonMap) -> RuntimeFailure {
     let message = error
         .get("message")
         .and_then(|m| m.as_str())
@@ -504,10 +530,7 @@ fn stream_error(endpoint: &Endpoint, error: &Json) -> RuntimeFailure {
     RuntimeFailure::new(
         Code::RuntimeUnavailable,
         failure_id(PROVIDER, "unavailable"),
-        format!(
-            "{PROVIDER} reported an error in the stream: {}",
-            endpoint.redact(message)
-        ),
+        format!("{PROVIDER} reported an error: {message}"),
     )
 }
 
@@ -529,43 +552,5 @@ pub fn schema_name(contract_id: &str) -> String {
         "output".into()
     } else {
         name
-    }
-}
-
-impl AsyncRuntimeAdapter for OpenAiAdapter {
-    fn descriptor(&self) -> &AdapterDescriptor {
-        &self.descriptor
-    }
-
-    fn redact(&self, text: &str) -> String {
-        self.endpoint.redact(text)
-    }
-
-    async fn invoke(
-        &self,
-        request: &RenderedInteraction<'_>,
-    ) -> Result<AdapterOutput, RuntimeFailure> {
-        self.endpoint
-            .attempt(self.timeout(request), self.attempt(request, None))
-            .await
-    }
-
-    async fn invoke_streaming(
-        &self,
-        request: &RenderedInteraction<'_>,
-        sink: &mut (dyn FnMut(StreamEvent) + Send),
-    ) -> Result<AdapterOutput, RuntimeFailure> {
-        self.endpoint
-            .attempt(self.timeout(request), self.attempt(request, Some(sink)))
-            .await
-    }
-
-    fn before_retry(
-        &self,
-        _request: &RenderedInteraction<'_>,
-        failure: &RuntimeFailure,
-        attempts_made: u32,
-    ) -> impl std::future::Future<Output = bool> + Send {
-        self.config.retry.before_retry(failure, attempts_made)
     }
 }

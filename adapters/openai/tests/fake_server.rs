@@ -3,19 +3,15 @@
 //! ("Create chat completion", "The chat completion chunk object"): every
 //! success and failure path of `docs/adapters.md`.
 
-use axum::Router;
-use axum::body::Body;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
-use axum::routing::post;
 use serde_json::{Value, json};
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
-use templiqx::contracts::CapabilityProfile;
 use templiqx::contracts::canonical::fingerprint;
 use templiqx::{AsyncRuntimeAdapter, Code, Interaction, Receipt, StreamEvent};
+use templiqx_fake_provider::{
+    Fake, KeepAlive, OUTPUT, Reply, SseBody, assert_retry_after, assert_streams, render,
+    retry_after_script, stream_variants,
+};
 use templiqx_openai::{
     ApiKey, DeveloperRole, MaxTokensField, OpenAiAdapter, OpenAiConfig, RetryPolicy,
     StructuredOutput,
@@ -23,100 +19,23 @@ use templiqx_openai::{
 
 const KEY: &str = "sk-test-0123456789abcdef";
 
-/// One scripted answer of the fake server.
-#[derive(Clone)]
-enum Reply {
-    /// A status, extra headers and a body.
-    Raw(u16, Vec<(&'static str, String)>, String),
-    /// `text/event-stream` with these `data:` payloads.
-    Sse(Vec<String>),
-    /// Never answers.
-    Hang,
-}
-
-#[derive(Default)]
-struct Fake {
-    replies: Mutex<VecDeque<Reply>>,
-    seen: Mutex<Vec<(HeaderMap, Value)>>,
-}
-
-async fn handle(State(fake): State<Arc<Fake>>, headers: HeaderMap, body: String) -> Response {
-    let body: Value = serde_json::from_str(&body).expect("the adapter sends JSON");
-    fake.seen.lock().unwrap().push((headers, body));
-    let reply = fake.replies.lock().unwrap().pop_front().expect("a reply");
-    match reply {
-        Reply::Raw(status, headers, body) => {
-            let mut r = Response::builder()
-                .status(status)
-                .header("content-type", "application/json");
-            for (k, v) in headers {
-                r = r.header(k, v);
-            }
-            r.body(Body::from(body)).unwrap()
-        }
-        Reply::Sse(events) => {
-            let text: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
-            Response::builder()
-                .status(StatusCode::OK)
-                .header("content-type", "text/event-stream")
-                .body(Body::from(text))
-                .unwrap()
-        }
-        Reply::Hang => {
-            tokio::time::sleep(Duration::from_secs(3600)).await;
-            unreachable!()
-        }
-    }
-}
-
-/// Starts the fake on 127.0.0.1:0; returns its base URL (`…/v1`).
+/// Starts the fake Chat Completions server; returns its base URL (`…/v1`).
 async fn serve(replies: Vec<Reply>) -> (String, Arc<Fake>) {
-    let fake = Arc::new(Fake {
-        replies: Mutex::new(replies.into()),
-        ..Fake::default()
-    });
-    let app = Router::new()
-        .route("/v1/chat/completions", post(handle))
-        .with_state(fake.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (format!("http://{addr}/v1"), fake)
+    let (base, fake) = templiqx_fake_provider::serve("/v1/chat/completions", replies).await;
+    (format!("{base}/v1"), fake)
+}
+
+/// `text/event-stream` with these `data:` payloads, LF-ended, whole.
+fn sse(events: Vec<String>) -> Reply {
+    Reply::sse(stream_body(&events).render("\n", KeepAlive::None))
+}
+
+fn stream_body(events: &[String]) -> SseBody {
+    events.iter().fold(SseBody::new(), |body, e| body.data(e))
 }
 
 fn contract(policy: &str, extra_schema: &str) -> Interaction {
-    let text = format!(
-        r#"api_version: templiqx/v1alpha1
-id: lease-terms
-version: 0.1.0
-inputs:
-  clause: {{ schema: {{ type: string }}, required: true }}
-capabilities: [structured_output]
-messages:
-  - role: system
-    content: [{{ kind: text, value: "Extract the lease terms." }}]
-  - role: developer
-    content: [{{ kind: text, value: "Answer with JSON only." }}]
-  - role: user
-    content:
-      - {{ kind: interpolate, expression: {{ kind: ref, path: inputs.clause }} }}
-output_schema:
-  type: object
-  additionalProperties: false
-  required: [rent, notice_days]
-  properties:
-    rent: {{ type: number, minimum: 0{extra_schema} }}
-    notice_days: {{ type: integer, minimum: 0 }}
-runtime_policy: {policy}
-"#
-    );
-    let c = templiqx_build::compile_str(
-        &text,
-        "lease-terms.yaml",
-        &CapabilityProfile::parse_list("structured_output"),
-    );
-    assert!(c.diagnostics.is_empty(), "{}", c.render_diagnostics());
-    c.interaction.unwrap()
+    templiqx_fake_provider::lease_contract("Answer with JSON only.", policy, extra_schema)
 }
 
 fn default_contract() -> Interaction {
@@ -124,16 +43,6 @@ fn default_contract() -> Interaction {
         "{ temperature: 0, top_p: 0.5, max_output_tokens: 100, max_attempts: 2 }",
         "",
     )
-}
-
-fn render(i: &Interaction) -> templiqx::RenderedInteraction<'_> {
-    let inputs = json!({ "clause": "Rent is EUR 900 per month; notice 30 days." });
-    templiqx::render(
-        i,
-        inputs.as_object().unwrap(),
-        json!({}).as_object().unwrap(),
-    )
-    .unwrap()
 }
 
 fn adapter(base: &str) -> OpenAiAdapter {
@@ -160,8 +69,6 @@ fn completion(content: &str, finish: &str) -> String {
     })
     .to_string()
 }
-
-const OUTPUT: &str = r#"{"rent":900,"notice_days":30}"#;
 
 fn ok(content: &str) -> Reply {
     Reply::Raw(200, vec![], completion(content, "stop"))
@@ -219,21 +126,50 @@ async fn success_sends_the_documented_request_and_returns_output_usage_and_recei
 #[tokio::test]
 async fn a_schema_outside_the_strict_subset_is_sent_whole_and_not_strict() {
     let (base, fake) = serve(vec![ok(OUTPUT)]).await;
-    // `notice_days` optional: strict mode cannot say "may be absent".
+    // An open object: strict mode would forbid the members it allows.
     let mut i = contract("{}", ", maximum: 100000, description: Monthly rent");
-    i.output_schema.required = templiqx::contracts::Seq::Owned(vec!["rent".into()]);
+    i.output_schema.additional_properties = true;
     let request = render(&i);
     adapter(&base).execute(&request).await.unwrap();
-    let body = &fake.seen.lock().unwrap()[0].1;
+    let body = fake.body(0);
     let sent = &body["response_format"]["json_schema"];
     assert_eq!(sent["strict"], false);
     assert_eq!(
         sent["schema"],
         serde_json::to_value(&i.output_schema).unwrap()
     );
-    assert_eq!(sent["schema"]["required"], json!(["rent"]));
     assert_eq!(sent["schema"]["properties"]["rent"]["maximum"], 100000);
     assert!(body.get("temperature").is_none(), "no policy, no field");
+}
+
+#[tokio::test]
+async fn an_optional_property_goes_out_strict_and_nullable_and_its_null_is_removed() {
+    let answer = r#"{"rent":900,"notice_days":null}"#;
+    let chunks = vec![
+        chunk(json!({ "content": answer }), Some("stop")),
+        "[DONE]".to_owned(),
+    ];
+    let (base, fake) = serve(vec![ok(answer), sse(chunks)]).await;
+    let mut i = contract("{}", "");
+    i.output_schema.required = templiqx::contracts::Seq::Owned(vec!["rent".into()]);
+    let request = render(&i);
+    let adapter = adapter(&base);
+    let execution = adapter.execute(&request).await.unwrap();
+    assert_eq!(execution.output, json!({ "rent": 900 }));
+    let mut deltas = Vec::new();
+    let streamed = adapter
+        .execute_streaming(&request, &mut |e| deltas.push(e))
+        .await
+        .unwrap();
+    assert_eq!(streamed.output, json!({ "rent": 900 }));
+    assert_eq!(streamed.receipt, execution.receipt);
+    let sent = &fake.body(0)["response_format"]["json_schema"];
+    assert_eq!(sent["strict"], true);
+    assert_eq!(sent["schema"]["required"], json!(["rent", "notice_days"]));
+    assert_eq!(
+        sent["schema"]["properties"]["notice_days"],
+        json!({ "type": ["integer", "null"], "minimum": 0 })
+    );
 }
 
 #[tokio::test]
@@ -295,7 +231,7 @@ async fn streamed_success_forwards_deltas_and_completes_with_the_execute_receipt
         .to_string(),
         "[DONE]".to_owned(),
     ];
-    let (base, fake) = serve(vec![Reply::Sse(events), ok(OUTPUT)]).await;
+    let (base, fake) = serve(vec![sse(events), ok(OUTPUT)]).await;
     let i = default_contract();
     let request = render(&i);
     let adapter = adapter(&base);
@@ -332,30 +268,16 @@ async fn streamed_success_forwards_deltas_and_completes_with_the_execute_receipt
 
 #[tokio::test]
 async fn rate_limits_are_waited_out_within_the_budget_and_reported_beyond_it() {
-    let limited = |after: &str| {
-        Reply::Raw(
-            429,
-            vec![("retry-after", after.to_owned())],
-            json!({ "error": { "message": "Rate limit reached", "type": "requests" } }).to_string(),
-        )
-    };
-    let (base, _) = serve(vec![limited("1"), ok(OUTPUT), limited("120")]).await;
+    let body = json!({ "error": { "message": "Rate limit reached", "type": "requests" } });
+    let (base, _) = serve(retry_after_script(429, &body.to_string(), ok(OUTPUT))).await;
     let i = default_contract();
-    let request = render(&i);
-    let adapter = adapter(&base);
-    let started = std::time::Instant::now();
-    let execution = adapter.execute(&request).await.unwrap();
-    assert_eq!(execution.attempts, 2);
-    assert!(
-        started.elapsed() >= Duration::from_secs(1),
-        "waited Retry-After"
-    );
-    let error = adapter.execute(&request).await.unwrap_err();
-    assert_eq!(error.failure.code, Code::RuntimeRateLimited);
-    assert_eq!(error.failure.id, "openai.rate_limited");
-    assert_eq!(error.failure.retry_after_ms, Some(120_000));
-    assert_eq!(error.attempts, 1, "120 s does not fit the 2 s budget");
-    assert_eq!(error.receipt, error.failure.receipt());
+    let error = assert_retry_after(
+        &adapter(&base),
+        &render(&i),
+        Code::RuntimeRateLimited,
+        "openai.rate_limited",
+    )
+    .await;
     assert!(error.failure.detail.contains("Rate limit reached"));
 }
 
@@ -398,7 +320,7 @@ async fn a_body_that_is_not_the_wire_format_is_an_invalid_response() {
             vec![],
             json!({ "object": "list", "data": [] }).to_string(),
         ),
-        Reply::Sse(vec!["{not json".into()]),
+        sse(vec!["{not json".into()]),
     ])
     .await;
     let i = default_contract();
@@ -435,7 +357,7 @@ async fn refusal_content_filter_and_truncation_are_failures_with_their_reason() 
         Reply::Raw(200, vec![], refusal),
         Reply::Raw(200, vec![], completion("", "content_filter")),
         Reply::Raw(200, vec![], completion("{\"rent\":9", "length")),
-        Reply::Sse(vec![
+        sse(vec![
             chunk(json!({ "content": "{\"rent\":" }), None),
             chunk(json!({}), Some("length")),
             "[DONE]".into(),
@@ -555,23 +477,7 @@ async fn failures(
     request: &templiqx::RenderedInteraction<'_>,
     codes: &[Code],
 ) -> Vec<templiqx::ExecutionError> {
-    let mut errors = Vec::new();
-    for &expected in codes {
-        let error = adapter.execute(request).await.unwrap_err();
-        assert_eq!(error.failure.code, expected, "{error}");
-        for text in [
-            format!("{error}"),
-            format!("{:?}", error.diagnostics),
-            serde_json::to_string(&error.failure).unwrap(),
-        ] {
-            assert!(
-                !text.to_ascii_lowercase().contains("test-01"),
-                "part of the key leaked into {text}"
-            );
-        }
-        errors.push(error);
-    }
-    errors
+    templiqx_fake_provider::failures(adapter, request, codes, "test-01").await
 }
 
 #[tokio::test]
@@ -617,9 +523,7 @@ async fn the_api_key_never_leaks_from_echoed_outputs_altered_echoes_or_redirects
 
 #[tokio::test]
 async fn a_refused_connection_is_unavailable_and_bad_configuration_is_refused() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/v1", listener.local_addr().unwrap());
-    drop(listener);
+    let base = format!("{}/v1", templiqx_fake_provider::refused_base());
     let i = contract("{ max_attempts: 1 }", "");
     let error = adapter(&base).execute(&render(&i)).await.unwrap_err();
     assert_eq!(error.failure.code, Code::RuntimeUnavailable);
@@ -644,21 +548,117 @@ messages:
     content: [{ kind: text, value: "Say a word." }]
 output_schema: { type: string }
 "#;
-    let c = templiqx_build::compile_str(
-        text,
-        "word.yaml",
-        &CapabilityProfile::parse_list("structured_output"),
-    );
-    let i = c.interaction.expect("compiles");
+    let i = templiqx_fake_provider::compile(text);
     let (base, fake) = serve(vec![]).await;
-    let request = templiqx::render(
-        &i,
-        json!({}).as_object().unwrap(),
-        json!({}).as_object().unwrap(),
-    )
-    .unwrap();
+    let request = render(&i);
     let error = adapter(&base).execute(&request).await.unwrap_err();
     assert_eq!(error.failure.code, Code::RuntimePermanent);
     assert_eq!(error.failure.id, "openai.output_schema");
     assert!(fake.seen.lock().unwrap().is_empty());
+}
+
+/// The chunks of a healthy stream: role, two content deltas, the finish,
+/// usage, `[DONE]`; every chunk carries `"error": null`, as some servers
+/// send it.
+fn healthy_stream() -> Vec<String> {
+    let with_null_error = |mut chunk: Value| {
+        chunk["error"] = Value::Null;
+        chunk.to_string()
+    };
+    vec![
+        with_null_error(
+            json!({ "id": "c", "object": "chat.completion.chunk", "model": "gpt-test",
+            "choices": [{ "index": 0, "delta": { "role": "assistant", "content": "" }, "finish_reason": null }] }),
+        ),
+        with_null_error(
+            json!({ "id": "c", "object": "chat.completion.chunk", "model": "gpt-test",
+            "choices": [{ "index": 0, "delta": { "content": "{\"rent\":900," }, "finish_reason": null }] }),
+        ),
+        with_null_error(
+            json!({ "id": "c", "object": "chat.completion.chunk", "model": "gpt-test",
+            "choices": [{ "index": 0, "delta": { "content": "\"notice_days\":30}" }, "finish_reason": null }] }),
+        ),
+        with_null_error(
+            json!({ "id": "c", "object": "chat.completion.chunk", "model": "gpt-test",
+            "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }] }),
+        ),
+        with_null_error(
+            json!({ "id": "c", "object": "chat.completion.chunk", "choices": [],
+            "usage": { "prompt_tokens": 42, "completion_tokens": 11, "total_tokens": 53 } }),
+        ),
+        "[DONE]".to_owned(),
+    ]
+}
+
+#[tokio::test]
+async fn keep_alives_line_endings_and_chunking_never_break_a_healthy_stream() {
+    let (cases, replies): (Vec<_>, Vec<_>) = stream_variants(&stream_body(&healthy_stream()))
+        .into_iter()
+        .unzip();
+    let (base, _) = serve(replies).await;
+    let i = default_contract();
+    let output = json!({ "rent": 900, "notice_days": 30 });
+    let deltas = ["{\"rent\":900,", "\"notice_days\":30}"];
+    assert_streams(&adapter(&base), &render(&i), &cases, &output, &deltas, 11).await;
+}
+
+#[tokio::test]
+async fn only_an_error_object_is_an_error() {
+    let mut failing = healthy_stream();
+    failing.insert(
+        2,
+        json!({ "id": "c", "object": "chat.completion.chunk", "choices": [],
+                "error": { "message": "the model crashed", "type": "server_error" } })
+        .to_string(),
+    );
+    let mut with_null = serde_json::from_str::<Value>(&completion(OUTPUT, "stop")).unwrap();
+    with_null["error"] = Value::Null;
+    let (base, fake) = serve(vec![
+        // `"error": null` in every chunk, and in a whole body: no error.
+        sse(healthy_stream()),
+        Reply::ok(with_null.to_string()),
+        // An error object mid-stream, after a delta: not retried.
+        sse(failing),
+        // An error object in a 200 body (a proxy's): retried, then ok.
+        Reply::ok(json!({ "error": { "message": "upstream overloaded" } }).to_string()),
+        ok(OUTPUT),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    let streamed = adapter.execute_streaming(&request, &mut |_| {}).await;
+    assert_eq!(streamed.unwrap().attempts, 1);
+    assert_eq!(adapter.execute(&request).await.unwrap().attempts, 1);
+    let error = adapter
+        .execute_streaming(&request, &mut |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (error.failure.code, error.failure.id.as_str()),
+        (Code::RuntimeUnavailable, "openai.unavailable")
+    );
+    assert!(
+        error.failure.detail.contains("the model crashed"),
+        "{error}"
+    );
+    assert_eq!(error.attempts, 1, "a delta was forwarded: no retry");
+    let execution = adapter.execute(&request).await.unwrap();
+    assert_eq!(execution.attempts, 2);
+    assert_eq!(fake.requests(), 5);
+}
+
+#[tokio::test]
+async fn retry_after_is_honoured_on_503_and_reported_beyond_the_budget() {
+    let body = json!({ "error": { "message": "overloaded" } }).to_string();
+    let (base, _) = serve(retry_after_script(503, &body, ok(OUTPUT))).await;
+    let i = default_contract();
+    let unavailable = Code::RuntimeUnavailable;
+    assert_retry_after(
+        &adapter(&base),
+        &render(&i),
+        unavailable,
+        "openai.unavailable",
+    )
+    .await;
 }

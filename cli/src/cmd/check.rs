@@ -1,13 +1,17 @@
-//! `templiqx check PATH… --target CAP,…`
+//! `templiqx check PATH… --target CAP,… [--lint LINT]…`
 
+use crate::args::Lint;
 use crate::compile::{Compiled, compile_inputs};
 use crate::ui::{Status, Ui};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::PathBuf;
+use templiqx_adapter_http::strict::{self, Lowering};
 use templiqx_build::CompiledContract;
-use templiqx_contracts::{CapabilityProfile, Operation, OperationEnvelope};
+use templiqx_contracts::{
+    CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, Severity,
+};
 
 /// The `result` of a `check` envelope.
 #[derive(Debug, Serialize)]
@@ -35,9 +39,17 @@ struct ContractResult<'a> {
     fingerprints: BTreeMap<&'static str, &'a str>,
 }
 
-/// Runs `check`.
-pub fn run(ui: &mut Ui, paths: &[PathBuf], target: &CapabilityProfile) -> io::Result<Status> {
-    let inputs = compile_inputs(ui, paths, target, "Checking");
+/// Runs `check`, with the opt-in `lints` (warnings only).
+pub fn run(
+    ui: &mut Ui,
+    paths: &[PathBuf],
+    target: &CapabilityProfile,
+    lints: &[Lint],
+) -> io::Result<Status> {
+    let mut inputs = compile_inputs(ui, paths, target, "Checking");
+    if lints.contains(&Lint::OpenaiStrict) {
+        inputs.iter_mut().for_each(lint_openai_strict);
+    }
     let mut status = Status::Success;
     for input in &inputs {
         let diagnostics = input.all_diagnostics();
@@ -132,4 +144,51 @@ fn human(ui: &mut Ui, input: &Compiled) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// `--lint openai-strict`: a `TQX_LINT_OPENAI_NOT_STRICT` warning for each
+/// compiled contract whose output schema OpenAI's `json_schema` mode would
+/// receive with `strict: false` — the schema as the adapter sends it
+/// (`templiqx_adapter_http::output_schema`), lowered by
+/// `templiqx_adapter_http::strict::lower` (`docs/adapters.md`, "Schema
+/// mapping"). The warning sits at the first node that keeps the schema out
+/// of strict mode, under `/output_schema`.
+fn lint_openai_strict(input: &mut Compiled) {
+    for c in &mut input.contracts {
+        let Some(interaction) = &c.interaction else {
+            continue;
+        };
+        let (pointer, message, help) = match templiqx_adapter_http::output_schema("openai", interaction) {
+            // The adapter refuses the request before sending it.
+            Err(_) => (
+                String::new(),
+                "the OpenAI adapter cannot send this output schema: its root is not `type: object`".to_owned(),
+                "give the output schema `type: object` at its root; provider structured output requires an object".to_owned(),
+            ),
+            Ok(schema) => match strict::lower(&schema) {
+                Lowering::Strict { .. } => continue,
+                Lowering::NotStrict { pointer, reason, fix } => (
+                    pointer,
+                    format!("OpenAI strict mode cannot take this output schema: {reason}"),
+                    format!(
+                        "OpenAI will receive this schema with strict: false; the answer is still validated against the whole schema. To make it strict: {fix}"
+                    ),
+                ),
+            },
+        };
+        let pointer = format!("/output_schema{pointer}");
+        let span = input
+            .loader
+            .sources
+            .by_name(&c.file)
+            .and_then(|f| f.root.as_ref())
+            .and_then(|root| root.span_of(&pointer));
+        let mut warning = Diagnostic::error(Code::LintOpenAiNotStrict, message)
+            .at(pointer)
+            .in_file(c.file.clone())
+            .help(help);
+        warning.severity = Severity::Warning;
+        warning.span = span;
+        c.diagnostics.push(warning);
+    }
 }

@@ -21,6 +21,11 @@
 //! `templiqx-openai` / `templiqx-anthropic` instead, and print latency and
 //! token counts too (`docs/adapters.md`). Without `CRM3_PROVIDER`, the mock
 //! runs and the output is unchanged.
+//!
+//! A failure (a provider that cannot be reached, an output that violates the
+//! schema, a bad setting) is printed on stderr as diagnostics in the
+//! project's layout (`error[TQX_…]: message`, `docs/diagnostics.md`), and
+//! the host exits with code 1.
 
 #![deny(warnings)]
 
@@ -28,12 +33,14 @@ use crm3_host::{
     lease_summary_drafting as drafting, lease_term_extraction as extraction, lease_terms,
 };
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use templiqx::contracts::Diagnostics;
 use templiqx::contracts::json::{self, Json};
 use templiqx::{
-    AsyncRuntimeAdapter, Execution, ExecutionError, Receipt, RenderedInteraction, RuntimeAdapter,
-    StreamEvent,
+    AsyncRuntimeAdapter, DecodeError, Diagnostic, Execution, ExecutionError, Receipt, RenderError,
+    RenderedInteraction, RuntimeAdapter, StreamEvent,
 };
-use templiqx_mock::{Inventory, ScriptedRuntime, VirtualClock};
+use templiqx_mock::{Inventory, MockError, ScriptedRuntime, VirtualClock};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -44,7 +51,7 @@ fn package_dir() -> PathBuf {
 fn read_json(rel: &str) -> Result<Json> {
     let path = package_dir().join(rel);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(json::parse(&text).map_err(|d| format!("{}: {d}", path.display()))?)
+    Ok(json::parse(&text).map_err(|d| Diagnostics::one(d.in_file(path.display().to_string())))?)
 }
 
 fn print_request(
@@ -181,10 +188,8 @@ impl Live {
                 Ok(execution)
             }
             Err(error) => {
+                // The diagnostics go to stderr, from `main` (`report`).
                 print_live_receipt(&error.receipt, error.attempts, ms);
-                for d in &error.diagnostics {
-                    println!("   {}: {}", d.code, d.message);
-                }
                 Err(error.into())
             }
         }
@@ -204,7 +209,62 @@ fn print_live_receipt(receipt: &Receipt, attempts: u32, latency_ms: u128) {
     println!("   attempts {attempts}, latency {latency_ms} ms");
 }
 
-fn main() -> Result<()> {
+/// What the host prints on stderr for a failure: the diagnostics as
+/// [`Diagnostics`] displays them (`error[CODE]: message`, then
+/// `  = help: …`), the layout of every Templiqx error; a failure that is
+/// not a diagnostic (a bad `CRM3_*` setting) as `error: message`.
+fn report(error: &(dyn std::error::Error + 'static)) -> String {
+    if let Some(e) = error.downcast_ref::<ExecutionError>() {
+        let mut diagnostics = Diagnostics::from(e.diagnostics.clone());
+        if diagnostics.is_empty() {
+            diagnostics.push(Diagnostic::error(e.failure.code, e.failure.detail.clone()));
+        }
+        return diagnostics.to_string();
+    }
+    if error.is::<DecodeError>()
+        || error.is::<RenderError>()
+        || error.is::<MockError>()
+        || error.is::<Diagnostics>()
+    {
+        return error.to_string();
+    }
+    format!("error: {error}")
+}
+
+/// Prints the execution spans (`docs/runtime.md`, "Traces") on stderr when
+/// `RUST_LOG` asks for them (`RUST_LOG=templiqx=info`); with
+/// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` they carry the
+/// prompts and outputs too. A host that exports to an OpenTelemetry
+/// collector adds `tracing-opentelemetry`'s layer here instead
+/// (`docs/adapters.md`, "Traces").
+fn init_traces() {
+    let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() else {
+        return;
+    };
+    if std::env::var("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")
+        .is_ok_and(|v| v.eq_ignore_ascii_case("true"))
+    {
+        templiqx::trace::set_capture_content(true);
+    }
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+        .init();
+}
+
+fn main() -> ExitCode {
+    init_traces();
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("{}", report(error.as_ref()));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<()> {
     let live = Live::from_env()?;
     let inventory = Inventory::load(package_dir().join("scenarios/inventory.json"))?;
     let scenario = |id: &str| -> Result<&templiqx_mock::Scenario> {

@@ -20,6 +20,7 @@ fn golden(id: &str) -> String {
 fn the_main_job_chains_extraction_into_drafting_on_the_mock_runtime() {
     let out = Command::new(env!("CARGO_BIN_EXE_crm3-host"))
         .env_remove("CRM3_PROVIDER")
+        .env_remove("RUST_LOG")
         .output()
         .unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -49,4 +50,47 @@ fn the_main_job_chains_extraction_into_drafting_on_the_mock_runtime() {
         receipts,
         [golden("lease-happy-path"), golden("lease-summary-streamed")]
     );
+}
+
+#[test]
+fn the_main_job_prints_its_execution_spans_when_rust_log_asks() {
+    let run = |capture: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_crm3-host"))
+            .env_remove("CRM3_PROVIDER")
+            .env("RUST_LOG", "templiqx=info")
+            .env(
+                "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+                capture,
+            )
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let stderr = run("false");
+    // One span per execution, closed once each, with its attempt event.
+    let closed: Vec<&str> = stderr.lines().filter(|l| l.contains("close")).collect();
+    assert_eq!(closed.len(), 2, "{stderr}");
+    for (line, id) in closed
+        .iter()
+        .zip(["lease-term-extraction", "lease-summary-drafting"])
+    {
+        for field in [
+            "gen_ai.operation.name=\"chat\"",
+            &format!("templiqx.contract.id=\"{id}\""),
+            "templiqx.fingerprint.request=",
+            "templiqx.fingerprint.output=",
+            "otel.status_code=\"OK\"",
+        ] {
+            assert!(line.contains(field), "{field} missing from {line}");
+        }
+    }
+    assert_eq!(
+        stderr.matches("attempt=1 outcome=\"ok\"").count(),
+        2,
+        "{stderr}"
+    );
+    // No prompt text unless asked for.
+    assert!(!stderr.contains("gen_ai.input.messages"), "{stderr}");
+    assert!(run("true").contains("gen_ai.input.messages"));
 }

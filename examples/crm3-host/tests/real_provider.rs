@@ -103,3 +103,93 @@ fn the_main_job_runs_on_an_openai_compatible_server_when_asked() {
     assert_eq!(seen[0]["response_format"]["type"], "json_object");
     assert_eq!(seen[1]["stream"], true);
 }
+
+/// Runs the host against `base_url` as an OpenAI-compatible provider.
+fn run_host_against(base_url: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_crm3-host"))
+        .env("CRM3_PROVIDER", "openai")
+        .env("CRM3_BASE_URL", base_url)
+        .env("CRM3_MODEL", "fake-model")
+        .env("CRM3_TIMEOUT_MS", "20000")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("CRM3_STRUCTURED_OUTPUT")
+        .env_remove("CRM3_DEVELOPER_AS_SYSTEM")
+        .env_remove("CRM3_MAX_TOKENS_FIELD")
+        .output()
+        .unwrap()
+}
+
+/// The failure is reported as a diagnostic (`docs/adapters.md`, the CRM3
+/// host), never as a Rust `Debug` dump, and the exit code is 1.
+fn assert_reported_as_diagnostic(out: &std::process::Output, code: &str) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.starts_with(&format!("error[{code}]: ")),
+        "stderr:\n{stderr}"
+    );
+    assert!(stderr.contains("\n  = help: "), "stderr:\n{stderr}");
+    for debug in ["ExecutionError {", "RuntimeFailure {", "Error: "] {
+        assert!(!stderr.contains(debug), "{debug:?} in stderr:\n{stderr}");
+    }
+    assert!(
+        stdout.contains(&format!("receipt: failure {code}")),
+        "stdout:\n{stdout}"
+    );
+}
+
+#[test]
+fn a_provider_answering_503_is_reported_as_a_diagnostic_with_exit_code_1() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let calls = Arc::new(Mutex::new(0_u32));
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = Router::new()
+        .route(
+            "/v1/chat/completions",
+            post(|State(calls): State<Arc<Mutex<u32>>>| async move {
+                *calls.lock().unwrap() += 1;
+                Response::builder()
+                    .status(503)
+                    .header("content-type", "application/json")
+                    .body(Body::from(r#"{"error":{"message":"overloaded"}}"#))
+                    .unwrap()
+            }),
+        )
+        .with_state(calls.clone());
+    runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let out = run_host_against(&format!("http://{addr}/v1"));
+    assert_reported_as_diagnostic(&out, "TQX_RUNTIME_UNAVAILABLE");
+    assert!(*calls.lock().unwrap() >= 1);
+}
+
+#[test]
+fn a_refused_connection_is_reported_as_a_diagnostic_with_exit_code_1() {
+    // A port that was just free: bound, then closed.
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let out = run_host_against(&format!("http://{addr}/v1"));
+    assert_reported_as_diagnostic(&out, "TQX_RUNTIME_UNAVAILABLE");
+}
+
+#[test]
+fn a_bad_setting_is_reported_as_an_error_line_with_exit_code_1() {
+    let out = Command::new(env!("CARGO_BIN_EXE_crm3-host"))
+        .env("CRM3_PROVIDER", "nonesuch")
+        .env("CRM3_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("CRM3_MODEL", "fake-model")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        "error: CRM3_PROVIDER: expected openai or anthropic, found `nonesuch`\n"
+    );
+}

@@ -1,0 +1,358 @@
+//! The adapter every HTTP provider shares: [`HttpAdapter`] implements
+//! [`AsyncRuntimeAdapter`] once — one JSON `POST` per attempt within the
+//! attempt's timeout, the whole body or its server-sent events, the key
+//! redacted from every failure, retries per [`RetryPolicy`], the
+//! provider's fields on the execution's trace span — over a
+//! [`WireFormat`], which says only what differs between providers: the
+//! request body and how to read the answer (`docs/adapters.md`).
+//!
+//! A provider crate is its `WireFormat` and a type alias:
+//!
+//! ```ignore
+//! pub type OpenAiAdapter = HttpAdapter<OpenAi>;
+//! let adapter = OpenAiAdapter::new(OpenAiConfig::new(base_url, model))?;
+//! ```
+
+// `RuntimeFailure` is the port's error type, returned by value.
+#![allow(clippy::result_large_err)]
+
+use crate::{ConfigError, Endpoint, Event, RetryPolicy, invalid_response};
+use futures_util::StreamExt;
+use serde_json::Value;
+use std::fmt;
+use std::time::Duration;
+use templiqx::contracts::json::{self, Json, JsonMap};
+use templiqx::{
+    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, RenderedInteraction, RuntimeFailure,
+    StreamEvent, Usage,
+};
+
+/// What a provider's adapter must say: how a rendered interaction becomes a
+/// request body, and how the answer — a whole JSON body, or a stream of
+/// server-sent events — becomes an output or a failure.
+///
+/// Per attempt, [`HttpAdapter`] calls [`request`](WireFormat::request) once,
+/// then either [`read_body`](WireFormat::read_body) or, when streaming,
+/// [`read_event`](WireFormat::read_event) for every event that carries
+/// data and [`end_stream`](WireFormat::end_stream) when the stream ends or
+/// `read_event` says [`Flow::Done`].
+pub trait WireFormat: fmt::Debug + Send + Sync + Sized + 'static {
+    /// The provider's name: the adapter descriptor's name, the prefix of
+    /// failure ids (`<provider>.<step>`), `gen_ai.provider.name`.
+    const PROVIDER: &'static str;
+
+    /// The host's configuration of this provider.
+    type Config;
+
+    /// What one attempt remembers between the request and its answer (a
+    /// stream's accumulated text, how the output schema was lowered).
+    type Attempt: Send;
+
+    /// Checks `config` and builds the wire format and its endpoint.
+    ///
+    /// # Errors
+    ///
+    /// A [`ConfigError`] naming the setting, before anything is sent.
+    fn configure(config: Self::Config) -> Result<Configured<Self>, ConfigError>;
+
+    /// The `model` every request names (`gen_ai.request.model`).
+    fn model(&self) -> &str;
+
+    /// The JSON body of an attempt (with `"stream": true` when `stream`),
+    /// and the attempt's state.
+    ///
+    /// # Errors
+    ///
+    /// `TQX_RUNTIME_PERMANENT` when the request cannot be expressed for this
+    /// provider; nothing is sent.
+    fn request(
+        &self,
+        request: &RenderedInteraction<'_>,
+        stream: bool,
+    ) -> Result<(Value, Self::Attempt), RuntimeFailure>;
+
+    /// Reads a whole (non-streamed) response body.
+    ///
+    /// # Errors
+    ///
+    /// `TQX_RUNTIME_*` per `docs/adapters.md`, "Failures".
+    fn read_body(&self, attempt: Self::Attempt, body: &Json) -> Result<Reply, RuntimeFailure>;
+
+    /// Reads one server-sent event. Events whose `data` is empty or white
+    /// space only (keep-alives) never reach it, nor do comment lines.
+    ///
+    /// # Errors
+    ///
+    /// `TQX_RUNTIME_*`: an error event, data that is not the wire format.
+    fn read_event(
+        &self,
+        attempt: &mut Self::Attempt,
+        event: &Event,
+    ) -> Result<Flow, RuntimeFailure>;
+
+    /// The reply once the stream has ended (`done`: `read_event` said
+    /// [`Flow::Done`]; otherwise the body ended first).
+    ///
+    /// # Errors
+    ///
+    /// `TQX_RUNTIME_INVALID_RESPONSE` for a stream cut short, or the
+    /// reply's own failure (truncation, refusal).
+    fn end_stream(&self, attempt: Self::Attempt, done: bool) -> Result<Reply, RuntimeFailure>;
+}
+
+/// What [`WireFormat::read_event`] made of an event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Nothing to forward; read on.
+    Continue,
+    /// A fragment of the output, forwarded as a `StreamEvent::Delta`.
+    Delta(String),
+    /// The provider's end-of-stream marker: stop reading.
+    Done,
+}
+
+/// A provider's answer, read: the output the port validates, and what the
+/// trace span records of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    /// The output, unvalidated (the port validates it).
+    pub output: Json,
+    /// Token usage, when the provider reports it.
+    pub usage: Option<Usage>,
+    /// The provider's finish or stop reasons (`gen_ai.response.finish_reasons`).
+    pub finish_reasons: Vec<String>,
+    /// The model that answered (`gen_ai.response.model`), when it says.
+    pub model: Option<String>,
+    /// The response id (`gen_ai.response.id`), when there is one.
+    pub id: Option<String>,
+}
+
+impl Reply {
+    /// A reply with only an output and usage.
+    pub fn new(output: Json, usage: Option<Usage>) -> Reply {
+        Reply {
+            output,
+            usage,
+            finish_reasons: Vec::new(),
+            model: None,
+            id: None,
+        }
+    }
+
+    /// `model` and `id` read from the top-level string members `model`
+    /// and `id` of `body` (both providers put them there).
+    #[must_use]
+    pub fn identified_by(mut self, body: &Json) -> Reply {
+        self.model = body.get("model").and_then(Json::as_str).map(str::to_owned);
+        self.id = body.get("id").and_then(Json::as_str).map(str::to_owned);
+        self
+    }
+}
+
+/// What [`WireFormat::configure`] returns: the wire format and the settings
+/// every HTTP adapter has.
+#[derive(Debug)]
+pub struct Configured<W> {
+    /// The provider's wire format.
+    pub wire: W,
+    /// Where requests go, with their headers and the key (for redaction).
+    pub endpoint: Endpoint,
+    /// The per-attempt timeout when the contract sets no
+    /// `runtime_policy.timeout_ms`.
+    pub timeout: Duration,
+    /// Backoff and `Retry-After` waits between attempts.
+    pub retry: RetryPolicy,
+    /// Capabilities the adapter provides (its descriptor's).
+    pub capabilities: &'static [&'static str],
+}
+
+/// An [`AsyncRuntimeAdapter`] over a provider's [`WireFormat`]. Its `Debug`
+/// shows no key.
+#[derive(Debug)]
+pub struct HttpAdapter<W> {
+    descriptor: AdapterDescriptor,
+    endpoint: Endpoint,
+    timeout: Duration,
+    retry: RetryPolicy,
+    wire: W,
+}
+
+impl<W: WireFormat> HttpAdapter<W> {
+    /// Checks the configuration and builds the adapter.
+    ///
+    /// # Errors
+    ///
+    /// The provider's [`ConfigError`] ([`WireFormat::configure`]): a bad
+    /// base URL, header, model or setting. A zero timeout is refused here
+    /// for every provider.
+    pub fn new(config: W::Config) -> Result<HttpAdapter<W>, ConfigError> {
+        let Configured {
+            wire,
+            endpoint,
+            timeout,
+            retry,
+            capabilities,
+        } = W::configure(config)?;
+        if timeout.is_zero() {
+            return Err(ConfigError::Setting("the timeout must be positive".into()));
+        }
+        Ok(HttpAdapter {
+            descriptor: AdapterDescriptor::new(W::PROVIDER, capabilities.iter().copied()),
+            endpoint,
+            timeout,
+            retry,
+            wire,
+        })
+    }
+
+    /// The JSON body sent for `request` (`stream`: a streamed attempt's).
+    /// Exactly what goes over the wire.
+    ///
+    /// # Errors
+    ///
+    /// As [`WireFormat::request`].
+    pub fn request_body(
+        &self,
+        request: &RenderedInteraction<'_>,
+        stream: bool,
+    ) -> Result<Value, RuntimeFailure> {
+        self.wire.request(request, stream).map(|(body, _)| body)
+    }
+
+    /// The provider's wire format (its configuration).
+    pub fn wire(&self) -> &W {
+        &self.wire
+    }
+
+    /// The URL requests go to.
+    pub fn url(&self) -> &str {
+        self.endpoint.url()
+    }
+
+    /// The attempt's time: `runtime_policy.timeout_ms`, else the configured
+    /// timeout.
+    fn timeout(&self, request: &RenderedInteraction<'_>) -> Duration {
+        request
+            .interaction
+            .runtime_policy
+            .timeout_ms
+            .map(|ms| Duration::from_millis(u64::from(ms)))
+            .unwrap_or(self.timeout)
+    }
+
+    /// One attempt, within its time, every failure's detail redacted.
+    async fn attempt(
+        &self,
+        request: &RenderedInteraction<'_>,
+        sink: Option<&mut (dyn FnMut(StreamEvent) + Send)>,
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        templiqx::trace::record_request_model(self.wire.model());
+        let run = async {
+            let (body, attempt) = self.wire.request(request, sink.is_some())?;
+            let response = self.endpoint.post(&body).await?;
+            match sink {
+                None => {
+                    let body = self.endpoint.json(response).await?;
+                    self.wire.read_body(attempt, &body)
+                }
+                Some(sink) => self.stream(response, attempt, sink).await,
+            }
+        };
+        let reply = self.endpoint.attempt(self.timeout(request), run).await?;
+        templiqx::trace::record_response(
+            &reply.finish_reasons,
+            reply.model.as_deref(),
+            reply.id.as_deref(),
+        );
+        Ok(AdapterOutput {
+            output: reply.output,
+            usage: reply.usage,
+        })
+    }
+
+    /// Reads a streamed answer: every event with data goes to the wire
+    /// format; its deltas go to `sink`.
+    async fn stream(
+        &self,
+        response: crate::reqwest::Response,
+        mut attempt: W::Attempt,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Reply, RuntimeFailure> {
+        let mut events = std::pin::pin!(self.endpoint.events(response));
+        let mut done = false;
+        while let Some(event) = events.next().await {
+            let event = event?;
+            // Keep-alives: proxies and load balancers send events with no
+            // data (`data:`, `data: `), and providers name some (`event:
+            // ping`); none carries a part of the answer.
+            if event.data.trim().is_empty() {
+                continue;
+            }
+            match self.wire.read_event(&mut attempt, &event)? {
+                Flow::Continue => {}
+                Flow::Delta(text) => sink(StreamEvent::Delta { text }),
+                Flow::Done => {
+                    done = true;
+                    break;
+                }
+            }
+        }
+        self.wire.end_stream(attempt, done)
+    }
+}
+
+impl<W: WireFormat> AsyncRuntimeAdapter for HttpAdapter<W> {
+    fn descriptor(&self) -> &AdapterDescriptor {
+        &self.descriptor
+    }
+
+    fn redact(&self, text: &str) -> String {
+        self.endpoint.redact(text)
+    }
+
+    async fn invoke(
+        &self,
+        request: &RenderedInteraction<'_>,
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        self.attempt(request, None).await
+    }
+
+    async fn invoke_streaming(
+        &self,
+        request: &RenderedInteraction<'_>,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        self.attempt(request, Some(sink)).await
+    }
+
+    fn before_retry(
+        &self,
+        _request: &RenderedInteraction<'_>,
+        failure: &RuntimeFailure,
+        attempts_made: u32,
+    ) -> impl std::future::Future<Output = bool> + Send {
+        self.retry.before_retry(failure, attempts_made)
+    }
+}
+
+/// The data of an event as JSON, read by the strict reader.
+///
+/// # Errors
+///
+/// `TQX_RUNTIME_INVALID_RESPONSE` (`<provider>.invalid_response`) when it
+/// is not JSON.
+pub fn event_json(provider: &str, event: &Event) -> Result<Json, RuntimeFailure> {
+    json::parse(&event.data).map_err(|e| {
+        invalid_response(
+            provider,
+            format!("a stream event is not JSON ({})", e.message),
+        )
+    })
+}
+
+/// The `error` member of a body or stream chunk when it reports an error:
+/// only a non-null object counts (`"error": null`, which some servers put
+/// in every chunk, is no error).
+pub fn error_member(value: &Json) -> Option<&JsonMap> {
+    value.get("error").and_then(Json::as_object)
+}
