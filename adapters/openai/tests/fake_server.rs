@@ -559,10 +559,14 @@ output_schema: { type: string }
 
 /// The chunks of a healthy stream: role, two content deltas, the finish,
 /// usage, `[DONE]`; every chunk carries `"error": null`, as some servers
-/// send it.
+/// send it, and every chunk before the last `"usage": null`, as OpenAI
+/// does with `include_usage`.
 fn healthy_stream() -> Vec<String> {
     let with_null_error = |mut chunk: Value| {
         chunk["error"] = Value::Null;
+        if chunk.get("usage").is_none() {
+            chunk["usage"] = Value::Null;
+        }
         chunk.to_string()
     };
     vec![

@@ -166,6 +166,8 @@ pub const KEEP_ALIVES: &[&[&str]] = &[
     &["data:  \t "],
     &["event: ping", "data:"],
     &[":"],
+    // Fields that set state but dispatch nothing without data.
+    &["id: 7", "retry: 3000"],
 ];
 
 /// An event-stream body being written: events of `field: value` lines,
@@ -379,13 +381,15 @@ pub async fn assert_retry_after<A: templiqx::AsyncRuntimeAdapter>(
 
 /// `body` as every variant a healthy stream may arrive in: each line
 /// ending ([`LINE_ENDINGS`]), keep-alives everywhere, sent whole, a byte
-/// at a time (a CR split from its LF) and in 7-byte pieces; with a name
-/// per variant.
+/// at a time (a CR split from its LF, the byte order mark split too) and
+/// in 7-byte pieces, the CRLF variants behind a UTF-8 byte order mark
+/// (which the standard removes); with a name per variant.
 pub fn stream_variants(body: &SseBody) -> Vec<(String, Reply)> {
     let mut variants = Vec::new();
     for (name, ending) in LINE_ENDINGS {
         for chunk in [None, Some(1), Some(7)] {
-            let body = body.render(ending, KeepAlive::Everywhere);
+            let bom = if *ending == "\r\n" { "\u{feff}" } else { "" };
+            let body = format!("{bom}{}", body.render(ending, KeepAlive::Everywhere));
             variants.push((
                 format!("{name}, chunks of {chunk:?}"),
                 Reply::Sse { body, chunk },
