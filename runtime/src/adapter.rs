@@ -579,14 +579,19 @@ pub fn conclude_output(
 
 /// What a host can do about a runtime failure.
 fn failure_help(failure: &RuntimeFailure) -> String {
+    if let Some(ms) = failure.retry_after_ms
+        && matches!(
+            failure.code,
+            Code::RuntimeTimeout | Code::RuntimeUnavailable | Code::RuntimeRateLimited
+        )
+    {
+        return format!("retry after {ms} ms");
+    }
     match failure.code {
         Code::RuntimeTimeout => {
             "retry, or allow more time (`runtime_policy.timeout_ms`, `max_attempts`)".into()
         }
-        Code::RuntimeRateLimited => match failure.retry_after_ms {
-            Some(ms) => format!("retry after {ms} ms"),
-            None => "retry later, with backoff".into(),
-        },
+        Code::RuntimeRateLimited => "retry later, with backoff".into(),
         Code::RuntimeUnavailable => "retry later, or use another adapter".into(),
         Code::RuntimeInvalidResponse => {
             "the model's answer was unusable; retry, or tighten the prompt".into()

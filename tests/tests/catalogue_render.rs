@@ -125,6 +125,13 @@ fn every_runtime_failure_code_reaches_the_caller_with_its_receipt() {
             "retry later, or use another adapter",
             3,
         ),
+        // A 503's `Retry-After` is the help, as a 429's is.
+        (
+            Code::RuntimeUnavailable,
+            Some(2000),
+            "retry after 2000 ms",
+            3,
+        ),
         (
             Code::RuntimeInvalidResponse,
             None,

@@ -407,10 +407,13 @@ impl WireFormat for Anthropic {
     }
 
     fn end_stream(&self, attempt: AnthropicAttempt, done: bool) -> Result<Reply, RuntimeFailure> {
-        if !done {
+        // `message_delta` carries the stop reason after the last content
+        // block: with it the answer is whole, even if `message_stop` was
+        // lost with the end of the body.
+        if !done && attempt.stop.is_none() {
             return Err(invalid_response(
                 PROVIDER,
-                "the event stream ended without `message_stop`",
+                "the event stream ended without `message_stop` or a `stop_reason`",
             ));
         }
         let usage = match (attempt.input_tokens, attempt.output_tokens) {

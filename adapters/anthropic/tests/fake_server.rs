@@ -490,3 +490,52 @@ async fn retry_after_is_honoured_on_529_and_reported_beyond_the_budget() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_stream_without_message_stop_stands_once_its_stop_reason_came() {
+    let deltas = ["{\"rent\": 900", ", \"notice_days\": 30}"];
+    let mut events = stream_events(&deltas, "tool_use");
+    events.pop(); // message_stop
+    let body = stream_body(&events).render("\r\n", KeepAlive::None);
+    let mut cut_short = events.clone();
+    cut_short.truncate(4); // before any message_delta
+    let (base, _) = serve(vec![
+        // Ended (the body closes) and broken off, without `message_stop`.
+        Reply::sse(body.clone()),
+        Reply::SseCut(body),
+        Reply::SseCut(stream_body(&cut_short).render("\n", KeepAlive::None)),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    for _ in 0..2 {
+        let execution = adapter
+            .execute_streaming(&request, &mut |_| {})
+            .await
+            .unwrap();
+        assert_eq!(execution.output, json!({ "rent": 900, "notice_days": 30 }));
+    }
+    let error = adapter
+        .execute_streaming(&request, &mut |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(error.failure.code, Code::RuntimeUnavailable, "{error}");
+}
+
+#[tokio::test]
+async fn a_whole_body_answering_a_streamed_request_is_read_as_one() {
+    let (base, _) = serve(vec![
+        Reply::ok(error_body("overloaded_error", "proxy says no")),
+        ok(),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let execution = adapter(&base)
+        .execute_streaming(&request, &mut |_| {})
+        .await
+        .unwrap();
+    assert_eq!(execution.attempts, 2, "the error object was retried");
+    assert_eq!(execution.output, json!({ "rent": 900, "notice_days": 30 }));
+}

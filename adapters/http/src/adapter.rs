@@ -91,7 +91,10 @@ pub trait WireFormat: fmt::Debug + Send + Sync + Sized + 'static {
     ) -> Result<Flow, RuntimeFailure>;
 
     /// The reply once the stream has ended (`done`: `read_event` said
-    /// [`Flow::Done`]; otherwise the body ended first).
+    /// [`Flow::Done`]; otherwise the body ended, or broke off, first: a
+    /// reply that is complete without the provider's terminator stands,
+    /// and for a body that broke off an `Err` here means the transport
+    /// failure is reported instead).
     ///
     /// # Errors
     ///
@@ -255,7 +258,20 @@ impl<W: WireFormat> HttpAdapter<W> {
                     let body = self.endpoint.json(response).await?;
                     self.wire.read_body(attempt, &body)
                 }
-                Some(sink) => self.stream(response, attempt, sink).await,
+                Some(sink) if is_event_stream(&response) => {
+                    self.stream(response, attempt, sink).await
+                }
+                // A server or proxy that ignored `"stream": true` (or
+                // answered an error object with status 200) sent a whole
+                // body: read it as one, and forward its output as one delta.
+                Some(sink) => {
+                    let body = self.endpoint.json(response).await?;
+                    let reply = self.wire.read_body(attempt, &body)?;
+                    sink(StreamEvent::Delta {
+                        text: templiqx::contracts::canonical::to_canonical_string(&reply.output),
+                    });
+                    Ok(reply)
+                }
             }
         };
         let reply = self.endpoint.attempt(self.timeout(request), run).await?;
@@ -281,7 +297,13 @@ impl<W: WireFormat> HttpAdapter<W> {
         let mut events = std::pin::pin!(self.endpoint.events(response));
         let mut done = false;
         while let Some(event) = events.next().await {
-            let event = event?;
+            let event = match event {
+                Ok(event) => event,
+                // The body broke off: if the answer was already complete
+                // (the provider's stop reason arrived, only the terminator
+                // is missing), it stands; otherwise the transport failure.
+                Err(failure) => return self.wire.end_stream(attempt, false).or(Err(failure)),
+            };
             // Keep-alives: proxies and load balancers send events with no
             // data (`data:`, `data: `), and providers name some (`event:
             // ping`); none carries a part of the answer.
@@ -333,6 +355,17 @@ impl<W: WireFormat> AsyncRuntimeAdapter for HttpAdapter<W> {
     ) -> impl std::future::Future<Output = bool> + Send {
         self.retry.before_retry(failure, attempts_made)
     }
+}
+
+/// Whether a response is a server-sent event stream (`Content-Type:
+/// text/event-stream`, parameters and case aside).
+fn is_event_stream(response: &crate::reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(crate::reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("text/event-stream"))
 }
 
 /// The data of an event as JSON, read by the strict reader.

@@ -284,7 +284,8 @@ pub struct RetryPolicy {
     /// The cap on one backoff.
     pub max_backoff: Duration,
     /// The longest `Retry-After` the adapter waits out itself; a longer one
-    /// ends the execution with `TQX_RUNTIME_RATE_LIMITED` and its
+    /// ends the execution with its failure (`TQX_RUNTIME_RATE_LIMITED`,
+    /// `TQX_RUNTIME_UNAVAILABLE` or `TQX_RUNTIME_TIMEOUT`) and its
     /// `retry_after_ms`, for the host to decide.
     pub max_retry_after: Duration,
     /// Whether backoffs are jittered (each wait drawn uniformly from the

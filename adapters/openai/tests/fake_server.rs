@@ -666,3 +666,59 @@ async fn retry_after_is_honoured_on_503_and_reported_beyond_the_budget() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_whole_body_answering_a_streamed_request_is_read_as_one() {
+    let proxy_error = json!({ "error": { "message": "proxy says no", "type": "server_error" } });
+    let (base, _) = serve(vec![
+        // A proxy's error object with status 200: an error, retried.
+        Reply::ok(proxy_error.to_string()),
+        // A server that ignored `"stream": true`: its completion, one delta.
+        ok(OUTPUT),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let mut deltas = Vec::new();
+    let execution = adapter(&base)
+        .execute_streaming(&request, &mut |e| deltas.push(e))
+        .await
+        .unwrap();
+    assert_eq!(execution.attempts, 2, "the error object was retried");
+    assert_eq!(execution.output, json!({ "rent": 900, "notice_days": 30 }));
+    assert_eq!(
+        deltas[0],
+        StreamEvent::Delta {
+            text: r#"{"notice_days":30,"rent":900}"#.into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_stream_cut_after_its_finish_reason_stands_and_one_cut_before_does_not() {
+    let whole = healthy_stream();
+    let without_done = &whole[..whole.len() - 1];
+    let before_finish = &whole[..3];
+    let (base, _) = serve(vec![
+        Reply::SseCut(stream_body(without_done).render("\n", KeepAlive::None)),
+        Reply::SseCut(stream_body(before_finish).render("\n", KeepAlive::None)),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    let execution = adapter
+        .execute_streaming(&request, &mut |_| {})
+        .await
+        .unwrap();
+    assert_eq!(execution.output, json!({ "rent": 900, "notice_days": 30 }));
+    let error = adapter
+        .execute_streaming(&request, &mut |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (error.failure.code, error.failure.id.as_str()),
+        (Code::RuntimeUnavailable, "openai.unavailable")
+    );
+    assert!(error.failure.detail.contains("broke off"), "{error}");
+}

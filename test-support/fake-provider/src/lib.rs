@@ -36,6 +36,9 @@ pub enum Reply {
         /// The largest chunk the server writes at once.
         chunk: Option<usize>,
     },
+    /// HTTP 200, `text/event-stream`, this body, then the connection
+    /// breaks off (the chunked body never gets its last chunk).
+    SseCut(String),
     /// Never answers.
     Hang,
 }
@@ -111,6 +114,21 @@ async fn handle(State(fake): State<Arc<Fake>>, headers: HeaderMap, body: String)
                 .status(200)
                 .header("content-type", "text/event-stream")
                 .body(body)
+                .unwrap()
+        }
+        Reply::SseCut(body) => {
+            use futures_util::StreamExt;
+            // The break comes after the body has been written out, so the
+            // client has the response and its data before the cut.
+            let body = futures_util::stream::iter([Ok::<_, std::io::Error>(Bytes::from(body))])
+                .chain(futures_util::stream::once(async {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    Err(std::io::Error::other("the fake breaks the connection"))
+                }));
+            Response::builder()
+                .status(200)
+                .header("content-type", "text/event-stream")
+                .body(Body::from_stream(body))
                 .unwrap()
         }
         Reply::Hang => {
