@@ -19,7 +19,7 @@
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use templiqx_contracts::RuntimePolicy;
-use templiqx_contracts::ir::{Filter, Role};
+use templiqx_contracts::ir::{CompareOp, Filter, Role};
 
 /// Index of a source file in a [`crate::source::Sources`] table.
 pub type FileId = u32;
@@ -299,7 +299,8 @@ pub enum NodeKind {
 }
 
 /// A typed expression: references, JSON literals, equality, negation,
-/// conjunction, disjunction (`docs/format.md`, "Expressions").
+/// conjunction, disjunction, numeric comparison, containment and length
+/// (`docs/format.md`, "Expressions").
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Expr {
     /// The expression.
@@ -353,6 +354,34 @@ pub enum ExprKind {
         /// Boolean operands.
         #[cfg_attr(feature = "json-schema", schemars(length(min = 1)))]
         operands: Vec<Expr>,
+    },
+    /// `{kind: compare, op, left, right}`: `left op right` on two
+    /// non-nullable numbers.
+    Compare {
+        /// `lt`, `le`, `gt` or `ge`.
+        #[cfg_attr(
+            feature = "json-schema",
+            schemars(with = "crate::json_schema::CompareOpName")
+        )]
+        op: CompareOp,
+        /// Left operand (a number).
+        left: Box<Expr>,
+        /// Right operand (a number).
+        right: Box<Expr>,
+    },
+    /// `{kind: contains, container, item}`: a string holds a substring, or
+    /// an array holds an element equal to the item.
+    Contains {
+        /// A non-nullable string or array.
+        container: Box<Expr>,
+        /// What to look for (a string, in a string).
+        item: Box<Expr>,
+    },
+    /// `{kind: length, of}`: the length of a string (Unicode scalar values)
+    /// or an array, an integer.
+    Length {
+        /// A non-nullable string or array.
+        of: Box<Expr>,
     },
 }
 
@@ -420,7 +449,37 @@ pub struct EvalDecl {
     /// A model output that must validate against `output_schema`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fake_output: Option<serde_json::Value>,
+    /// Named checks of a model output (`null` reads as none). Omitted from
+    /// the serialised form (and so from the contract fingerprint) when
+    /// empty, so a fixture without checks fingerprints as before the
+    /// field existed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "Option<Vec<ExpectDecl>>", default)
+    )]
+    pub expect: Vec<ExpectDecl>,
     /// Where the fixture is (not serialised).
+    #[serde(skip)]
+    pub loc: Loc,
+}
+
+/// A named check of an eval fixture's `expect` (`docs/format.md`, "Eval
+/// fixtures"): a boolean expression over `inputs`, `context` and `output`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "json-schema", schemars(deny_unknown_fields))]
+pub struct ExpectDecl {
+    /// Unique within the fixture, non-empty.
+    #[cfg_attr(feature = "json-schema", schemars(length(min = 1)))]
+    pub id: String,
+    /// A boolean expression; `output` is a root scope here.
+    pub check: Expr,
+    /// What the check means.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "json-schema", schemars(with = "String", default))]
+    pub description: Option<String>,
+    /// Where the check is (not serialised).
     #[serde(skip)]
     pub loc: Loc,
 }

@@ -59,6 +59,22 @@ pub fn contract_schema() -> serde_json::Value {
     serde_json::Value::Object(out)
 }
 
+/// The operator of a `compare` expression.
+pub struct CompareOpName;
+
+impl JsonSchema for CompareOpName {
+    fn schema_name() -> Cow<'static, str> {
+        "CompareOp".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "enum": ["lt", "le", "gt", "ge"]
+        })
+    }
+}
+
 /// `api_version`: the one version this compiler implements.
 pub struct ApiVersion;
 

@@ -42,6 +42,7 @@
 //! |---|---|
 //! | compile one contract text | [`compile_str`], [`validate_str`], [`parse_str`] → [`Compilation`]; [`parse_file`] over [`Sources`] |
 //! | compile a parsed (and composed) contract with options | [`compile_contract`], [`CompileOptions`] |
+//! | compile the `expect` checks of its eval fixtures (for `templiqx::evaluate_check`) | [`compile_checks`] |
 //! | load and compile packages and contract files (includes, dependencies, tool contracts) | [`Loader`] → [`CompiledContract`]s, reading through [`Sources`] / [`SourceFile`]; a package's [`Manifest`] ([`MANIFEST`], [`manifest_fingerprint`]), [`Package`], [`ToolContract`]; [`MAX_INCLUDE_DEPTH`]; [`relative_to`] names files as diagnostics do |
 //! | generate Rust for compiled contracts | [`codegen::generate`], [`codegen::generate_all`] with [`codegen::Options`]; [`codegen::format_file`] |
 //! | do both from `build.rs` | [`Builder`] → [`Generated`], [`BuildError`] |
@@ -70,7 +71,7 @@ pub mod text;
 pub mod yaml;
 
 pub use builder::{BuildError, Builder, Generated};
-pub use check::{CompileOptions, compile_contract};
+pub use check::{CompileOptions, compile_checks, compile_contract};
 pub use compile::{Compilation, compile_str, parse_file, parse_str, validate_str};
 pub use package::{
     CompiledContract, Loader, MANIFEST, MAX_INCLUDE_DEPTH, Manifest, Package, ToolContract,

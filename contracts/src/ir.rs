@@ -83,6 +83,9 @@ pub enum Root {
     /// A local of the current frame (a `for_each` item or a component
     /// argument), by slot number counted from the frame's base.
     Local(u16),
+    /// `output…`: the model output an eval check reads (only in a
+    /// [`Check`], never in an interaction's content).
+    Output,
 }
 
 /// One resolved step of a reference path.
@@ -107,8 +110,47 @@ pub struct Path {
     pub source: Str,
 }
 
+/// The ordering a [`Expr::Compare`] tests (`docs/format.md`,
+/// "Expressions").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompareOp {
+    /// `left < right`
+    Lt,
+    /// `left <= right`
+    Le,
+    /// `left > right`
+    Gt,
+    /// `left >= right`
+    Ge,
+}
+
+impl CompareOp {
+    /// The format's spelling (`lt`, `le`, `gt`, `ge`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompareOp::Lt => "lt",
+            CompareOp::Le => "le",
+            CompareOp::Gt => "gt",
+            CompareOp::Ge => "ge",
+        }
+    }
+
+    /// Whether `ordering` (of `left` against `right`) satisfies the operator.
+    pub fn holds(self, ordering: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::{Greater, Less};
+        match self {
+            CompareOp::Lt => ordering == Less,
+            CompareOp::Le => ordering != Greater,
+            CompareOp::Gt => ordering == Greater,
+            CompareOp::Ge => ordering != Less,
+        }
+    }
+}
+
 /// A typed expression: references, JSON literals, equality, negation,
-/// conjunction, disjunction (`docs/format.md`, "Expressions").
+/// conjunction, disjunction, numeric comparison, containment and length
+/// (`docs/format.md`, "Expressions").
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Expr {
@@ -124,6 +166,38 @@ pub enum Expr {
     And(Seq<Expr>),
     /// Boolean disjunction (short-circuit).
     Or(Seq<Expr>),
+    /// Numeric comparison of two non-null numbers (exact, integers of any
+    /// size included).
+    Compare(CompareOp, Ptr<Expr>, Ptr<Expr>),
+    /// Containment: a string holds a substring, or an array holds an
+    /// element equal (JSON equality) to the item. `(container, item)`.
+    Contains(Ptr<Expr>, Ptr<Expr>),
+    /// The length of a string (in Unicode scalar values, as `minLength`
+    /// counts) or an array: an integer.
+    Length(Ptr<Expr>),
+}
+
+/// A named check of an eval fixture's `expect`: a boolean expression over
+/// `inputs`, `context` and `output` (`docs/format.md`, "Eval fixtures").
+/// Checks are compiled beside an interaction, never inside it: the
+/// interaction fingerprint does not change with them. Evaluated by
+/// `templiqx::evaluate_check` ([`crate::expect`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub struct Check {
+    /// The check's id, unique within its fixture.
+    pub id: Str,
+    /// What the check means, as the contract describes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<Str>,
+    /// The boolean expression.
+    pub expr: Expr,
+    /// The expression as written, in a compact functional notation
+    /// (`compare(ge, output.score, 0)`), for messages.
+    pub source: Str,
+    /// Where the check was written (not serialised).
+    #[serde(skip)]
+    pub site: Option<Site>,
 }
 
 /// A lowered content node. Includes are already expanded; components are

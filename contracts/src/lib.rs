@@ -6,7 +6,7 @@
 //! [`OperationEnvelope`], the render budget constants, [`Json`] (a JSON
 //! document as the one strict reader [`json::parse`] reads it, integers
 //! exact at any size), canonical JSON and fingerprints, the compiled [`Interaction`] IR, compiled [`Schema`]s and
-//! their validator, [`Receipt`]s and [`StreamEvent`]s, and the [`words`]
+//! their validator, eval checks and their evaluator ([`expect`]), [`Receipt`]s and [`StreamEvent`]s, and the [`words`]
 //! every diagnostic shares (suggestions, value kinds, value previews).
 //!
 //! ```
@@ -30,6 +30,7 @@ pub mod budget;
 pub mod canonical;
 pub mod diagnostic;
 pub mod envelope;
+pub mod expect;
 pub mod format;
 pub mod ir;
 pub mod json;

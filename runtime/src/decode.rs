@@ -300,6 +300,59 @@ pub fn run_eval<I, C, O>(
     }
 }
 
+/// [`run_eval`] for a fixture with `expect` checks: after decoding its
+/// `fake_output`, evaluates every check against the fixture's typed inputs
+/// and context and the output ([`evaluate_check`](crate::evaluate_check)).
+/// Panics naming every check that is `false` or cannot be decided, with
+/// its expression and the values it read (this is what a generated
+/// `#[test]` calls).
+#[doc(hidden)]
+pub fn run_eval_checked<I, C, O>(
+    interaction: &Interaction,
+    inputs: &str,
+    context: &str,
+    fake_output: Option<&str>,
+    checks: &[templiqx_contracts::ir::Check],
+) where
+    I: DeserializeOwned + ObjectView,
+    C: DeserializeOwned + ObjectView,
+    O: DeserializeOwned,
+{
+    use templiqx_contracts::expect::{describe_failure, evaluate_check, observed_values};
+    run_eval::<I, C, O>(interaction, inputs, context, fake_output);
+    let Some(fake) = fake_output else { return };
+    let id = &interaction.contract_id;
+    // `run_eval` has read and checked all three.
+    let (Ok(inputs), Ok(context), Ok(output)) = (
+        templiqx_contracts::json::parse(inputs).map(I::deserialize),
+        templiqx_contracts::json::parse(context).map(C::deserialize),
+        templiqx_contracts::json::parse(fake),
+    ) else {
+        panic!("{id}: the eval fixture does not read");
+    };
+    let (Ok(inputs), Ok(context)) = (inputs, context) else {
+        panic!("{id}: the eval fixture does not decode");
+    };
+    let failures: Vec<String> = checks
+        .iter()
+        .filter_map(|check| {
+            let outcome = evaluate_check(check, &inputs, &context, output.as_value());
+            (outcome != Ok(true)).then(|| {
+                let observed = observed_values(check, &inputs, &context, output.as_value());
+                describe_failure(check, &outcome, &observed)
+            })
+        })
+        .collect();
+    if !failures.is_empty() {
+        panic!(
+            "{id}: {} of {} `expect` checks failed against fake_output:\n{}",
+            failures.len(),
+            checks.len(),
+            failures.join("\n")
+        );
+    }
+}
+
 /// Deserialises a present field of an optional, nullable property: `null`
 /// becomes `Some(None)` (a missing field is `None` through `#[serde(default)]`).
 ///

@@ -96,6 +96,11 @@
 //!   budgets"); the [`filters`] module holds the fixed filters and the
 //!   locale table (`docs/format.md`, "Filters").
 //! - [`validate_output`] checks a model output against the output schema.
+//! - [`evaluate_check`] evaluates a compiled `expect` check of an eval
+//!   fixture ([`Check`], compiled by `templiqx_build::compile_checks`)
+//!   against inputs, context and a model output; [`observed_values`] and
+//!   [`describe_failure`] say what a failed check read (`docs/format.md`,
+//!   "Eval fixtures").
 //! - [`RuntimeAdapter`] / [`AsyncRuntimeAdapter`] are the port to a model:
 //!   an adapter implements `invoke`; the provided `execute` methods gate
 //!   capabilities, validate the output and build the payload-free
@@ -123,6 +128,8 @@ pub use filters::Locale;
 pub use output::validate_output;
 pub use render::{RenderError, render, render_envelope};
 pub use request::validate_request;
+pub use templiqx_contracts::expect::{Observed, describe_failure, evaluate_check, observed_values};
+pub use templiqx_contracts::ir::Check;
 pub use templiqx_contracts::{
     AsValue, Code, Diagnostic, Interaction, Json, JsonMap, ObjectView, Receipt,
     RenderedInteraction, RenderedMessage, RuntimeFailure, StreamEvent, ValueRef,
@@ -172,6 +179,7 @@ pub mod __private {
     pub use crate::__object_view as object_view;
     pub use crate::decode::{
         DecodeError, Scope, decode_output, deserialize_root, double_option, present, run_eval,
+        run_eval_checked,
     };
     pub use crate::render::{RenderError, render};
     /// Short names for what generated statics repeat most, each the item

@@ -20,6 +20,7 @@ use std::fmt::{self, Write};
 use templiqx_contracts::budget::{MAX_FOR_EACH_DEPTH, MAX_FOR_EACH_ITERATIONS, MAX_OUTPUT_BYTES};
 use templiqx_contracts::canonical::write_number;
 use templiqx_contracts::diagnostic::escape_pointer_token;
+use templiqx_contracts::expect;
 use templiqx_contracts::ir::{ArgCheck, Component, Expr, Node, Path, Root, Segment, Site, SiteId};
 use templiqx_contracts::validate::validate;
 use templiqx_contracts::words;
@@ -414,6 +415,69 @@ impl<'a> Renderer<'a> {
                 }
                 ValueRef::Bool(false)
             }
+            Expr::Compare(op, left, right) => {
+                let (l, r) = (self.eval(left)?, self.eval(right)?);
+                match expect::compare(*op, l, r) {
+                    Some(b) => ValueRef::Bool(b),
+                    None => {
+                        let (bad, value) = if matches!(l, ValueRef::Number(_)) {
+                            (&**right, r)
+                        } else {
+                            (&**left, l)
+                        };
+                        return Err(type_mismatch(
+                            bad,
+                            format!(
+                                "`compare` needs two numbers, but {} is {}",
+                                describe(bad),
+                                article(&value)
+                            ),
+                        ));
+                    }
+                }
+            }
+            Expr::Contains(container, item) => {
+                let (c, i) = (self.eval(container)?, self.eval(item)?);
+                match expect::contains(c, i) {
+                    Some(b) => ValueRef::Bool(b),
+                    None if matches!(c, ValueRef::String(_)) => {
+                        return Err(type_mismatch(
+                            item,
+                            format!(
+                                "`contains` looks for a string in a string, but {} is {}",
+                                describe(item),
+                                article(&i)
+                            ),
+                        ));
+                    }
+                    None => {
+                        return Err(type_mismatch(
+                            container,
+                            format!(
+                                "`contains` needs a string or an array, but {} is {}",
+                                describe(container),
+                                article(&c)
+                            ),
+                        ));
+                    }
+                }
+            }
+            Expr::Length(of) => {
+                let v = self.eval(of)?;
+                match expect::length(v) {
+                    Some(n) => ValueRef::Number(n),
+                    None => {
+                        return Err(type_mismatch(
+                            of,
+                            format!(
+                                "`length` needs a string or an array, but {} is {}",
+                                describe(of),
+                                article(&v)
+                            ),
+                        ));
+                    }
+                }
+            }
         })
     }
 
@@ -436,6 +500,15 @@ impl<'a> Renderer<'a> {
         let mut value = match path.root {
             Root::Inputs => ValueRef::Object(self.inputs),
             Root::Context => ValueRef::Object(self.context),
+            Root::Output => {
+                return Err(value_missing(format!(
+                    "`{}` refers to `output`, which only eval checks can read \
+                     (malformed interaction)",
+                    path.source
+                ))
+                .help("regenerate the interaction with the compiler")
+                .into());
+            }
             Root::Local(slot) => {
                 let slot = usize::from(slot);
                 let bound = if slot < self.frame_len {
@@ -989,7 +1062,9 @@ fn argument_invalid(
         ),
     );
     let source = match expr {
-        Some(Expr::Ref(path)) if !matches!(path.root, Root::Local(_)) => Some(&path.source),
+        Some(Expr::Ref(path)) if matches!(path.root, Root::Inputs | Root::Context) => {
+            Some(&path.source)
+        }
         _ => None,
     };
     let keyword = if first.pointer.is_empty() {
@@ -1078,7 +1153,7 @@ fn pointer(path: &Path, last: usize) -> Option<String> {
     let mut p = String::from(match path.root {
         Root::Inputs => "/inputs",
         Root::Context => "/context",
-        Root::Local(_) => return None,
+        Root::Local(_) | Root::Output => return None,
     });
     for segment in path.segments.iter().take(last + 1) {
         p.push('/');
@@ -1101,6 +1176,9 @@ fn describe(expr: &Expr) -> String {
         Expr::Not(_) => "a `not` expression".to_owned(),
         Expr::And(_) => "an `and` expression".to_owned(),
         Expr::Or(_) => "an `or` expression".to_owned(),
+        Expr::Compare(..) => "a `compare` expression".to_owned(),
+        Expr::Contains(..) => "a `contains` expression".to_owned(),
+        Expr::Length(of) => format!("`length({})`", expect::source_text(of)),
     }
 }
 

@@ -393,6 +393,55 @@ fn when_needs_a_boolean_and_for_each_an_array() {
 }
 
 #[test]
+fn operators_render_in_content_and_reject_wrong_types() {
+    use templiqx::contracts::ir::{CompareOp, Expr};
+    let length = |e: Expr| Expr::Length(e.into());
+    let i = interaction(
+        vec![field("v", Schema::ANY, true), field("n", Schema::ANY, true)],
+        vec![],
+        vec![vec![
+            interp(length(input(&["v"])), &[]),
+            when(
+                Expr::Compare(CompareOp::Gt, input(&["n"]).into(), lit(json!(1.5)).into()),
+                vec![text(";gt")],
+                vec![text(";le")],
+            ),
+            when(
+                Expr::Contains(input(&["v"]).into(), lit(json!("é")).into()),
+                vec![text(";in")],
+                vec![text(";out")],
+            ),
+        ]],
+        vec![],
+    );
+    // Unicode scalar values, not bytes; exact number comparison.
+    assert_eq!(
+        render_texts(&i, json!({"v": "café", "n": 2}), json!({})),
+        Ok(vec!["4;gt;in".to_owned()])
+    );
+    // An array: its length, and containment by JSON equality.
+    assert_eq!(
+        render_texts(&i, json!({"v": ["é", 1], "n": 1.5}), json!({})),
+        Ok(vec!["2;le;in".to_owned()])
+    );
+    // Hand-built IR is checked: a number has no length.
+    let inputs = obj(json!({"v": 7, "n": 1}));
+    let e = render(&i, &inputs, &obj(json!({}))).expect_err("no length");
+    assert_eq!(e.diagnostics[0].code, Code::TypeMismatch);
+    assert!(
+        e.diagnostics[0]
+            .message
+            .contains("`length` needs a string or an array, but `inputs.v` is a number"),
+        "{}",
+        e.diagnostics[0].message
+    );
+    assert_eq!(
+        codes(render_texts(&i, json!({"v": "x", "n": "2"}), json!({}))),
+        ["TQX_TYPE_MISMATCH"]
+    );
+}
+
+#[test]
 fn plain_interpolation_of_scalars_and_json_for_the_rest() {
     let i = interaction(
         vec![field("v", Schema::ANY, true)],

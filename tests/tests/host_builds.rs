@@ -51,6 +51,11 @@ evals:
   - id: second
     inputs: { subject: beta }
     fake_output: { ok: false }
+    expect:
+      - id: not-ok
+        check: { kind: not, operand: { kind: ref, path: output.ok } }
+      - id: subject
+        check: { kind: equals, left: { kind: length, of: { kind: ref, path: inputs.subject } }, right: { kind: literal, value: 4 } }
 "#;
 
 const AWKWARD: &str = r#"api_version: templiqx/v1alpha1
@@ -516,6 +521,27 @@ fn generated_eval_tests_run_and_a_wrong_fake_output_fails_exactly_that_test() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+
+    // A schema-valid output that an `expect` check refutes fails exactly
+    // that fixture's test, naming the check, its expression and the value.
+    host.write(
+        "pkg/contracts/note.yaml",
+        &CONTRACT.replace("fake_output: { ok: false }", "fake_output: { ok: true }"),
+    );
+    let out = host.cargo(&["test", "--", "--test-threads=1"], &target);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success());
+    for line in [
+        "test built::note::evals::second ... FAILED",
+        "test note::evals::second ... FAILED",
+        "test note::evals::first ... ok",
+        "note: 1 of 2 `expect` checks failed against fake_output:",
+        "check `not-ok` failed: not(output.ok)",
+        "  output.ok = true",
+    ] {
+        assert!(stdout.contains(line), "{line}:\n{stdout}");
+    }
+    assert!(!stdout.contains("check `subject` failed"), "{stdout}");
 }
 
 /// Hostile names in every position (`docs/format.md`, "Generated Rust",

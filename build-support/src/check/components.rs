@@ -267,11 +267,18 @@ fn legacy_params(nodes: &[ContentNode], bound: &mut Vec<String>, out: &mut Vec<S
                 }
             }
             ExprKind::Literal { .. } => {}
-            ExprKind::Equals { left, right } => {
+            ExprKind::Equals { left, right }
+            | ExprKind::Compare { left, right, .. }
+            | ExprKind::Contains {
+                container: left,
+                item: right,
+            } => {
                 expr(left, bound, out);
                 expr(right, bound, out);
             }
-            ExprKind::Not { operand } => expr(operand, bound, out),
+            ExprKind::Not { operand } | ExprKind::Length { of: operand } => {
+                expr(operand, bound, out)
+            }
             ExprKind::And { operands } | ExprKind::Or { operands } => {
                 operands.iter().for_each(|o| expr(o, bound, out))
             }

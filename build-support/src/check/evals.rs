@@ -4,24 +4,29 @@
 //! `i64`/`f64` exactly (`templiqx_contracts::typed`).
 
 use super::contract::Declared;
-use super::{CompileOptions, Cx, FieldInfo};
-use crate::dto::{Contract, Loc};
+use super::{CompileOptions, Cx, Decls, FieldInfo, lower};
+use crate::dto::{Contract, EvalDecl, Loc};
 use std::collections::HashMap;
-use templiqx_contracts::words;
-use templiqx_contracts::{Code, Schema};
+use templiqx_contracts::expect::{evaluate_check, observed_values};
+use templiqx_contracts::validate::validate;
+use templiqx_contracts::{AsValue as _, Code, Schema, ir, words};
 
 impl Cx<'_> {
-    /// The eval-fixture phase: every problem is `TQX_EVAL_INVALID`. With
-    /// [`CompileOptions::fake_output_in_tests`], `fake_output` is left to
-    /// the generated tests.
+    /// The eval-fixture phase: every problem of a fixture's values is
+    /// `TQX_EVAL_INVALID`; its `expect` checks are lowered like content
+    /// (their reference and type codes). With
+    /// [`CompileOptions::fake_output_in_tests`], `fake_output` — its schema
+    /// and the checks against it — is left to the generated tests.
     pub(super) fn evals(
         &mut self,
         contract: &Contract,
         declared: &Declared,
+        decls: &Decls<'_>,
         options: &CompileOptions,
     ) {
         let mut ids = HashMap::new();
         for eval in &contract.evals {
+            let before = self.diags.len();
             if let Some(first) = ids.insert(eval.id.as_str(), eval.loc.pointer.clone()) {
                 self.err(
                     Code::EvalInvalid,
@@ -42,6 +47,7 @@ impl Cx<'_> {
                 &eval.loc.child("context"),
                 "context field",
             );
+            let checks = self.expect_checks(eval, declared, decls);
             if let (Some(out), Some(schema), false) = (
                 &eval.fake_output,
                 &declared.output_schema,
@@ -54,7 +60,87 @@ impl Cx<'_> {
                     &eval.loc.child("fake_output"),
                     &format!("`fake_output` of eval `{}`", eval.id),
                 );
+                // Checks run against a valid fixture only: they were typed
+                // against the declarations and `output_schema`.
+                if self.diags.len() == before && validate(schema, out.as_value()).is_ok() {
+                    self.run_checks(eval, &checks, out);
+                }
             }
+        }
+    }
+
+    /// The ids of a fixture's `expect` (non-empty, unique within the
+    /// fixture: `TQX_EVAL_INVALID`) and its lowered checks (`None` for a
+    /// check with an error).
+    fn expect_checks(
+        &mut self,
+        eval: &EvalDecl,
+        declared: &Declared,
+        decls: &Decls<'_>,
+    ) -> Vec<Option<ir::Check>> {
+        let mut ids: HashMap<&str, String> = HashMap::new();
+        for check in &eval.expect {
+            let id_loc = check.loc.child("id");
+            if check.id.is_empty() {
+                self.err(
+                    Code::EvalInvalid,
+                    format!("a check of eval `{}` has an empty id", eval.id),
+                    &id_loc,
+                    "name the check; reports and failing tests name checks by id",
+                );
+            } else if let Some(first) = ids.insert(&check.id, check.loc.pointer.clone()) {
+                self.err(
+                    Code::EvalInvalid,
+                    format!(
+                        "check id `{}` is used twice in eval `{}`",
+                        check.id, eval.id
+                    ),
+                    &id_loc,
+                    format!("check ids are unique within a fixture; the first is at {first}"),
+                );
+            }
+        }
+        lower::expectations(self, decls, declared.output_schema.as_ref(), eval)
+    }
+
+    /// Evaluates a fixture's checks against its (valid) `fake_output`: a
+    /// check that is `false`, or cannot be decided, is `TQX_EVAL_INVALID`
+    /// at the check, naming the values it read.
+    fn run_checks(
+        &mut self,
+        eval: &EvalDecl,
+        checks: &[Option<ir::Check>],
+        output: &serde_json::Value,
+    ) {
+        for (decl, check) in eval.expect.iter().zip(checks) {
+            let Some(check) = check else { continue };
+            let outcome = evaluate_check(check, &eval.inputs, &eval.context, output.as_value());
+            if outcome == Ok(true) {
+                continue;
+            }
+            let why = match &outcome {
+                Err(e) => format!(": {}", e.message),
+                Ok(_) => String::new(),
+            };
+            let mut d = self
+                .sources
+                .error(
+                    Code::EvalInvalid,
+                    format!(
+                        "check `{}` of eval `{}` fails against its `fake_output`{why}",
+                        check.id, eval.id
+                    ),
+                    &decl.check.loc,
+                )
+                .help("fix the fixture's `fake_output`, or the check");
+            d.notes.push(format!("the check: {}", check.source));
+            for o in observed_values(check, &eval.inputs, &eval.context, output.as_value()) {
+                d.notes.push(match o.value {
+                    Some(v) => format!("{} = {}", o.expression, words::truncate(&v)),
+                    None => format!("{} has no value", o.expression),
+                });
+            }
+            self.diags.push(d);
         }
     }
 

@@ -42,6 +42,7 @@ pub(super) fn components(
             frame,
             depth: 0,
             narrowed: Vec::new(),
+            output: None,
         };
         let body = lw.nodes(super::components::component_body(decl));
         lowered.push(ir::Component {
@@ -73,6 +74,7 @@ pub(super) fn messages(
             frame: Frame::default(),
             depth: 0,
             narrowed: Vec::new(),
+            output: None,
         };
         let content = lw.nodes(&message.content);
         messages.push(ir::Message {
@@ -83,6 +85,46 @@ pub(super) fn messages(
     }
     messages
 }
+
+/// The checks of one eval fixture's `expect`, lowered with `output` as a
+/// root scope of type `output` (the compiled `output_schema`, or `None`
+/// when it failed to compile): each must be a boolean
+/// (`TQX_TYPE_MISMATCH`), every reference resolves as in content
+/// (`TQX_REF_UNKNOWN`, `TQX_REF_IMPOSSIBLE`). `None` for a check with an
+/// error.
+pub(super) fn expectations(
+    cx: &mut Cx<'_>,
+    decls: &Decls<'_>,
+    output: Option<&Schema>,
+    eval: &dto::EvalDecl,
+) -> Vec<Option<ir::Check>> {
+    eval.expect
+        .iter()
+        .map(|decl| {
+            let before = cx.diags.len();
+            let mut lw = Lowerer {
+                cx: &mut *cx,
+                decls,
+                frame: Frame::default(),
+                depth: 0,
+                narrowed: Vec::new(),
+                output: Some(output.map_or(Ty::Error, Ty::Schema)),
+            };
+            let (expr, ty) = lw.expr(&decl.check);
+            lw.expect_bool(ty, &decl.check, CHECK);
+            (cx.diags.len() == before).then(|| ir::Check {
+                id: Str::Owned(decl.id.clone()),
+                description: decl.description.clone().map(Str::Owned),
+                source: Str::Owned(templiqx_contracts::expect::source_text(&expr)),
+                expr,
+                site: cx.site_of(&decl.check.loc),
+            })
+        })
+        .collect()
+}
+
+/// What an `expect` check is called in diagnostics.
+const CHECK: &str = "an `expect` check";
 
 #[derive(Default)]
 struct Frame<'s> {
@@ -98,8 +140,11 @@ struct Lowerer<'c, 'a, 'd> {
     frame: Frame<'d>,
     depth: usize,
     /// References known not to be `null` here (inside the branch of a
-    /// `when` that tests them against `null`), as written.
+    /// `when` that tests them against `null`, or after such a test in an
+    /// `and`/`or`), as written.
     narrowed: Vec<String>,
+    /// The type of the `output` root scope: `Some` only in `expect` checks.
+    output: Option<Ty<'d>>,
 }
 
 /// A placeholder for IR that will be discarded because of an error.
@@ -438,7 +483,11 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     ty.describe()
                 ),
                 &e.loc,
-                "use a boolean value (`type: boolean`, not nullable) or compare with `equals`",
+                if what == CHECK {
+                    "a check is a boolean expression: compare with `equals` or `compare`, test with `contains`, combine with `and`/`or`/`not`"
+                } else {
+                    "use a boolean value (`type: boolean`, not nullable) or compare with `equals`"
+                },
             ),
         }
     }
@@ -535,11 +584,19 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     "or"
                 };
                 let mut out = Vec::with_capacity(operands.len());
+                // An operand is evaluated only when every earlier one was
+                // `true` (`and`) or `false` (`or`), so what those prove
+                // non-null is non-null in it, as in a `when` branch.
+                let mark = self.narrowed.len();
                 for o in operands {
                     let (x, ty) = self.expr(o);
                     self.expect_bool(ty, o, &format!("an operand of `{kind}`"));
                     out.push(x);
+                    let (then, otherwise) = null_tests(o);
+                    self.narrowed
+                        .extend(if kind == "and" { then } else { otherwise });
                 }
+                self.narrowed.truncate(mark);
                 let ir = if kind == "and" {
                     ir::Expr::And(Seq::Owned(out))
                 } else {
@@ -547,7 +604,98 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 };
                 (ir, Ty::Types(TypeSet::of(JsonType::Boolean)))
             }
+            ExprKind::Compare { op, left, right } => {
+                let (l, lty) = self.expr(left);
+                let (r, rty) = self.expr(right);
+                for (ty, operand) in [(lty, left), (rty, right)] {
+                    self.expect_type(
+                        ty,
+                        operand,
+                        &[JsonType::Number],
+                        "an operand of `compare`",
+                        "a number",
+                        "compare numbers (`type: number` or `integer`, not nullable); compare other values with `equals`",
+                    );
+                }
+                (
+                    ir::Expr::Compare(*op, Ptr::from(l), Ptr::from(r)),
+                    Ty::Types(TypeSet::of(JsonType::Boolean)),
+                )
+            }
+            ExprKind::Contains { container, item } => {
+                let (c, cty) = self.expr(container);
+                let (i, ity) = self.expr(item);
+                let ok = self.expect_type(
+                    cty,
+                    container,
+                    &[JsonType::String, JsonType::Array],
+                    "the container of `contains`",
+                    "a string or an array",
+                    "look into a string (for a substring) or an array (for an element), not nullable",
+                );
+                if ok && cty.is_exactly(JsonType::String) && !matches!(cty, Ty::Error) {
+                    self.expect_type(
+                        ity,
+                        item,
+                        &[JsonType::String],
+                        "the item of `contains` in a string",
+                        "a string",
+                        "a string contains strings; to find an element, use an array container",
+                    );
+                }
+                (
+                    ir::Expr::Contains(Ptr::from(c), Ptr::from(i)),
+                    Ty::Types(TypeSet::of(JsonType::Boolean)),
+                )
+            }
+            ExprKind::Length { of } => {
+                let (o, ty) = self.expr(of);
+                self.expect_type(
+                    ty,
+                    of,
+                    &[JsonType::String, JsonType::Array],
+                    "the operand of `length`",
+                    "a string or an array",
+                    "take the length of a string or an array (not nullable)",
+                );
+                (
+                    ir::Expr::Length(Ptr::from(o)),
+                    Ty::Types(TypeSet::of(JsonType::Integer)),
+                )
+            }
         }
+    }
+
+    /// Checks that `ty` is exactly one of `allowed` (non-nullable; an
+    /// integer is a number): `TQX_TYPE_MISMATCH` otherwise. Returns
+    /// whether it is.
+    fn expect_type(
+        &mut self,
+        ty: Ty<'_>,
+        e: &dto::Expr,
+        allowed: &[JsonType],
+        what: &str,
+        want: &str,
+        help: &str,
+    ) -> bool {
+        if allowed.iter().any(|t| ty.is_exactly(*t)) {
+            return true;
+        }
+        if matches!(ty, Ty::Legacy) {
+            self.legacy_misuse(e, &format!("as {what}"));
+        } else {
+            self.err(
+                Code::TypeMismatch,
+                format!(
+                    "{what} must be {want}, but `{}` is {}",
+                    expr_text(e),
+                    ty.describe()
+                ),
+                &e.loc,
+                help,
+            );
+        }
+        false
     }
 }
 
@@ -559,5 +707,8 @@ fn expr_text(e: &dto::Expr) -> String {
         ExprKind::Not { .. } => "not(…)".to_owned(),
         ExprKind::And { .. } => "and(…)".to_owned(),
         ExprKind::Or { .. } => "or(…)".to_owned(),
+        ExprKind::Compare { op, .. } => format!("compare({}, …)", op.as_str()),
+        ExprKind::Contains { .. } => "contains(…)".to_owned(),
+        ExprKind::Length { of } => format!("length({})", expr_text(of)),
     }
 }

@@ -45,6 +45,11 @@ use templiqx_contracts::{AsValue, CapabilityProfile, Code, Diagnostic, Interacti
 pub(crate) const ROOT_SCOPES: &[(&str, Root)] =
     &[("inputs", Root::Inputs), ("context", Root::Context)];
 
+/// The root scope of the model output, in `expect` checks only
+/// (`docs/format.md`, "Eval fixtures"). Not a reserved local name: checks
+/// have no locals, and content never sees it.
+pub(crate) const OUTPUT: &str = "output";
+
 /// Whether `name` is a root scope name and so cannot name a `for_each` item
 /// or a component parameter (`TQX_LOCAL_RESERVED`).
 pub(crate) fn is_reserved(name: &str) -> bool {
@@ -117,7 +122,7 @@ pub(crate) fn compile_contract_with(
     let messages = lower::messages(&mut cx, contract, &decls);
 
     let extensions = cx.extensions(contract, target);
-    cx.evals(contract, &declared, options);
+    cx.evals(contract, &declared, &decls, options);
     contract::assemble(
         cx,
         contract,
@@ -129,6 +134,56 @@ pub(crate) fn compile_contract_with(
             extensions,
         },
     )
+}
+
+/// The compiled `expect` checks of every eval fixture of `contract`, in
+/// fixture order (one list per fixture, in the order written), for a
+/// contract that compiled to `interaction`: what generated eval tests and
+/// an eval runner evaluate with `templiqx::evaluate_check`
+/// (`docs/format.md`, "Eval fixtures"). Checks are compiled beside the
+/// interaction, never into it, so they do not change its fingerprint.
+///
+/// The checks were already checked when `interaction` was compiled; a
+/// check that does not compile against it (a contract and an interaction
+/// that do not belong together) is left out.
+pub fn compile_checks(
+    contract: &Contract,
+    interaction: &Interaction,
+    sources: &Sources,
+) -> Vec<Vec<ir::Check>> {
+    let owned = |fields: &[ir::Field]| -> Vec<FieldInfo> {
+        fields
+            .iter()
+            .map(|f| FieldInfo {
+                name: f.name.to_string(),
+                schema: Some(f.schema.clone()),
+                required: f.required,
+            })
+            .collect()
+    };
+    let (inputs, context) = (owned(&interaction.inputs), owned(&interaction.context));
+    let decls = Decls {
+        names: Vec::new(),
+        inputs: &inputs,
+        context: &context,
+        components: &[],
+        depths: &[],
+    };
+    let mut cx = Cx {
+        sources,
+        diags: Vec::new(),
+        sites: Vec::new(),
+    };
+    contract
+        .evals
+        .iter()
+        .map(|eval| {
+            lower::expectations(&mut cx, &decls, Some(&interaction.output_schema), eval)
+                .into_iter()
+                .flatten()
+                .collect()
+        })
+        .collect()
 }
 
 /// The interaction fingerprint: SHA-256 of the canonical JSON of the
@@ -173,21 +228,25 @@ struct Cx<'a> {
 impl Cx<'_> {
     /// Records where a node was written; the IR keeps the returned index.
     fn site(&mut self, loc: &Loc) -> ir::SiteId {
-        let Some(file) = self.sources.get(loc.file) else {
-            return ir::SiteId::NONE;
-        };
-        let Some(span) = file.root.as_ref().and_then(|r| r.span_of(&loc.pointer)) else {
+        let Some(site) = self.site_of(loc) else {
             return ir::SiteId::NONE;
         };
         let Ok(id) = u32::try_from(self.sites.len()) else {
             return ir::SiteId::NONE;
         };
-        self.sites.push(ir::Site {
+        self.sites.push(site);
+        ir::SiteId(id)
+    }
+
+    /// Where `loc` is: its file's name, pointer and span, when known.
+    fn site_of(&self, loc: &Loc) -> Option<ir::Site> {
+        let file = self.sources.get(loc.file)?;
+        let span = file.root.as_ref().and_then(|r| r.span_of(&loc.pointer))?;
+        Some(ir::Site {
             file: Str::Owned(file.name.clone()),
             pointer: Str::Owned(loc.pointer.clone()),
             span,
-        });
-        ir::SiteId(id)
+        })
     }
 
     fn err(&mut self, code: Code, message: impl Into<String>, loc: &Loc, help: impl Into<String>) {

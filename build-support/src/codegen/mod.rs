@@ -62,7 +62,12 @@ pub fn generate(
     if !g.diags.is_empty() {
         return Err(g.diags);
     }
-    Ok(module(contract, interaction, options, &g.items))
+    let checks = if options.eval_tests {
+        crate::check::compile_checks(contract, interaction, sources)
+    } else {
+        Vec::new()
+    };
+    Ok(module(contract, interaction, options, &g.items, &checks))
 }
 
 /// Generates the module of every contract in `contracts` that compiled
@@ -170,6 +175,7 @@ fn module(
     interaction: &Interaction,
     options: &Options,
     items: &[TokenStream],
+    checks: &[Vec<ir::Check>],
 ) -> TokenStream {
     let p = private();
     let interaction_tokens = emit_interaction(interaction);
@@ -192,7 +198,7 @@ fn module(
         quote! { const _: &[u8] = ::core::include_bytes!(#path); }
     });
     let evals = if options.eval_tests && !contract.evals.is_empty() {
-        let tests = eval_tests(&contract.evals);
+        let tests = eval_tests(&contract.evals, checks);
         quote! {
             #[cfg(test)]
             mod evals {
@@ -377,13 +383,16 @@ pub(crate) fn code(text: &str) -> String {
     format!("{fence}{pad}{text}{pad}{fence}")
 }
 
-/// One `#[test]` per eval fixture, named by [`TestNames`].
-fn eval_tests(evals: &[EvalDecl]) -> Vec<TokenStream> {
+/// One `#[test]` per eval fixture, named by [`TestNames`]. A fixture with
+/// a `fake_output` and `expect` checks also evaluates its checks (`checks`,
+/// one list per fixture) against the output.
+fn eval_tests(evals: &[EvalDecl], checks: &[Vec<ir::Check>]) -> Vec<TokenStream> {
     let p = private();
     let mut used = TestNames::default();
     evals
         .iter()
-        .map(|e| {
+        .enumerate()
+        .map(|(i, e)| {
             let test = Ident::new(&used.fresh(&e.id), Span::call_site());
             let inputs = Literal::string(&serde_json::Value::Object(e.inputs.clone()).to_string());
             let context = Literal::string(&serde_json::Value::Object(e.context.clone()).to_string());
@@ -394,6 +403,22 @@ fn eval_tests(evals: &[EvalDecl]) -> Vec<TokenStream> {
                 }
                 None => quote! { ::core::option::Option::None },
             };
+            let checks = checks.get(i).map_or(&[][..], Vec::as_slice);
+            if e.fake_output.is_some() && !checks.is_empty() {
+                let doc = Literal::string(&format!(
+                    " Eval fixture {}: render it, validate `fake_output`, decode it, and check its `expect`.",
+                    code(&e.id)
+                ));
+                let checks = statics::emit_checks(checks);
+                return quote! {
+                    #[doc = #doc]
+                    #[test]
+                    fn #test() {
+                        static CHECKS: &[#p::ir::Check] = #checks;
+                        #p::run_eval_checked::<super::Inputs, super::Context, super::Output>(&super::INTERACTION, #inputs, #context, #fake, CHECKS);
+                    }
+                };
+            }
             let doc = Literal::string(&format!(
                 " Eval fixture {}: render it, validate `fake_output`, decode it.",
                 code(&e.id)

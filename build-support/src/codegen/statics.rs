@@ -8,7 +8,7 @@
 use super::private;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
-use templiqx_contracts::ir::{self, Expr, Filter, Node, Root, Segment};
+use templiqx_contracts::ir::{self, CompareOp, Expr, Filter, Node, Root, Segment};
 use templiqx_contracts::{Interaction, IrValue, JsonType, Number, Schema, TypeSet};
 
 fn s(text: &str) -> TokenStream {
@@ -192,6 +192,7 @@ fn expr(e: &Expr) -> TokenStream {
                 Root::Inputs => quote! { #p::ir::Root::Inputs },
                 Root::Context => quote! { #p::ir::Root::Context },
                 Root::Local(slot) => quote! { #p::ir::Root::Local(#slot) },
+                Root::Output => quote! { #p::ir::Root::Output },
             };
             let segments = seq(&path.segments, |seg| match seg {
                 Segment::Key(k) => {
@@ -223,7 +224,43 @@ fn expr(e: &Expr) -> TokenStream {
             let items = seq(items, expr);
             quote! { #p::ir::Expr::Or(#items) }
         }
+        Expr::Compare(op, a, b) => {
+            let op = format_ident!(
+                "{}",
+                match op {
+                    CompareOp::Lt => "Lt",
+                    CompareOp::Le => "Le",
+                    CompareOp::Gt => "Gt",
+                    CompareOp::Ge => "Ge",
+                }
+            );
+            let (a, b) = (expr(a), expr(b));
+            quote! { #p::ir::Expr::Compare(#p::ir::CompareOp::#op, #p::P(&#a), #p::P(&#b)) }
+        }
+        Expr::Contains(a, b) => {
+            let (a, b) = (expr(a), expr(b));
+            quote! { #p::ir::Expr::Contains(#p::P(&#a), #p::P(&#b)) }
+        }
+        Expr::Length(a) => {
+            let a = expr(a);
+            quote! { #p::ir::Expr::Length(#p::P(&#a)) }
+        }
     }
+}
+
+/// The checks of one eval fixture as a constant expression (a slice of
+/// `ir::Check`), for its generated `#[test]`.
+pub(crate) fn emit_checks(checks: &[ir::Check]) -> TokenStream {
+    let items = checks.iter().map(|c| {
+        let p = private();
+        let id = s(&c.id);
+        let description = opt(&c.description, |d| s(d));
+        let e = expr(&c.expr);
+        let source = s(&c.source);
+        let site = opt(&c.site, site);
+        quote! { #p::ir::Check { id: #id, description: #description, expr: #e, source: #source, site: #site } }
+    });
+    quote! { &[#(#items),*] }
 }
 
 fn filter(f: &Filter) -> TokenStream {

@@ -3,11 +3,11 @@
 //! closed field list (`docs/decisions.md`, "Field spellings of nodes and
 //! expressions").
 
-use super::{Cx, EXPR_KINDS, FILTERS, NODE_KINDS};
+use super::{COMPARE_OPS, Cx, EXPR_KINDS, FILTERS, NODE_KINDS};
 use crate::dto::*;
 use crate::yaml::{Key, Node, NodeValue};
 use templiqx_contracts::diagnostic::pointer_push;
-use templiqx_contracts::ir::Filter;
+use templiqx_contracts::ir::{CompareOp, Filter};
 use templiqx_contracts::{Code, words};
 
 impl Cx<'_> {
@@ -204,6 +204,33 @@ impl Cx<'_> {
         ok.then_some(out)
     }
 
+    fn compare_op(&mut self, node: &Node, pointer: &str) -> Option<CompareOp> {
+        let name = self.string(node, pointer, "`op`")?;
+        Some(match name.as_str() {
+            "lt" => CompareOp::Lt,
+            "le" => CompareOp::Le,
+            "gt" => CompareOp::Gt,
+            "ge" => CompareOp::Ge,
+            "eq" | "ne" | "=" | "==" | "!=" => {
+                self.push(
+                    Code::UnknownVariant,
+                    format!("unknown `compare` operator `{name}`"),
+                    node.span,
+                    pointer,
+                    Some(format!(
+                        "`compare` orders numbers with {}; test equality with an `equals` expression (inside `not` for inequality)",
+                        words::names(COMPARE_OPS)
+                    )),
+                );
+                return None;
+            }
+            _ => {
+                self.unknown_variant(node, pointer, &name, "`compare` operator", COMPARE_OPS);
+                return None;
+            }
+        })
+    }
+
     fn expr_map(&mut self, node: &Node, pointer: &str) -> Option<OrderedMap<Expr>> {
         let entries = self.mapping(node, pointer, "`with`")?;
         let mut out = Vec::with_capacity(entries.len());
@@ -217,7 +244,7 @@ impl Cx<'_> {
         ok.then_some(OrderedMap(out))
     }
 
-    fn expr(&mut self, node: &Node, pointer: &str) -> Option<Expr> {
+    pub(super) fn expr(&mut self, node: &Node, pointer: &str) -> Option<Expr> {
         let (kind, _) = self.kind(node, pointer, "an expression", EXPR_KINDS)?;
         let what = format!("a `{kind}` expression");
         let kind = match kind {
@@ -254,6 +281,43 @@ impl Cx<'_> {
                 ExprKind::Not {
                     operand: Box::new(operand),
                 }
+            }
+            "compare" => {
+                let obj = self.object(
+                    node,
+                    pointer,
+                    &what,
+                    &["kind", "op", "left", "right"],
+                    &["op", "left", "right"],
+                )?;
+                let op = obj.get("op").and_then(|(n, p)| self.compare_op(n, &p));
+                let left = obj.get("left").and_then(|(n, p)| self.expr(n, &p));
+                let right = obj.get("right").and_then(|(n, p)| self.expr(n, &p));
+                ExprKind::Compare {
+                    op: op?,
+                    left: Box::new(left?),
+                    right: Box::new(right?),
+                }
+            }
+            "contains" => {
+                let obj = self.object(
+                    node,
+                    pointer,
+                    &what,
+                    &["kind", "container", "item"],
+                    &["container", "item"],
+                )?;
+                let container = obj.get("container").and_then(|(n, p)| self.expr(n, &p));
+                let item = obj.get("item").and_then(|(n, p)| self.expr(n, &p));
+                ExprKind::Contains {
+                    container: Box::new(container?),
+                    item: Box::new(item?),
+                }
+            }
+            "length" => {
+                let obj = self.object(node, pointer, &what, &["kind", "of"], &["of"])?;
+                let of = obj.get("of").and_then(|(n, p)| self.expr(n, &p))?;
+                ExprKind::Length { of: Box::new(of) }
             }
             _ => {
                 let obj =

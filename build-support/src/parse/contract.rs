@@ -4,8 +4,8 @@
 //! [`Cx`](super::Cx).
 
 use super::{
-    COMPONENT_FIELDS, CONTRACT_FIELDS, Cx, EVAL_FIELDS, EXTENSION_FIELDS, FIELD_FIELDS,
-    MESSAGE_FIELDS, Obj, POLICY_FIELDS, ROLES,
+    COMPONENT_FIELDS, CONTRACT_FIELDS, Cx, EVAL_FIELDS, EXPECT_FIELDS, EXTENSION_FIELDS,
+    FIELD_FIELDS, MESSAGE_FIELDS, Obj, POLICY_FIELDS, ROLES,
 };
 use crate::dto::*;
 use crate::yaml::{Node, NodeValue};
@@ -305,12 +305,54 @@ impl Cx<'_> {
             let inputs = self.value_map(&e, "inputs");
             let context = self.value_map(&e, "context");
             let fake_output = e.get("fake_output").map(|(n, _)| n.to_json());
-            match (id, inputs, context) {
-                (Some(id), Some(inputs), Some(context)) => out.push(EvalDecl {
+            let expect = self.expect(&e);
+            match (id, inputs, context, expect) {
+                (Some(id), Some(inputs), Some(context), Some(expect)) => out.push(EvalDecl {
                     id,
                     inputs,
                     context,
                     fake_output,
+                    expect,
+                    loc: self.loc(&p),
+                }),
+                _ => ok = false,
+            }
+        }
+        ok.then_some(out)
+    }
+
+    /// A fixture's `expect`: a list of named checks (absent or `null`:
+    /// none).
+    fn expect(&mut self, eval: &Obj<'_>) -> Option<Vec<ExpectDecl>> {
+        let Some((node, ptr)) = eval.get("expect") else {
+            return Some(Vec::new());
+        };
+        if node.value == NodeValue::Null {
+            return Some(Vec::new());
+        }
+        let items = self.list(node, &ptr, "`expect`")?;
+        let mut out = Vec::with_capacity(items.len());
+        let mut ok = true;
+        for (i, item) in items.iter().enumerate() {
+            let p = pointer_push(&ptr, &i.to_string());
+            let Some(c) = self.object(
+                item,
+                &p,
+                "an `expect` check",
+                EXPECT_FIELDS,
+                &["id", "check"],
+            ) else {
+                ok = false;
+                continue;
+            };
+            let id = self.req_string(&c, "id", "`id`");
+            let check = c.get("check").and_then(|(n, cp)| self.expr(n, &cp));
+            let description = self.opt_string(&c, "description", "`description`");
+            match (id, check, description) {
+                (Some(id), Some(check), Some(description)) => out.push(ExpectDecl {
+                    id,
+                    check,
+                    description,
                     loc: self.loc(&p),
                 }),
                 _ => ok = false,

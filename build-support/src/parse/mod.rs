@@ -90,7 +90,10 @@ const NODE_KINDS: &[&str] = &[
     "component",
     "include",
 ];
-const EXPR_KINDS: &[&str] = &["ref", "literal", "equals", "not", "and", "or"];
+const EXPR_KINDS: &[&str] = &[
+    "ref", "literal", "equals", "not", "and", "or", "compare", "contains", "length",
+];
+const COMPARE_OPS: &[&str] = &["lt", "le", "gt", "ge"];
 const FILTERS: &[&str] = &[
     "trim",
     "lower",
@@ -108,7 +111,8 @@ const POLICY_FIELDS: &[&str] = &[
 ];
 const EXTENSION_FIELDS: &[&str] = &["capability", "schema", "value"];
 const COMPONENT_FIELDS: &[&str] = &["parameters", "content"];
-const EVAL_FIELDS: &[&str] = &["id", "inputs", "context", "fake_output"];
+const EVAL_FIELDS: &[&str] = &["id", "inputs", "context", "fake_output", "expect"];
+const EXPECT_FIELDS: &[&str] = &["id", "check", "description"];
 
 struct Cx<'a> {
     file: FileId,

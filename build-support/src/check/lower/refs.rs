@@ -3,8 +3,8 @@
 //! scope, then walked segment by segment through the declared schemas.
 
 use super::Lowerer;
-use crate::check::ROOT_SCOPES;
 use crate::check::types::{Ty, known_types};
+use crate::check::{OUTPUT, ROOT_SCOPES};
 use crate::dto::Loc;
 use templiqx_contracts::ir::{self, Root, Segment};
 use templiqx_contracts::words;
@@ -37,7 +37,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
         }
         let (root, mut ty, rest) = self.resolve_head(path, &segments, &loc)?;
         let mut out = Vec::with_capacity(rest.len() + 1);
-        if !matches!(root, Root::Local(_)) {
+        if matches!(root, Root::Inputs | Root::Context) {
             // Root scopes are objects: the field name is the first step.
             out.push(Segment::Key(Str::Owned(segments[1].to_owned())));
         }
@@ -73,6 +73,13 @@ impl<'d> Lowerer<'_, '_, 'd> {
         if let Some((_, root)) = ROOT_SCOPES.iter().find(|(n, _)| *n == first) {
             let ty = self.scope_field(*root, path, segments, loc)?;
             return Some((*root, ty, &segments[2..]));
+        }
+        // `output` is a root scope in `expect` checks only (and checks
+        // have no locals to shadow it); the whole output is a value.
+        if first == OUTPUT
+            && let Some(ty) = self.output
+        {
+            return Some((Root::Output, ty, &segments[1..]));
         }
         if let Some(slot) = self.frame.locals.iter().rposition(|(n, _)| n == first) {
             let ty = self.frame.locals[slot].1;
@@ -133,7 +140,13 @@ impl<'d> Lowerer<'_, '_, 'd> {
     fn unknown_name(&mut self, first: &str, path: &str, loc: &Loc) {
         let mut names: Vec<&str> = self.frame.locals.iter().map(|(n, _)| n.as_str()).collect();
         names.extend(ROOT_SCOPES.iter().map(|(n, _)| *n));
+        if self.output.is_some() {
+            names.push(OUTPUT);
+        }
         let help = match (&self.frame.component, words::suggestion(first, &names, "")) {
+            _ if first == OUTPUT => "`output` (the model output) is a root scope only in the \
+                 `expect` checks of an eval fixture"
+                .to_owned(),
             (_, Some(s)) => s,
             (Some(c), None) => format!(
                 "the body of component `{c}` sees only its parameters and `inputs`/`context`, never the caller's locals; pass the value as an argument"

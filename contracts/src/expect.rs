@@ -1,0 +1,701 @@
+//! Eval checks (`docs/format.md`, "Eval fixtures"): evaluating a compiled
+//! [`Check`] of a fixture's `expect` against the fixture's inputs and
+//! context and a model output, and the semantics of the operators the
+//! renderer shares with it ([`compare`], [`contains`], [`length`]).
+//!
+//! Evaluation never executes code: it walks the expression as the renderer
+//! does. A check is `Ok(true)` or `Ok(false)`; it is an error only when it
+//! cannot be decided: a reference to an absent value (an optional output
+//! property the output leaves out, an index out of range) is
+//! `TQX_VALUE_MISSING`, as in rendering, and a value of the wrong type
+//! (possible only for an output that was not validated first, or a
+//! hand-built check) is `TQX_TYPE_MISMATCH`. `and`/`or` stop early, so an
+//! operand after the deciding one is not evaluated.
+//!
+//! ```
+//! use templiqx_contracts::expect::evaluate_check;
+//! use templiqx_contracts::ir::{Check, CompareOp, Expr, Path, Root, Segment};
+//! use templiqx_contracts::{AsValue, IrValue, Number, Ptr, Seq};
+//!
+//! // `compare(ge, output.score, 0.5)`, as the compiler lowers it.
+//! let check = Check {
+//!     id: "confident".into(),
+//!     description: None,
+//!     expr: Expr::Compare(
+//!         CompareOp::Ge,
+//!         Ptr::from(Expr::Ref(Path {
+//!             root: Root::Output,
+//!             segments: Seq::Owned(vec![Segment::Key("score".into())]),
+//!             source: "output.score".into(),
+//!         })),
+//!         Ptr::from(Expr::Literal(IrValue::Number(Number::F64(0.5)))),
+//!     ),
+//!     source: "compare(ge, output.score, 0.5)".into(),
+//!     site: None,
+//! };
+//! let none = serde_json::Map::new();
+//! let output = serde_json::json!({ "score": 0.93 });
+//! assert_eq!(evaluate_check(&check, &none, &none, output.as_value()), Ok(true));
+//!
+//! let low = serde_json::json!({ "score": 0.2 });
+//! assert_eq!(evaluate_check(&check, &none, &none, low.as_value()), Ok(false));
+//!
+//! let absent = serde_json::json!({});
+//! let error = evaluate_check(&check, &none, &none, absent.as_value()).unwrap_err();
+//! assert_eq!(error.code.as_str(), "TQX_VALUE_MISSING");
+//! ```
+
+use crate::canonical::write_canonical;
+use crate::diagnostic::escape_pointer_token;
+use crate::ir::{Check, CompareOp, Expr, Path, Root, Segment};
+use crate::value::{AsValue, Number, ObjectView, ValueRef};
+use crate::{Code, Diagnostic, words};
+use std::fmt::Write as _;
+
+/// `left op right` for two numbers, compared exactly (integers of any size,
+/// doubles, and the two mixed). `None` when an operand is not a number.
+pub fn compare(op: CompareOp, left: ValueRef<'_>, right: ValueRef<'_>) -> Option<bool> {
+    match (left, right) {
+        (ValueRef::Number(l), ValueRef::Number(r)) => {
+            Some(l.cmp_exact(r).is_some_and(|o| op.holds(o)))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `container` holds `item`: a string holds a substring (the empty
+/// string is in every string), an array holds an element equal to `item`
+/// by JSON equality ([`ValueRef::json_eq`]: `1` equals `1.0`, objects
+/// regardless of key order). `None` for any other pair of types.
+pub fn contains(container: ValueRef<'_>, item: ValueRef<'_>) -> Option<bool> {
+    match (container, item) {
+        (ValueRef::String(haystack), ValueRef::String(needle)) => Some(haystack.contains(needle)),
+        (ValueRef::String(_), _) => None,
+        (ValueRef::Array(items), item) => {
+            Some((0..items.len()).any(|i| items.get(i).is_some_and(|x| x.json_eq(&item))))
+        }
+        _ => None,
+    }
+}
+
+/// The length of a string in Unicode scalar values (as `minLength` and
+/// `maxLength` count), or of an array in elements. `None` for any other
+/// type.
+pub fn length(value: ValueRef<'_>) -> Option<Number<'static>> {
+    let n = match value {
+        ValueRef::String(s) => s.chars().count(),
+        ValueRef::Array(items) => items.len(),
+        _ => return None,
+    };
+    Some(match i64::try_from(n) {
+        Ok(i) => Number::I64(i),
+        Err(_) => Number::U64(n as u64),
+    })
+}
+
+/// Evaluates `check` against an eval's `inputs` and `context` and a model
+/// `output` (validated against the output schema first, as
+/// `decode_output` does: the compiler typed the check against it).
+///
+/// # Errors
+/// One diagnostic when the check cannot be decided: `TQX_VALUE_MISSING`
+/// for a reference to an absent value, `TQX_TYPE_MISMATCH` for a value of
+/// a type the operator does not take. It points at the check in the
+/// contract when the check knows its site, with the value's place
+/// (`/output/…`, `/inputs/…`) as the first note.
+pub fn evaluate_check(
+    check: &Check,
+    inputs: &dyn ObjectView,
+    context: &dyn ObjectView,
+    output: ValueRef<'_>,
+) -> Result<bool, Diagnostic> {
+    let scopes = Scopes {
+        inputs,
+        context,
+        output,
+    };
+    scopes
+        .boolean(&check.expr, "an `expect` check")
+        .map_err(|d| locate(*d, check))
+}
+
+/// A value a check reads, for failure reports: each reference and each
+/// `length` of the check, in the order written, once each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Observed {
+    /// The expression as written (`output.score`, `length(output.items)`).
+    pub expression: String,
+    /// Its value as canonical JSON; `None` when it has none (absent, or
+    /// below a value of the wrong type).
+    pub value: Option<String>,
+}
+
+/// The values `check` reads from `inputs`, `context` and `output`
+/// ([`Observed`]), so a failed check can say what it compared.
+pub fn observed_values(
+    check: &Check,
+    inputs: &dyn ObjectView,
+    context: &dyn ObjectView,
+    output: ValueRef<'_>,
+) -> Vec<Observed> {
+    let scopes = Scopes {
+        inputs,
+        context,
+        output,
+    };
+    let mut out = Vec::new();
+    scopes.observe(&check.expr, &mut out);
+    out
+}
+
+/// A one-line account of a check that did not pass: its id, its source,
+/// what it read, and why it failed (`outcome`: `Ok(false)` or the error).
+pub fn describe_failure(
+    check: &Check,
+    outcome: &Result<bool, Diagnostic>,
+    observed: &[Observed],
+) -> String {
+    let mut text = format!("check `{}` failed: {}", check.id, check.source);
+    if let Some(d) = &check.description {
+        let _ = write!(text, " ({d})");
+    }
+    if let Err(e) = outcome {
+        let _ = write!(text, "\n  error[{}]: {}", e.code.as_str(), e.message);
+    }
+    for o in observed {
+        match &o.value {
+            Some(v) => {
+                let _ = write!(text, "\n  {} = {}", o.expression, words::truncate(v));
+            }
+            None => {
+                let _ = write!(text, "\n  {} has no value", o.expression);
+            }
+        }
+    }
+    text
+}
+
+type Fail = Box<Diagnostic>;
+
+struct Scopes<'a> {
+    inputs: &'a dyn ObjectView,
+    context: &'a dyn ObjectView,
+    output: ValueRef<'a>,
+}
+
+impl<'a> Scopes<'a> {
+    fn eval(&self, expr: &'a Expr) -> Result<ValueRef<'a>, Fail> {
+        Ok(match expr {
+            Expr::Ref(path) => self.resolve(path)?,
+            Expr::Literal(value) => value.as_value(),
+            Expr::Equals(left, right) => {
+                let (l, r) = (self.eval(left)?, self.eval(right)?);
+                ValueRef::Bool(l.json_eq(&r))
+            }
+            Expr::Not(operand) => ValueRef::Bool(!self.boolean(operand, "the operand of `not`")?),
+            Expr::And(operands) => {
+                for operand in operands {
+                    if !self.boolean(operand, "an operand of `and`")? {
+                        return Ok(ValueRef::Bool(false));
+                    }
+                }
+                ValueRef::Bool(true)
+            }
+            Expr::Or(operands) => {
+                for operand in operands {
+                    if self.boolean(operand, "an operand of `or`")? {
+                        return Ok(ValueRef::Bool(true));
+                    }
+                }
+                ValueRef::Bool(false)
+            }
+            Expr::Compare(op, left, right) => {
+                let (l, r) = (self.eval(left)?, self.eval(right)?);
+                match compare(*op, l, r) {
+                    Some(b) => ValueRef::Bool(b),
+                    None => {
+                        let (bad, value) = if matches!(l, ValueRef::Number(_)) {
+                            (&**right, r)
+                        } else {
+                            (&**left, l)
+                        };
+                        return Err(mismatch(
+                            bad,
+                            format!(
+                                "`compare` needs two numbers, but {} is {}",
+                                describe(bad),
+                                words::kind_of_ref(&value)
+                            ),
+                        ));
+                    }
+                }
+            }
+            Expr::Contains(container, item) => {
+                let (c, i) = (self.eval(container)?, self.eval(item)?);
+                match contains(c, i) {
+                    Some(b) => ValueRef::Bool(b),
+                    None => {
+                        let (bad, message) = if matches!(c, ValueRef::String(_)) {
+                            (
+                                &**item,
+                                format!(
+                                    "`contains` looks for a string in a string, but {} is {}",
+                                    describe(item),
+                                    words::kind_of_ref(&i)
+                                ),
+                            )
+                        } else {
+                            (
+                                &**container,
+                                format!(
+                                    "`contains` needs a string or an array, but {} is {}",
+                                    describe(container),
+                                    words::kind_of_ref(&c)
+                                ),
+                            )
+                        };
+                        return Err(mismatch(bad, message));
+                    }
+                }
+            }
+            Expr::Length(of) => {
+                let v = self.eval(of)?;
+                match length(v) {
+                    Some(n) => ValueRef::Number(n),
+                    None => {
+                        return Err(mismatch(
+                            of,
+                            format!(
+                                "`length` needs a string or an array, but {} is {}",
+                                describe(of),
+                                words::kind_of_ref(&v)
+                            ),
+                        ));
+                    }
+                }
+            }
+        })
+    }
+
+    fn boolean(&self, expr: &'a Expr, role: &str) -> Result<bool, Fail> {
+        match self.eval(expr)? {
+            ValueRef::Bool(b) => Ok(b),
+            other => Err(mismatch(
+                expr,
+                format!(
+                    "{role} must be a boolean, but {} is {}",
+                    describe(expr),
+                    words::kind_of_ref(&other)
+                ),
+            )),
+        }
+    }
+
+    fn resolve(&self, path: &'a Path) -> Result<ValueRef<'a>, Fail> {
+        let mut value = match path.root {
+            Root::Inputs => ValueRef::Object(self.inputs),
+            Root::Context => ValueRef::Object(self.context),
+            Root::Output => self.output,
+            Root::Local(slot) => {
+                return Err(Box::new(
+                    Diagnostic::error(
+                        Code::ValueMissing,
+                        format!(
+                            "`{}` refers to local slot {slot}, but a check has no locals \
+                             (malformed check)",
+                            path.source
+                        ),
+                    )
+                    .help("regenerate the check with the compiler"),
+                ));
+            }
+        };
+        for (index, segment) in path.segments.iter().enumerate() {
+            value = match (segment, value) {
+                (Segment::Key(key), ValueRef::Object(object)) => match object.get(key) {
+                    Some(v) => v,
+                    None => {
+                        return Err(missing(path, index + 1, format!("key `{key}` is absent")));
+                    }
+                },
+                (Segment::Index(i), ValueRef::Array(array)) => match array.get(*i as usize) {
+                    Some(v) => v,
+                    None => {
+                        return Err(missing(
+                            path,
+                            index + 1,
+                            format!("index {i} is out of range (length {})", array.len()),
+                        ));
+                    }
+                },
+                (_, ValueRef::Null) => {
+                    // A path through a nullable value that is null: the
+                    // value is missing, as for an absent key.
+                    let parent = match index.checked_sub(1).map(|i| &path.segments[i]) {
+                        Some(Segment::Key(key)) => format!("`{key}`"),
+                        Some(Segment::Index(i)) => format!("index {i}"),
+                        None => format!("`{}`", root_name(path.root)),
+                    };
+                    return Err(missing(path, index, format!("{parent} is null")));
+                }
+                (segment, other) => {
+                    let step = match segment {
+                        Segment::Key(key) => format!("key `{key}`"),
+                        Segment::Index(i) => format!("index {i}"),
+                    };
+                    let mut d = Diagnostic::error(
+                        Code::TypeMismatch,
+                        format!(
+                            "`{}` cannot be resolved: {step} is applied to {}",
+                            path.source,
+                            words::kind_of_ref(&other)
+                        ),
+                    )
+                    .help(TYPE_HELP);
+                    d.json_pointer = Some(pointer(path, index));
+                    return Err(Box::new(d));
+                }
+            };
+        }
+        Ok(value)
+    }
+
+    fn observe(&self, expr: &'a Expr, out: &mut Vec<Observed>) {
+        let mut record = |expression: String, value: Option<ValueRef<'_>>| {
+            if !out.iter().any(|o| o.expression == expression) {
+                let value = value.map(|v| {
+                    let mut s = String::new();
+                    let _ = write_canonical(v, &mut s);
+                    s
+                });
+                out.push(Observed { expression, value });
+            }
+        };
+        match expr {
+            Expr::Ref(path) => record(path.source.to_string(), self.resolve(path).ok()),
+            Expr::Literal(_) => {}
+            Expr::Length(of) => {
+                record(format!("length({})", source_text(of)), self.eval(expr).ok());
+                self.observe(of, out);
+            }
+            Expr::Not(operand) => self.observe(operand, out),
+            Expr::Equals(l, r) | Expr::Compare(_, l, r) | Expr::Contains(l, r) => {
+                self.observe(l, out);
+                self.observe(r, out);
+            }
+            Expr::And(operands) | Expr::Or(operands) => {
+                operands.iter().for_each(|o| self.observe(o, out));
+            }
+        }
+    }
+}
+
+const TYPE_HELP: &str = "check the value against `output_schema` (or the declarations) first; \
+                         the compiler typed the check against them";
+
+fn mismatch(expr: &Expr, message: String) -> Fail {
+    let mut d = Diagnostic::error(Code::TypeMismatch, message).help(TYPE_HELP);
+    if let Expr::Ref(path) = expr {
+        d.json_pointer = Some(pointer(path, path.segments.len()));
+    }
+    Box::new(d)
+}
+
+/// `TQX_VALUE_MISSING` for `path`, whose first `count` segments lead to
+/// the place that has no value.
+fn missing(path: &Path, count: usize, reason: String) -> Fail {
+    let mut d = Diagnostic::error(
+        Code::ValueMissing,
+        format!("`{}` has no value: {reason}", path.source),
+    )
+    .help(
+        "a check reads only values that are there: make the property required in \
+         `output_schema` (nullable if it may be empty, tested with `equals(ref, null)`), \
+         or check it in a fixture whose output has it",
+    );
+    d.json_pointer = Some(pointer(path, count));
+    Box::new(d)
+}
+
+fn root_name(root: Root) -> &'static str {
+    match root {
+        Root::Inputs => "inputs",
+        Root::Context => "context",
+        Root::Output => "output",
+        Root::Local(_) => "a local",
+    }
+}
+
+/// The pointer of the first `count` segments of `path`, from its scope
+/// (`/output/evidence/0`, `/inputs/name`).
+fn pointer(path: &Path, count: usize) -> String {
+    let mut p = String::from(match path.root {
+        Root::Inputs => "/inputs",
+        Root::Context => "/context",
+        Root::Output => "/output",
+        Root::Local(_) => "",
+    });
+    for segment in path.segments.iter().take(count) {
+        p.push('/');
+        match segment {
+            Segment::Key(key) => p.push_str(&escape_pointer_token(key)),
+            Segment::Index(i) => {
+                let _ = write!(p, "{i}");
+            }
+        }
+    }
+    p
+}
+
+/// Points a diagnostic at the check's site (when known), its value's
+/// pointer moving to the first note, and names the check.
+fn locate(mut d: Diagnostic, check: &Check) -> Diagnostic {
+    if let Some(site) = &check.site {
+        if let Some(value) = d.json_pointer.take() {
+            d.notes.insert(0, format!("the value is at `{value}`"));
+        }
+        d.file = Some(site.file.to_string());
+        d.json_pointer = Some(site.pointer.to_string());
+        d.span = Some(site.span);
+    }
+    d.note(format!("in check `{}`: {}", check.id, check.source))
+}
+
+/// How an expression is named in messages.
+fn describe(expr: &Expr) -> String {
+    match expr {
+        Expr::Ref(path) => format!("`{}`", path.source),
+        Expr::Literal(_) => "a literal".to_owned(),
+        Expr::Length(of) => format!("`length({})`", source_text(of)),
+        other => format!("a `{}` expression", kind(other)),
+    }
+}
+
+fn kind(expr: &Expr) -> &'static str {
+    match expr {
+        Expr::Ref(_) => "ref",
+        Expr::Literal(_) => "literal",
+        Expr::Equals(..) => "equals",
+        Expr::Not(_) => "not",
+        Expr::And(_) => "and",
+        Expr::Or(_) => "or",
+        Expr::Compare(..) => "compare",
+        Expr::Contains(..) => "contains",
+        Expr::Length(_) => "length",
+    }
+}
+
+/// A compact functional rendering of an expression: references by path,
+/// literals as canonical JSON, operators as `kind(operands…)`
+/// (`compare(ge, length(output.items), 1)`). The compiler writes a
+/// check's [`Check::source`] this way.
+pub fn source_text(expr: &Expr) -> String {
+    let mut out = String::new();
+    write_source(expr, &mut out);
+    out
+}
+
+fn write_source(expr: &Expr, out: &mut String) {
+    let list = |out: &mut String, items: &mut dyn Iterator<Item = &Expr>| {
+        for (i, e) in items.enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            write_source(e, out);
+        }
+        out.push(')');
+    };
+    match expr {
+        Expr::Ref(path) => out.push_str(&path.source),
+        Expr::Literal(v) => {
+            let _ = write_canonical(v.as_value(), out);
+        }
+        Expr::Compare(op, l, r) => {
+            let _ = write!(out, "compare({}, ", op.as_str());
+            list(out, &mut [&**l, &**r].into_iter());
+        }
+        Expr::Equals(l, r) | Expr::Contains(l, r) => {
+            let _ = write!(out, "{}(", kind(expr));
+            list(out, &mut [&**l, &**r].into_iter());
+        }
+        Expr::Not(o) | Expr::Length(o) => {
+            let _ = write!(out, "{}(", kind(expr));
+            list(out, &mut std::iter::once(&**o));
+        }
+        Expr::And(items) | Expr::Or(items) => {
+            let _ = write!(out, "{}(", kind(expr));
+            list(out, &mut items.iter());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Check;
+    use crate::seq::{Ptr, Seq};
+    use crate::value::IrValue;
+    use serde_json::json;
+
+    fn out(path: &[&str]) -> Expr {
+        Expr::Ref(Path {
+            root: Root::Output,
+            segments: Seq::Owned(
+                path.iter()
+                    .map(|s| match s.parse::<u32>() {
+                        Ok(i) => Segment::Index(i),
+                        Err(_) => Segment::Key((*s).to_owned().into()),
+                    })
+                    .collect(),
+            ),
+            source: format!("output.{}", path.join(".")).into(),
+        })
+    }
+
+    fn lit(v: serde_json::Value) -> Expr {
+        Expr::Literal(IrValue::from_json(&v))
+    }
+
+    fn check(expr: Expr) -> Check {
+        let source = source_text(&expr);
+        Check {
+            id: "c".into(),
+            description: None,
+            expr,
+            source: source.into(),
+            site: None,
+        }
+    }
+
+    fn run(expr: Expr, output: serde_json::Value) -> Result<bool, Diagnostic> {
+        let none = serde_json::Map::new();
+        evaluate_check(&check(expr), &none, &none, output.as_value())
+    }
+
+    #[test]
+    fn operators_follow_their_documented_semantics() {
+        let o = json!({"n": 3, "s": "naïve text", "a": [1, {"k": 2}], "e": []});
+        let ge = |l, r| Expr::Compare(CompareOp::Ge, Ptr::from(l), Ptr::from(r));
+        assert_eq!(run(ge(out(&["n"]), lit(json!(3.0))), o.clone()), Ok(true));
+        assert_eq!(
+            run(
+                Expr::Compare(
+                    CompareOp::Lt,
+                    Ptr::from(out(&["n"])),
+                    Ptr::from(lit(json!(3)))
+                ),
+                o.clone()
+            ),
+            Ok(false)
+        );
+        let contains = |c, i| Expr::Contains(Ptr::from(c), Ptr::from(i));
+        assert_eq!(
+            run(contains(out(&["s"]), lit(json!("ïve"))), o.clone()),
+            Ok(true)
+        );
+        assert_eq!(
+            run(contains(out(&["s"]), lit(json!(""))), o.clone()),
+            Ok(true)
+        );
+        assert_eq!(
+            run(contains(out(&["a"]), lit(json!(1.0))), o.clone()),
+            Ok(true)
+        );
+        assert_eq!(
+            run(contains(out(&["a"]), lit(json!({"k": 2}))), o.clone()),
+            Ok(true)
+        );
+        assert_eq!(
+            run(contains(out(&["a"]), lit(json!("1"))), o.clone()),
+            Ok(false)
+        );
+        let len = |e| Expr::Length(Ptr::from(e));
+        // "naïve text" is 10 scalar values (11 bytes).
+        assert_eq!(
+            run(
+                Expr::Equals(Ptr::from(len(out(&["s"]))), Ptr::from(lit(json!(10)))),
+                o.clone()
+            ),
+            Ok(true)
+        );
+        assert_eq!(
+            run(
+                Expr::Equals(Ptr::from(len(out(&["e"]))), Ptr::from(lit(json!(0)))),
+                o.clone()
+            ),
+            Ok(true)
+        );
+        assert_eq!(
+            run(ge(len(out(&["a"])), lit(json!(2))), o.clone()),
+            Ok(true)
+        );
+        assert_eq!(
+            run(ge(out(&["a", "1", "k"]), lit(json!(2))), o.clone()),
+            Ok(true)
+        );
+    }
+
+    #[test]
+    fn an_absent_value_is_value_missing_and_and_stops_early() {
+        let o = json!({"n": 1});
+        let missing = Expr::Equals(Ptr::from(out(&["gone"])), Ptr::from(lit(json!(1))));
+        let d = run(missing.clone(), o.clone()).unwrap_err();
+        assert_eq!(d.code, Code::ValueMissing);
+        assert_eq!(d.json_pointer.as_deref(), Some("/output/gone"));
+        assert!(d.message.contains("key `gone` is absent"), "{}", d.message);
+        // `and` stops at the first false: the absent value is not read.
+        let guarded = Expr::And(Seq::Owned(vec![lit(json!(false)), missing]));
+        assert_eq!(run(guarded, o), Ok(false));
+    }
+
+    #[test]
+    fn wrong_types_are_type_mismatches_not_panics() {
+        let o = json!({"s": "x", "n": 1});
+        let d = run(out(&["s"]), o.clone()).unwrap_err();
+        assert_eq!(d.code, Code::TypeMismatch);
+        let d = run(
+            Expr::Compare(
+                CompareOp::Gt,
+                Ptr::from(out(&["s"])),
+                Ptr::from(lit(json!(1))),
+            ),
+            o.clone(),
+        )
+        .unwrap_err();
+        assert_eq!(d.code, Code::TypeMismatch);
+        assert!(
+            d.message.contains("`output.s` is a string"),
+            "{}",
+            d.message
+        );
+        let d = run(
+            Expr::Contains(Ptr::from(out(&["n"])), Ptr::from(lit(json!(1)))),
+            o.clone(),
+        )
+        .unwrap_err();
+        assert_eq!(d.code, Code::TypeMismatch);
+        let d = run(Expr::Length(Ptr::from(out(&["n"]))), o).unwrap_err();
+        assert_eq!(d.code, Code::TypeMismatch);
+    }
+
+    #[test]
+    fn a_failure_names_the_check_its_source_and_the_values_it_read() {
+        let expr = Expr::Compare(
+            CompareOp::Ge,
+            Ptr::from(Expr::Length(Ptr::from(out(&["items"])))),
+            Ptr::from(lit(json!(3))),
+        );
+        let c = check(expr);
+        assert_eq!(&*c.source, "compare(ge, length(output.items), 3)");
+        let none = serde_json::Map::new();
+        let o = json!({"items": ["a"]});
+        let outcome = evaluate_check(&c, &none, &none, o.as_value());
+        assert_eq!(outcome, Ok(false));
+        let observed = observed_values(&c, &none, &none, o.as_value());
+        let text = describe_failure(&c, &outcome, &observed);
+        assert_eq!(
+            text,
+            "check `c` failed: compare(ge, length(output.items), 3)\n  length(output.items) = 1\n  output.items = [\"a\"]"
+        );
+    }
+}
