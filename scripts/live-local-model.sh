@@ -10,12 +10,16 @@
 #    if the server dies on it, says which build flags to use and exits 1;
 # 3. runs the CRM3 example host through templiqx-openai (rendered messages,
 #    typed output, receipts, latency, token counts);
-# 4. executes each CRM3 contract RUNS times with `templiqx run --format json`
-#    and prints the schema-valid rate, median latency and tokens/s.
+# 4. runs `templiqx eval` over the CRM3 example, every fixture RUNS times:
+#    pass rates and schema-valid rates with intervals, check pass rates,
+#    pass^N, distinct outputs, latency and tokens/s, an HTML report.
 #
 # Environment: TEMPLIQX_LIVE_VENV (default /tmp/templiqx-live-venv),
 # TEMPLIQX_LIVE_PORT (8765), TEMPLIQX_LIVE_RUNS (20), TEMPLIQX_LIVE_CTX (4096),
-# TEMPLIQX_LIVE_TIMEOUT_MS (per attempt, 300000): the server answers one
+# TEMPLIQX_LIVE_TIMEOUT_MS (per attempt, 300000), TEMPLIQX_LIVE_OUT (where the
+# eval report, JUnit file and history go; target/live), TEMPLIQX_LIVE_DB (the
+# eval history; $TEMPLIQX_LIVE_OUT/eval.sqlite, kept across runs, so a second
+# run can compare with --baseline last): the server answers one
 # request at a time, so a request the client gave up on still holds it.
 #
 # TEMPLIQX_LIVE_CMAKE_ARGS: the CMAKE_ARGS llama.cpp is compiled with.
@@ -128,35 +132,16 @@ CRM3_PROVIDER=openai CRM3_BASE_URL="$base" CRM3_MODEL=gemma-3-270m \
   CRM3_STRUCTURED_OUTPUT=json-object-schema CRM3_DEVELOPER_AS_SYSTEM=1 CRM3_MAX_TOKENS_FIELD=max_tokens CRM3_TIMEOUT_MS="$timeout_ms" \
   target/debug/crm3-host || echo "(the host stopped: see the failure above)"
 
-run() { # contract request
-  target/debug/templiqx run "$1" --request "$2" --target structured_output \
-    --provider openai --base-url "$base" --model gemma-3-270m \
-    --structured-output json-object-schema --developer-as-system \
-    --max-tokens-field-legacy --timeout-ms "$timeout_ms" --format json || true
-}
-
-echo "== $runs executions of each CRM3 contract"
-for id in lease-term-extraction lease-summary-drafting; do
-  case $id in
-    lease-term-extraction) request=examples/crm3/evals/extraction-request.json ;;
-    lease-summary-drafting) request=examples/crm3/evals/drafting-request.json ;;
-  esac
-  for _ in $(seq 1 "$runs"); do
-    run "examples/crm3/contracts/$id.yaml" "$request" >>"$work/$id.jsonl"
-  done
-  python3 - "$id" "$work/$id.jsonl" <<'PY'
-import json, statistics, sys
-name, path = sys.argv[1], sys.argv[2]
-rows = [json.loads(l) for l in open(path) if l.strip()]
-ok = [r for r in rows if r["ok"]]
-lat = [r["result"]["latency_ms"] for r in rows if r.get("result")]
-out = [(r["result"].get("usage") or {}).get("output_tokens", 0) for r in rows if r.get("result")]
-codes = {}
-for r in rows:
-    for d in r["diagnostics"][:1]:
-        codes[d["code"]] = codes.get(d["code"], 0) + 1
-rate = sum(out) / (sum(lat) / 1000) if sum(lat) else 0
-print(f"{name}: schema-valid {len(ok)}/{len(rows)}, median latency {statistics.median(lat):.0f} ms, "
-      f"{rate:.1f} output tokens/s, failures {codes or 'none'}")
-PY
-done
+echo "== templiqx eval: every CRM3 fixture $runs times"
+out=${TEMPLIQX_LIVE_OUT:-target/live}
+mkdir -p "$out"
+db=${TEMPLIQX_LIVE_DB:-$out/eval.sqlite}
+# One request at a time: the server answers one at a time anyway, and a
+# queued request would count the wait in its latency.
+target/debug/templiqx eval examples/crm3 --target structured_output \
+  --provider openai --base-url "$base" --model gemma-3-270m \
+  --structured-output json-object-schema --developer-as-system \
+  --max-tokens-field-legacy --timeout-ms "$timeout_ms" \
+  --repeat "$runs" --concurrency 1 --db "$db" --report "$out/eval.html" \
+  --junit "$out/eval.xml" || true
+echo "(report: $out/eval.html; JUnit: $out/eval.xml; history: $db)"

@@ -181,6 +181,75 @@ Example:
         target: TargetArgs,
     },
 
+    /// Measure contracts on a model: run every eval fixture, repeatedly.
+    ///
+    /// Each fixture (or those --filter selects) is rendered, sent --repeat
+    /// times through the provider (--concurrency at a time), its output
+    /// validated against the output schema and its `expect` checks
+    /// evaluated. Prints, per fixture and per contract, the pass rate and
+    /// schema-valid rate with 95% Wilson intervals, pass^N, distinct
+    /// outputs, latency p50/p95, tokens/s and failure codes; stores every
+    /// execution in the SQLite history (--db); compares with a --baseline
+    /// run by Fisher's exact test. `--provider fake` answers each fixture
+    /// with its fake_output, offline. Exit status: 0 when the gate passes,
+    /// 1 when it fails, 2 for usage and configuration errors. See
+    /// docs/eval.md.
+    #[command(after_help = "\
+Examples:
+  templiqx eval examples/crm3 -t structured_output --provider fake
+  templiqx eval examples/crm3 -t structured_output --provider openai \\
+    --base-url http://127.0.0.1:8080/v1 --model gemma --structured-output json-object-schema \\
+    --developer-as-system --repeat 20 --concurrency 2 --min-pass-rate 0.9
+  templiqx eval examples/crm3 -t structured_output --provider openai --base-url URL \\
+    --model M --repeat 20 --baseline last --fail-on-regression --report eval.html --junit eval.xml")]
+    Eval {
+        /// Package directories or contract files.
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        target: TargetArgs,
+        #[command(flatten)]
+        provider: EvalProviderArgs,
+        /// Run only the fixtures whose `contract::fixture` name matches
+        /// this glob (repeatable; any match selects).
+        #[arg(long = "filter", value_name = "GLOB")]
+        filters: Vec<String>,
+        /// Executions per fixture.
+        #[arg(long, default_value_t = 1, value_name = "N",
+              value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        repeat: u32,
+        /// Executions in flight at once.
+        #[arg(long, default_value_t = 4, value_name = "C",
+              value_parser = clap::value_parser!(u16).range(1..=1024))]
+        concurrency: u16,
+        /// The SQLite history (`:memory:` keeps nothing).
+        #[arg(long, value_name = "PATH", env = "TEMPLIQX_EVAL_DB", default_value = DEFAULT_EVAL_DB)]
+        db: PathBuf,
+        /// Reuse earlier executions of the same request, provider, model,
+        /// sampling parameters and repeat index from the history.
+        #[arg(long)]
+        cache: bool,
+        /// Compare with an earlier run: a run id, `last`, or a results
+        /// file written by `--format json`.
+        #[arg(long, value_name = "REF")]
+        baseline: Option<String>,
+        /// Fail (exit 1) when a pass rate is below R, in [0, 1].
+        #[arg(long, value_name = "R", value_parser = parse_rate)]
+        min_pass_rate: Option<f64>,
+        /// What --min-pass-rate applies to: each fixture, or all executions.
+        #[arg(long = "gate", value_enum, default_value_t = GateScopeArg::Fixture, value_name = "SCOPE")]
+        gate_scope: GateScopeArg,
+        /// Fail (exit 1) when a pass rate fell significantly against the
+        /// baseline (Fisher's exact test at 0.05).
+        #[arg(long, requires = "baseline")]
+        fail_on_regression: bool,
+        /// Write a self-contained HTML report.
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
+        /// Write a JUnit XML report (one test case per fixture).
+        #[arg(long, value_name = "FILE.xml")]
+        junit: Option<PathBuf>,
+    },
     /// Run mock scenarios (templiqx.mock/v1alpha1).
     #[command(subcommand)]
     Scenarios(ScenariosCommand),
@@ -226,6 +295,27 @@ Examples:
         #[arg(long, value_enum, default_value_t = Receipts::InProcess, value_name = "MODE")]
         receipts: Receipts,
     },
+}
+
+/// Where `eval` keeps its history unless `--db` or `TEMPLIQX_EVAL_DB` says
+/// otherwise: relative to the working directory, like `target/`.
+pub const DEFAULT_EVAL_DB: &str = ".templiqx/eval.sqlite";
+
+/// `--min-pass-rate`: a number in [0, 1].
+fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),
+        _ => Err(format!("`{text}` is not a rate in [0, 1] (0.9 means 90%)")),
+    }
+}
+
+/// `eval --gate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GateScopeArg {
+    /// Every fixture's pass rate must reach --min-pass-rate.
+    Fixture,
+    /// The pass rate over all executions must reach --min-pass-rate.
+    Overall,
 }
 
 /// `check --lint`.
@@ -284,39 +374,69 @@ pub struct ProviderArgs {
     /// The provider's wire format.
     #[arg(long, value_enum, value_name = "PROVIDER")]
     pub provider: ProviderKind,
-
     /// The API base URL: up to /v1 for openai (https://api.openai.com/v1),
     /// the host for anthropic (https://api.anthropic.com).
     #[arg(long, value_name = "URL")]
     pub base_url: String,
-
     /// The model name sent with every request.
     #[arg(long, value_name = "MODEL")]
     pub model: String,
+    #[command(flatten)]
+    pub wire: WireArgs,
+}
 
+/// Which provider `eval` uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EvalProviderKind {
+    /// The OpenAI Chat Completions wire format.
+    Openai,
+    /// The Anthropic Messages API.
+    Anthropic,
+    /// No model: each fixture is answered with its own fake_output, offline.
+    Fake,
+}
+
+/// How `eval` reaches the model.
+#[derive(Debug, Args)]
+pub struct EvalProviderArgs {
+    /// The provider: a wire format, or `fake` (each fixture answered with
+    /// its fake_output).
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub provider: EvalProviderKind,
+    /// The API base URL (openai and anthropic; see `templiqx run --help`).
+    #[arg(long, value_name = "URL",
+          required_if_eq_any([("provider", "openai"), ("provider", "anthropic")]))]
+    pub base_url: Option<String>,
+    /// The model name sent with every request (openai and anthropic).
+    #[arg(long, value_name = "MODEL",
+          required_if_eq_any([("provider", "openai"), ("provider", "anthropic")]))]
+    pub model: Option<String>,
+    #[command(flatten)]
+    pub wire: WireArgs,
+}
+
+/// The flags of the OpenAI and Anthropic adapters besides the provider,
+/// base URL and model.
+#[derive(Debug, Args)]
+pub struct WireArgs {
     /// The environment variable holding the API key (default
     /// OPENAI_API_KEY or ANTHROPIC_API_KEY); unset or empty sends no key.
     #[arg(long, value_name = "VAR")]
     pub api_key_env: Option<String>,
-
     /// How the output schema is sent (openai only).
     #[arg(long, value_enum, default_value_t = StructuredOutputArg::JsonSchema, value_name = "MODE")]
     pub structured_output: StructuredOutputArg,
-
     /// Send developer messages as system messages (openai only; for
     /// servers without the developer role).
     #[arg(long)]
     pub developer_as_system: bool,
-
     /// Send the token cap as max_tokens instead of max_completion_tokens
     /// (openai only; llama.cpp and older servers).
     #[arg(long)]
     pub max_tokens_field_legacy: bool,
-
     /// An extra request header, NAME:VALUE (repeatable).
     #[arg(long = "header", value_name = "NAME:VALUE")]
     pub headers: Vec<String>,
-
     /// The per-attempt timeout when the contract sets no
     /// runtime_policy.timeout_ms.
     #[arg(long, default_value_t = 120_000, value_name = "MS",

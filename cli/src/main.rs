@@ -16,6 +16,7 @@ mod args;
 mod cmd;
 mod compile;
 mod input;
+mod provider;
 mod ui;
 
 use args::{Cli, Command, ScenariosCommand};
@@ -69,6 +70,40 @@ fn run(ui: &mut Ui, command: &Command) -> io::Result<Status> {
         } => cmd::run::run(ui, contract, request, &target.profile(), provider, *stream),
         Command::Fingerprint { file, canonical } => cmd::fingerprint::run(ui, file, *canonical),
         Command::Test { paths, target } => cmd::test::run(ui, paths, &target.profile()),
+        Command::Eval {
+            paths,
+            target,
+            provider,
+            filters,
+            repeat,
+            concurrency,
+            db,
+            cache,
+            baseline,
+            min_pass_rate,
+            gate_scope,
+            fail_on_regression,
+            report,
+            junit,
+        } => cmd::eval::run(
+            ui,
+            &cmd::eval::Options {
+                paths,
+                target: target.profile(),
+                provider,
+                filters,
+                repeat: *repeat,
+                concurrency: usize::from(*concurrency),
+                db,
+                cache: *cache,
+                baseline: baseline.as_deref(),
+                min_pass_rate: *min_pass_rate,
+                gate_scope: *gate_scope,
+                fail_on_regression: *fail_on_regression,
+                report: report.as_deref(),
+                junit: junit.as_deref(),
+            },
+        ),
         Command::Schema => cmd::schema::run(ui),
         Command::Scenarios(ScenariosCommand::Run {
             inventory,

@@ -35,6 +35,8 @@ pub enum Operation {
     Scenario,
     /// The summary of a conformance run over a scenario inventory.
     Conformance,
+    /// A run of eval fixtures on a model (`templiqx eval`, `docs/eval.md`).
+    Eval,
 }
 
 /// The result of one operation, with its diagnostics and named fingerprints.

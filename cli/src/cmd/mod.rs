@@ -1,6 +1,8 @@
 //! One module per subcommand.
 
 pub mod check;
+pub mod eval;
+pub mod eval_out;
 pub mod fingerprint;
 pub mod render;
 pub mod run;

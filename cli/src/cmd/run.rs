@@ -3,15 +3,16 @@
 //! `templiqx-openai` or `templiqx-anthropic`, validate, report
 //! (`docs/cli.md`, "run"; `docs/adapters.md`).
 
-use crate::args::{ProviderArgs, ProviderKind, StructuredOutputArg};
+use crate::args::ProviderArgs;
 use crate::cmd::render::{compile, human as print_rendered, read_and_render, with_fingerprints};
+use crate::provider::Adapter;
 use crate::ui::{SourceTexts, Status, Ui};
 use anstyle::Style;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
-use templiqx::{AsyncRuntimeAdapter, Execution, ExecutionError, Receipt, StreamEvent};
+use templiqx::{Execution, ExecutionError, Receipt, StreamEvent};
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, RenderedInteraction,
 };
@@ -109,7 +110,12 @@ pub fn run(
 /// The adapter `provider` asks for, or `None` with a `TQX_RUNTIME_PERMANENT`
 /// diagnostic pushed onto `diagnostics` when it refuses its configuration.
 fn configure(provider: &ProviderArgs, diagnostics: &mut Vec<Diagnostic>) -> Option<Adapter> {
-    match Adapter::new(provider) {
+    match Adapter::new(
+        provider.provider,
+        &provider.base_url,
+        &provider.model,
+        &provider.wire,
+    ) {
         Ok(a) => Some(a),
         Err(message) => {
             diagnostics.push(
@@ -125,102 +131,6 @@ fn configure(provider: &ProviderArgs, diagnostics: &mut Vec<Diagnostic>) -> Opti
             None
         }
     }
-}
-
-/// The configured adapter.
-enum Adapter {
-    OpenAi(templiqx_openai::OpenAiAdapter),
-    Anthropic(templiqx_anthropic::AnthropicAdapter),
-}
-
-impl Adapter {
-    fn new(args: &ProviderArgs) -> Result<Adapter, String> {
-        let timeout = Duration::from_millis(args.timeout_ms);
-        match args.provider {
-            ProviderKind::Openai => {
-                let var = args
-                    .api_key_env
-                    .as_deref()
-                    .unwrap_or(templiqx_openai::API_KEY_VAR);
-                let key = templiqx_openai::ApiKey::from_env(var).map_err(|e| e.to_string())?;
-                let mut config = templiqx_openai::OpenAiConfig::new(&args.base_url, &args.model)
-                    .timeout(timeout)
-                    .structured_output(match args.structured_output {
-                        StructuredOutputArg::JsonSchema => {
-                            templiqx_openai::StructuredOutput::JsonSchema
-                        }
-                        StructuredOutputArg::JsonObjectSchema => {
-                            templiqx_openai::StructuredOutput::JsonObjectSchema
-                        }
-                        StructuredOutputArg::PromptOnly => {
-                            templiqx_openai::StructuredOutput::PromptOnly
-                        }
-                    });
-                config.api_key = key;
-                if args.developer_as_system {
-                    config = config.developer_role(templiqx_openai::DeveloperRole::System);
-                }
-                if args.max_tokens_field_legacy {
-                    config = config.max_tokens_field(templiqx_openai::MaxTokensField::MaxTokens);
-                }
-                for (name, value) in parse_headers(&args.headers)? {
-                    config = config.header(name, value);
-                }
-                templiqx_openai::OpenAiAdapter::new(config)
-                    .map(Adapter::OpenAi)
-                    .map_err(|e| e.to_string())
-            }
-            ProviderKind::Anthropic => {
-                if args.structured_output != StructuredOutputArg::JsonSchema
-                    || args.developer_as_system
-                    || args.max_tokens_field_legacy
-                {
-                    return Err("--structured-output, --developer-as-system and --max-tokens-field-legacy apply to --provider openai only (anthropic uses a forced tool and a top-level system prompt)".into());
-                }
-                let var = args
-                    .api_key_env
-                    .as_deref()
-                    .unwrap_or(templiqx_anthropic::API_KEY_VAR);
-                let key = templiqx_anthropic::ApiKey::from_env(var).map_err(|e| e.to_string())?;
-                let mut config =
-                    templiqx_anthropic::AnthropicConfig::new(&args.base_url, &args.model)
-                        .timeout(timeout);
-                config.api_key = key;
-                for (name, value) in parse_headers(&args.headers)? {
-                    config = config.header(name, value);
-                }
-                templiqx_anthropic::AnthropicAdapter::new(config)
-                    .map(Adapter::Anthropic)
-                    .map_err(|e| e.to_string())
-            }
-        }
-    }
-
-    async fn execute(
-        &self,
-        request: &RenderedInteraction<'_>,
-        sink: Option<&mut (dyn FnMut(StreamEvent) + Send)>,
-    ) -> Result<Execution, ExecutionError> {
-        match (self, sink) {
-            (Adapter::OpenAi(a), None) => a.execute(request).await,
-            (Adapter::OpenAi(a), Some(s)) => a.execute_streaming(request, s).await,
-            (Adapter::Anthropic(a), None) => a.execute(request).await,
-            (Adapter::Anthropic(a), Some(s)) => a.execute_streaming(request, s).await,
-        }
-    }
-}
-
-/// `NAME:VALUE` headers.
-fn parse_headers(headers: &[String]) -> Result<Vec<(String, String)>, String> {
-    headers
-        .iter()
-        .map(|h| match h.split_once(':') {
-            Some((name, value)) if !name.trim().is_empty() => {
-                Ok((name.trim().to_owned(), value.trim().to_owned()))
-            }
-            _ => Err("--header takes NAME:VALUE (the name is missing)".to_owned()),
-        })
-        .collect()
 }
 
 /// A spinner on standard error while waiting for the model, when it is a

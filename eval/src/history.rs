@@ -1,0 +1,714 @@
+//! The history of eval runs in an embedded SQLite database
+//! (`docs/eval.md`, "History").
+//!
+//! One file holds every run: a row in `runs` per run, a row in
+//! `run_contracts` per contract of a run (its fingerprints), a row in
+//! `executions` per execution and a row in `checks` per check verdict. The
+//! schema is [`SCHEMA`]; users query it with `sqlite3`. Executions stream
+//! in as they finish, committed in batches of [`BATCH`], so a run's memory
+//! does not grow with its length and an interrupted run keeps what it did.
+
+use crate::record::{CheckVerdict, ExecutionRecord, RunInfo, Verdict};
+use rusqlite::{Connection, OptionalExtension, params};
+use std::fmt;
+use std::path::Path;
+
+/// The schema's version, kept in SQLite's `user_version`. A database of
+/// another version is refused ([`HistoryError`]) rather than guessed at.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Executions inserted per transaction.
+pub const BATCH: usize = 512;
+
+/// The history's tables (`docs/eval.md`, "History" documents each column).
+pub const SCHEMA: &str = "\
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,      -- RFC 3339, UTC
+  finished_at TEXT,              -- NULL while running or when interrupted
+  provider TEXT NOT NULL,        -- openai | anthropic | fake
+  model TEXT NOT NULL,
+  sampling TEXT NOT NULL,        -- JSON object text
+  repeat INTEGER NOT NULL,
+  templiqx_version TEXT NOT NULL,
+  stats TEXT                     -- the run's statistics (JSON), once finished
+);
+CREATE TABLE run_contracts (
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  contract TEXT NOT NULL,
+  contract_fingerprint TEXT NOT NULL,
+  interaction_fingerprint TEXT NOT NULL,
+  PRIMARY KEY (run_id, contract)
+);
+CREATE TABLE executions (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  contract TEXT NOT NULL,
+  fixture TEXT NOT NULL,
+  repeat INTEGER NOT NULL,
+  contract_fingerprint TEXT NOT NULL,
+  interaction_fingerprint TEXT NOT NULL,
+  request_fingerprint TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  model TEXT NOT NULL,
+  sampling TEXT NOT NULL,
+  code TEXT,                     -- NULL on success, else the TQX_* code
+  schema_valid INTEGER NOT NULL, -- 0 | 1
+  latency_ms REAL NOT NULL,
+  input_tokens INTEGER,
+  output_tokens INTEGER,
+  attempts INTEGER NOT NULL,
+  output_fingerprint TEXT,
+  output TEXT,                   -- the schema-valid output (JSON), for --cache
+  cached INTEGER NOT NULL        -- 1 when reused from an earlier run
+);
+CREATE INDEX executions_by_run ON executions(run_id);
+CREATE INDEX executions_by_request ON executions(
+  request_fingerprint, interaction_fingerprint, provider, model, sampling, repeat);
+CREATE TABLE checks (
+  execution_id INTEGER NOT NULL REFERENCES executions(id),
+  position INTEGER NOT NULL,     -- the check's index in the fixture's expect
+  check_id TEXT NOT NULL,
+  verdict TEXT NOT NULL,         -- pass | fail | error | not_run
+  PRIMARY KEY (execution_id, position)
+);
+";
+
+/// What a history operation failed on: the database file, its schema, or
+/// SQLite itself. The CLI reports it as `TQX_IO` (exit 2).
+#[derive(Debug)]
+pub struct HistoryError {
+    /// What was being done.
+    pub action: String,
+    /// SQLite's message, or why the file was refused.
+    pub reason: String,
+}
+
+impl fmt::Display for HistoryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.action, self.reason)
+    }
+}
+
+impl std::error::Error for HistoryError {}
+
+fn fail(action: &str) -> impl Fn(rusqlite::Error) -> HistoryError + '_ {
+    move |e| HistoryError {
+        action: action.to_owned(),
+        reason: e.to_string(),
+    }
+}
+
+/// What an execution is stored under. Beside the repeat index, all but the
+/// contract fingerprint decide whether an earlier execution can stand for a
+/// new one (`--cache`): the same interaction and rendered request
+/// (fingerprints), sent to the same provider and model with the same
+/// sampling parameters. The contract fingerprint also changes with
+/// descriptions, provenance and eval fixtures (their `expect` checks
+/// included), none of which changes what the model is sent: an edited
+/// check is evaluated again on the cached output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecutionKey {
+    /// The contract fingerprint.
+    pub contract_fingerprint: String,
+    /// The interaction fingerprint.
+    pub interaction_fingerprint: String,
+    /// The fingerprint of the rendered request.
+    pub request_fingerprint: String,
+    /// `openai`, `anthropic` or `fake`.
+    pub provider: String,
+    /// The model name.
+    pub model: String,
+    /// The sampling parameters, as JSON object text.
+    pub sampling: String,
+}
+
+/// An earlier execution found for `--cache`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cached {
+    /// Its record (with `cached: true`); its check verdicts are the ones
+    /// stored, which the caller re-evaluates against `output` when the
+    /// checks may have changed.
+    pub record: ExecutionRecord,
+    /// The schema-valid output it produced (JSON text), if any.
+    pub output: Option<String>,
+}
+
+/// A finished run found by [`History::baseline`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredRun {
+    /// Its id.
+    pub id: i64,
+    /// When it started (RFC 3339).
+    pub started_at: String,
+    /// Its statistics as stored at the end of the run (JSON text).
+    pub stats: String,
+    /// `(contract id, interaction fingerprint)` of each of its contracts.
+    pub interactions: Vec<(String, String)>,
+}
+
+/// An open history database.
+pub struct History {
+    conn: Connection,
+    pending: usize,
+}
+
+impl fmt::Debug for History {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("History")
+            .field("path", &self.conn.path())
+            .field("pending", &self.pending)
+            .finish()
+    }
+}
+
+impl History {
+    /// Opens the database at `path`, creating it (and its parent
+    /// directories) with [`SCHEMA`] when it does not exist.
+    ///
+    /// # Errors
+    ///
+    /// A [`HistoryError`] when the file cannot be created or opened, is not
+    /// a SQLite database, or holds another schema version.
+    pub fn open(path: &Path) -> Result<History, HistoryError> {
+        if let Some(parent) = path.parent()
+            && !parent.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(parent).map_err(|e| HistoryError {
+                action: format!("creating {}", parent.display()),
+                reason: e.to_string(),
+            })?;
+        }
+        let conn = Connection::open(path).map_err(fail("opening the eval history"))?;
+        History::with(conn)
+    }
+
+    /// A history in memory, gone when dropped (tests, `--db :memory:`).
+    ///
+    /// # Errors
+    ///
+    /// As [`History::open`].
+    pub fn in_memory() -> Result<History, HistoryError> {
+        History::with(Connection::open_in_memory().map_err(fail("opening an in-memory history"))?)
+    }
+
+    fn with(conn: Connection) -> Result<History, HistoryError> {
+        // WAL keeps readers (sqlite3 in another terminal) off the writer's
+        // back; NORMAL is durable across a process crash, which is what a
+        // history needs.
+        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+            .map_err(fail("configuring the eval history"))?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(fail("reading the eval history's schema version"))?;
+        match version {
+            0 => {
+                let tables: i64 = conn
+                    .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+                    .map_err(fail("reading the eval history"))?;
+                if tables > 0 {
+                    return Err(HistoryError {
+                        action: "opening the eval history".to_owned(),
+                        reason: "the file is a SQLite database of something else (it has tables but no templiqx schema version)".to_owned(),
+                    });
+                }
+                conn.execute_batch(&format!(
+                    "BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+                ))
+                .map_err(fail("creating the eval history"))?;
+            }
+            SCHEMA_VERSION => {}
+            other => {
+                return Err(HistoryError {
+                    action: "opening the eval history".to_owned(),
+                    reason: format!(
+                        "its schema version is {other}; this templiqx reads version {SCHEMA_VERSION}"
+                    ),
+                });
+            }
+        }
+        Ok(History { conn, pending: 0 })
+    }
+
+    /// Stores a new run and returns its id.
+    ///
+    /// # Errors
+    ///
+    /// A [`HistoryError`] from SQLite.
+    pub fn begin_run(&mut self, run: &RunInfo) -> Result<i64, HistoryError> {
+        self.conn
+            .execute(
+                "INSERT INTO runs (started_at, provider, model, sampling, repeat, templiqx_version)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    run.started_at,
+                    run.provider,
+                    run.model,
+                    run.sampling,
+                    run.repeat,
+                    env!("CARGO_PKG_VERSION")
+                ],
+            )
+            .map_err(fail("storing the run"))?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Stores the fingerprints of a contract of run `run_id`.
+    ///
+    /// # Errors
+    ///
+    /// A [`HistoryError`] from SQLite.
+    pub fn add_contract(
+        &mut self,
+        run_id: i64,
+        contract: &str,
+        contract_fingerprint: &str,
+        interaction_fingerprint: &str,
+    ) -> Result<(), HistoryError> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO run_contracts VALUES (?1, ?2, ?3, ?4)",
+                params![
+                    run_id,
+                    contract,
+                    contract_fingerprint,
+                    interaction_fingerprint
+                ],
+            )
+            .map_err(fail("storing the run's contracts"))?;
+        Ok(())
+    }
+
+    /// Stores one execution of run `run_id` with its check verdicts;
+    /// `output` is the schema-valid output's JSON text, kept for `--cache`.
+    /// Inserts are grouped in transactions of [`BATCH`];
+    /// [`finish_run`](History::finish_run) or [`flush`](History::flush)
+    /// commits the rest.
+    ///
+    /// # Errors
+    ///
+    /// A [`HistoryError`] from SQLite.
+    pub fn insert(
+        &mut self,
+        run_id: i64,
+        key: &ExecutionKey,
+        record: &ExecutionRecord,
+        output: Option<&str>,
+    ) -> Result<(), HistoryError> {
+        if self.pending == 0 {
+            self.conn
+                .execute_batch("BEGIN")
+                .map_err(fail("storing executions"))?;
+        }
+        {
+            let mut insert = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO executions (run_id, contract, fixture, repeat, contract_fingerprint,
+                   interaction_fingerprint, request_fingerprint, provider, model, sampling, code,
+                   schema_valid, latency_ms, input_tokens, output_tokens, attempts,
+                   output_fingerprint, output, cached)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                   ?17, ?18, ?19)",
+            )
+            .map_err(fail("storing an execution"))?;
+            insert
+                .execute(params![
+                    run_id,
+                    record.contract,
+                    record.fixture,
+                    record.repeat,
+                    key.contract_fingerprint,
+                    key.interaction_fingerprint,
+                    key.request_fingerprint,
+                    key.provider,
+                    key.model,
+                    key.sampling,
+                    record.code,
+                    record.schema_valid,
+                    record.latency_ms,
+                    record.input_tokens.map(saturate),
+                    record.output_tokens.map(saturate),
+                    record.attempts,
+                    record.output_fingerprint,
+                    output,
+                    record.cached,
+                ])
+                .map_err(fail("storing an execution"))?;
+            let execution = self.conn.last_insert_rowid();
+            let mut check = self
+                .conn
+                .prepare_cached("INSERT INTO checks VALUES (?1, ?2, ?3, ?4)")
+                .map_err(fail("storing a check verdict"))?;
+            for (position, c) in (0_i64..).zip(&record.checks) {
+                check
+                    .execute(params![execution, position, c.id, c.verdict.as_str()])
+                    .map_err(fail("storing a check verdict"))?;
+            }
+        }
+        self.pending += 1;
+        if self.pending >= BATCH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Commits the executions inserted since the last commit.
+    ///
+    /// # Errors
+    ///
+    /// A [`HistoryError`] from SQLite.
+    pub fn flush(&mut self) -> Result<(), HistoryError> {
+        if self.pending > 0 {
+            self.conn
+                .execute_batch("COMMIT")
+                .map_err(fail("committing executions"))?;
+            self.pending = 0;
+        }
+        Ok(())
+    }
+
+    /// Marks run `run_id` finished at `finished_at` (RFC 3339) with its
+    /// statistics (`stats`, JSON text), after committing what is pending.
+    ///
+    /// # Errors
+    ///
+    /// A [`HistoryError`] from SQLite.
+    pub fn finish_run(
+        &mut self,
+        run_id: i64,
+        finished_at: &str,
+        stats: &str,
+    ) -> Result<(), HistoryError> {
+        self.flush()?;
+        self.conn
+            .execute(
+                "UPDATE runs SET finished_at = ?2, stats = ?3 WHERE id = ?1",
+                params![run_id, finished_at, stats],
+            )
+            .map_err(fail("finishing the run"))?;
+        Ok(())
+    }
+
+    /// The earlier execution that stands for repeat `repeat` of `key`
+    /// under `--cache`: the latest one executed (not itself reused) with
+    /// the same key and repeat index whose outcome is an answer of the
+    /// model — a schema-valid output, or `TQX_OUTPUT_SCHEMA`. Transport
+    /// failures (rate limits, timeouts, …) are not answers and are never
+    /// reused. Distinct repeat indexes map to distinct earlier executions,
+    /// so caching never makes the repeats of one run the same answer.
+    ///
+    /// # Errors
+    ///
+    /// A [`HistoryError`] from SQLite.
+    pub fn cached(&self, key: &ExecutionKey, repeat: u32) -> Result<Option<Cached>, HistoryError> {
+        let row = self
+            .conn
+            .prepare_cached(
+                "SELECT id, contract, fixture, code, schema_valid, latency_ms, input_tokens,
+                        output_tokens, attempts, output_fingerprint, output
+                 FROM executions
+                 WHERE request_fingerprint = ?1 AND interaction_fingerprint = ?2
+                   AND provider = ?3 AND model = ?4 AND sampling = ?5 AND repeat = ?6
+                   AND cached = 0
+                   AND (code IS NULL OR code = 'TQX_OUTPUT_SCHEMA')
+                 ORDER BY id DESC LIMIT 1",
+            )
+            .map_err(fail("reading the cache"))?
+            .query_row(
+                params![
+                    key.request_fingerprint,
+                    key.interaction_fingerprint,
+                    key.provider,
+                    key.model,
+                    key.sampling,
+                    repeat
+                ],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        ExecutionRecord {
+                            contract: r.get(1)?,
+                            fixture: r.get(2)?,
+                            repeat,
+                            code: r.get(3)?,
+                            schema_valid: r.get(4)?,
+                            checks: Vec::new(),
+                            latency_ms: r.get(5)?,
+                            input_tokens: r.get::<_, Option<i64>>(6)?.map(unsigned),
+                            output_tokens: r.get::<_, Option<i64>>(7)?.map(unsigned),
+                            attempts: r.get(8)?,
+                            output_fingerprint: r.get(9)?,
+                            cached: true,
+                        },
+                        r.get::<_, Option<String>>(10)?,
+                    ))
+                },
+            )
+            .optional()
+            .map_err(fail("reading the cache"))?;
+        let Some((id, mut record, output)) = row else {
+            return Ok(None);
+        };
+        record.checks = self.checks_of(id)?;
+        Ok(Some(Cached { record, output }))
+    }
+
+    fn checks_of(&self, execution: i64) -> Result<Vec<CheckVerdict>, HistoryError> {
+        let mut select = self
+            .conn
+            .prepare_cached(
+                "SELECT check_id, verdict FROM checks WHERE execution_id = ?1 ORDER BY position",
+            )
+            .map_err(fail("reading check verdicts"))?;
+        let rows = select
+            .query_map([execution], |r| {
+                let verdict: String = r.get(1)?;
+                Ok(CheckVerdict {
+                    id: r.get(0)?,
+                    verdict: match verdict.as_str() {
+                        "pass" => Verdict::Pass,
+                        "fail" => Verdict::Fail,
+                        "not_run" => Verdict::NotRun,
+                        _ => Verdict::Error,
+                    },
+                })
+            })
+            .map_err(fail("reading check verdicts"))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(fail("reading check verdicts"))
+    }
+
+    /// The finished run a `--baseline` reference names: `last` (the latest
+    /// finished run other than `current`) or a run id. `Ok(None)` when
+    /// there is no such finished run.
+    ///
+    /// # Errors
+    ///
+    /// A [`HistoryError`] from SQLite.
+    pub fn baseline(
+        &self,
+        reference: &str,
+        current: Option<i64>,
+    ) -> Result<Option<StoredRun>, HistoryError> {
+        let row = if reference == "last" {
+            self.conn
+                .query_row(
+                    "SELECT id, started_at, stats FROM runs
+                     WHERE stats IS NOT NULL AND id IS NOT ?1 ORDER BY id DESC LIMIT 1",
+                    params![current],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+                .optional()
+        } else {
+            let Ok(id) = reference.parse::<i64>() else {
+                return Ok(None);
+            };
+            self.conn
+                .query_row(
+                    "SELECT id, started_at, stats FROM runs WHERE stats IS NOT NULL AND id = ?1",
+                    [id],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+                .optional()
+        }
+        .map_err(fail("reading the baseline run"))?;
+        let Some((id, started_at, stats)) = row else {
+            return Ok(None);
+        };
+        let mut select = self
+            .conn
+            .prepare_cached(
+                "SELECT contract, interaction_fingerprint FROM run_contracts
+                 WHERE run_id = ?1 ORDER BY contract",
+            )
+            .map_err(fail("reading the baseline run"))?;
+        let interactions = select
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(fail("reading the baseline run"))?
+            .collect::<Result<_, _>>()
+            .map_err(fail("reading the baseline run"))?;
+        Ok(Some(StoredRun {
+            id,
+            started_at,
+            stats,
+            interactions,
+        }))
+    }
+}
+
+impl Drop for History {
+    fn drop(&mut self) {
+        // What an interrupted run did stays in the history.
+        let _ = self.flush();
+    }
+}
+
+/// SQLite integers are signed 64-bit; token counts beyond `i64::MAX` are
+/// stored as `i64::MAX`.
+fn saturate(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn unsigned(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(request: &str) -> ExecutionKey {
+        ExecutionKey {
+            contract_fingerprint: "c".into(),
+            interaction_fingerprint: "i".into(),
+            request_fingerprint: request.into(),
+            provider: "fake".into(),
+            model: "fake".into(),
+            sampling: "{}".into(),
+        }
+    }
+
+    fn record(repeat: u32, code: Option<&str>, fp: &str) -> ExecutionRecord {
+        ExecutionRecord {
+            contract: "lease".into(),
+            fixture: "fixed-term".into(),
+            repeat,
+            code: code.map(str::to_owned),
+            schema_valid: code.is_none(),
+            checks: vec![
+                CheckVerdict {
+                    id: "a".into(),
+                    verdict: Verdict::Pass,
+                },
+                CheckVerdict {
+                    id: "b".into(),
+                    verdict: if code.is_none() {
+                        Verdict::Fail
+                    } else {
+                        Verdict::NotRun
+                    },
+                },
+            ],
+            latency_ms: 12.5,
+            input_tokens: Some(100),
+            output_tokens: Some(20),
+            attempts: 1,
+            output_fingerprint: code.is_none().then(|| fp.to_owned()),
+            cached: false,
+        }
+    }
+
+    fn run() -> RunInfo {
+        RunInfo {
+            id: None,
+            started_at: "2026-12-03T00:00:00Z".into(),
+            provider: "fake".into(),
+            model: "fake".into(),
+            sampling: "{}".into(),
+            repeat: 3,
+        }
+    }
+
+    #[test]
+    fn the_cache_maps_each_repeat_to_its_own_earlier_answer_and_never_a_transport_failure() {
+        let mut h = History::in_memory().unwrap();
+        let id = h.begin_run(&run()).unwrap();
+        h.insert(id, &key("r"), &record(0, None, "fp0"), Some("{\"x\":0}"))
+            .unwrap();
+        h.insert(id, &key("r"), &record(1, None, "fp1"), Some("{\"x\":1}"))
+            .unwrap();
+        h.insert(
+            id,
+            &key("r"),
+            &record(2, Some("TQX_RUNTIME_TIMEOUT"), ""),
+            None,
+        )
+        .unwrap();
+        h.finish_run(id, "2026-12-03T00:00:01Z", "{}").unwrap();
+
+        let zero = h.cached(&key("r"), 0).unwrap().unwrap();
+        let one = h.cached(&key("r"), 1).unwrap().unwrap();
+        assert_eq!(zero.output.as_deref(), Some("{\"x\":0}"));
+        assert_eq!(one.output.as_deref(), Some("{\"x\":1}"));
+        assert_eq!(one.record.output_fingerprint.as_deref(), Some("fp1"));
+        assert!(one.record.cached);
+        assert_eq!(one.record.checks, record(1, None, "fp1").checks);
+        // A timeout is not an answer; another request is not this one.
+        assert_eq!(h.cached(&key("r"), 2).unwrap(), None);
+        assert_eq!(h.cached(&key("other"), 0).unwrap(), None);
+    }
+
+    #[test]
+    fn the_baseline_is_the_latest_finished_run_or_the_one_named() {
+        let mut h = History::in_memory().unwrap();
+        assert_eq!(h.baseline("last", None).unwrap(), None);
+        let first = h.begin_run(&run()).unwrap();
+        h.add_contract(first, "lease", "c1", "i1").unwrap();
+        h.finish_run(first, "t", "{\"n\":1}").unwrap();
+        let unfinished = h.begin_run(&run()).unwrap();
+        let last = h.baseline("last", Some(unfinished)).unwrap().unwrap();
+        assert_eq!(last.id, first);
+        assert_eq!(last.stats, "{\"n\":1}");
+        assert_eq!(
+            last.interactions,
+            vec![("lease".to_owned(), "i1".to_owned())]
+        );
+        assert_eq!(
+            h.baseline(&first.to_string(), None).unwrap().unwrap().id,
+            first
+        );
+        assert_eq!(h.baseline(&unfinished.to_string(), None).unwrap(), None);
+        assert_eq!(h.baseline("nonsense", None).unwrap(), None);
+    }
+
+    #[test]
+    fn a_database_of_something_else_or_of_another_version_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let other = dir.path().join("other.sqlite");
+        Connection::open(&other)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x)")
+            .unwrap();
+        let e = History::open(&other).unwrap_err();
+        assert!(e.reason.contains("something else"), "{e}");
+        let newer = dir.path().join("newer.sqlite");
+        Connection::open(&newer)
+            .unwrap()
+            .execute_batch("PRAGMA user_version = 99")
+            .unwrap();
+        let e = History::open(&newer).unwrap_err();
+        assert!(e.reason.contains("version is 99"), "{e}");
+    }
+
+    #[test]
+    fn batches_are_committed_and_readable_by_another_connection() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested/eval.sqlite");
+        let mut h = History::open(&path).unwrap();
+        let id = h.begin_run(&run()).unwrap();
+        for i in 0..(BATCH as u32 + 3) {
+            h.insert(id, &key("r"), &record(i, None, "fp"), Some("{}"))
+                .unwrap();
+        }
+        let count = |p: &Path| -> i64 {
+            Connection::open(p)
+                .unwrap()
+                .query_row("SELECT count(*) FROM executions", [], |r| r.get(0))
+                .unwrap()
+        };
+        // One full batch is committed; the rest when the run finishes.
+        assert_eq!(count(&path), BATCH as i64);
+        h.finish_run(id, "t", "{}").unwrap();
+        assert_eq!(count(&path), BATCH as i64 + 3);
+        let checks: i64 = Connection::open(&path)
+            .unwrap()
+            .query_row(
+                "SELECT count(*) FROM checks WHERE verdict = 'fail'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(checks, BATCH as i64 + 3);
+    }
+}

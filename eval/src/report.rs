@@ -1,0 +1,1114 @@
+//! The HTML report of a run (`docs/eval.md`, "Output and reports"): one self-contained
+//! HTML5 file, with inline CSS and inline SVG charts, no script and no
+//! external asset, to open from disk or attach to a CI run.
+//!
+//! Every figure is also in `data-*` attributes of its row or bar, in full
+//! precision (Rust's shortest round-trip form), for tools and tests:
+//!
+//! - `tr.fixture`, `rect.bar`: `data-fixture` (`contract::fixture`),
+//!   `data-contract`, `data-fixture-id`, `data-executions`,
+//!   `data-passed`, `data-pass-rate`, `data-low`, `data-high` (the 95%
+//!   Wilson interval), and on rows `data-schema-valid-rate`,
+//!   `data-schema-valid-low`, `data-schema-valid-high`, `data-pass-all`,
+//!   `data-distinct-outputs`, `data-p50-ms`, `data-p95-ms`,
+//!   `data-output-tokens-per-s`, `data-cached` (an absent figure is an
+//!   empty attribute); bars carry `data-series` (`current` or
+//!   `baseline`).
+//! - `tr.check`: `data-fixture`, `data-check`, `data-passed`,
+//!   `data-total`, `data-rate`, `data-low`, `data-high`.
+//! - `rect.latency`: `data-contract`, `data-low-ms`, `data-high-ms`,
+//!   `data-count`.
+//! - `tr.rate-comparison`: `data-fixture`, `data-what` (`pass_rate`,
+//!   `schema_valid_rate` or `check`), `data-check`, `data-baseline-rate`,
+//!   `data-current-rate`, `data-difference`, `data-p-value`,
+//!   `data-significant`, `data-regression`, `data-improvement`.
+//! - `section.contract`: `data-contract`, `data-executions`,
+//!   `data-pass-rate`, `data-low`, `data-high`, `data-pass-all`,
+//!   `data-interaction-fingerprint`; `section.overall` the same for the
+//!   run; `dl.run`: `data-run-id`, `data-provider`, `data-model`,
+//!   `data-repeat`, `data-started-at`.
+
+use std::fmt::Write as _;
+
+use crate::compare::{Comparison, RateComparison};
+use crate::record::RunInfo;
+use crate::stats::{FixtureStats, LatencyStats, Rate, RunStats, Summary};
+
+/// Escapes text for HTML text and quoted attribute values.
+fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A number in full precision for a `data-*` attribute.
+fn num(value: f64) -> String {
+    format!("{value}")
+}
+
+/// An optional number for a `data-*` attribute (empty when absent).
+fn opt_num(value: Option<f64>) -> String {
+    value.map(num).unwrap_or_default()
+}
+
+fn percent(value: f64) -> String {
+    format!("{:.1}%", value * 100.0)
+}
+
+fn rate_text(rate: &Rate) -> String {
+    format!(
+        "{} <span class=\"ci\">[{}, {}]</span> <span class=\"n\">{}/{}</span>",
+        percent(rate.rate),
+        percent(rate.low),
+        percent(rate.high),
+        rate.passed,
+        rate.total
+    )
+}
+
+fn ms_text(value: Option<f64>) -> String {
+    match value {
+        None => "–".to_owned(),
+        Some(v) if v >= 100.0 => format!("{v:.0}"),
+        Some(v) if v >= 10.0 => format!("{v:.1}"),
+        Some(v) => format!("{v:.2}"),
+    }
+}
+
+fn p_text(p: f64) -> String {
+    if p >= 0.001 {
+        format!("{p:.4}")
+    } else {
+        format!("{p:.2e}")
+    }
+}
+
+/// At most `max` characters, with an ellipsis when cut.
+fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        let mut cut: String = text.chars().take(max - 1).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+fn fixture_key(f: &FixtureStats) -> String {
+    format!("{}::{}", f.contract, f.fixture)
+}
+
+const STYLE: &str = "
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:72rem;padding:1rem 1.5rem;color:#1b1f24;background:#fff}
+h1{margin:.2rem 0}h2{margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
+code{font-family:ui-monospace,'SFMono-Regular',Menlo,monospace;font-size:.9em;overflow-wrap:anywhere}
+dl.run{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.5rem 0}
+dl.run dt{font-weight:600}dl.run dd{margin:0}
+table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
+th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:right;vertical-align:top}
+th{background:#f6f8fa}th:first-child{text-align:left}td.id{text-align:left;overflow-wrap:anywhere;max-width:22rem}
+.ci,.n{color:#57606a;font-size:.85em}
+.pass{color:#1a7f37;font-weight:600}.fail{color:#cf222e;font-weight:600}
+.regression{color:#cf222e;font-weight:600}.improvement{color:#1a7f37;font-weight:600}
+.changed{color:#9a6700;font-weight:600}
+svg{display:block;margin:.5rem 0;max-width:100%;height:auto;font-size:11px}
+svg text{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}svg .label,svg .value{fill:#1b1f24}svg .axis{fill:#57606a}
+svg .grid{stroke:#d0d7de;stroke-width:1}
+svg rect.bar.current{fill:#0969da}svg rect.bar.baseline{fill:#afb8c1}
+svg rect.bar.regression{fill:#cf222e}svg rect.bar.improvement{fill:#1a7f37}
+svg .whisker{stroke:#1b1f24;stroke-width:1.5}
+svg rect.latency{fill:#8250df}svg .marker{stroke:#cf222e;stroke-width:1.5;stroke-dasharray:4 2}
+ul.codes{list-style:none;margin:0;padding:0;text-align:left}ul.codes code{white-space:nowrap;overflow-wrap:normal}
+footer{margin-top:3rem;color:#57606a;font-size:.85rem}
+";
+
+/// The HTML report of a run: its [`RunInfo`], its [`RunStats`] and, when
+/// given, its [`Comparison`] with a baseline. One self-contained HTML5
+/// document (inline CSS and SVG; no script, no external asset); every
+/// user-supplied text (contract, fixture and check ids, codes, model
+/// names) is escaped.
+///
+/// Per contract: a table of its fixtures (executions, pass rate with its
+/// 95% Wilson interval, schema-valid rate, pass^N, distinct outputs,
+/// latency p50/p95 in ms, output tokens/s, cached executions, failure
+/// codes), a table of the check pass rates, a bar chart of the fixtures'
+/// pass rates with the interval as whiskers (with a comparison, the
+/// baseline's bar beside the current one, the p-value, and regressions
+/// and improvements marked), the latency histogram, and with a comparison
+/// a table of every rate before and after. The module documentation lists
+/// the `data-*` attributes carrying the figures.
+#[must_use]
+pub fn html(stats: &RunStats, run: &RunInfo, comparison: Option<&Comparison>) -> String {
+    let mut out = String::with_capacity(16 * 1024);
+    let run_id = run.id.map(|id| id.to_string());
+    let title = match &run_id {
+        Some(id) => format!("templiqx eval — run {id}"),
+        None => "templiqx eval".to_owned(),
+    };
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        esc(&title)
+    );
+    header(&mut out, run, run_id.as_deref());
+    out.push_str("<main>\n");
+    overall(&mut out, stats, comparison);
+    for (index, contract) in stats.contracts.iter().enumerate() {
+        let fixtures: Vec<&FixtureStats> = stats.fixtures_of(&contract.contract).collect();
+        let _ = write!(
+            out,
+            "<section class=\"contract\" id=\"contract-{index}\" data-contract=\"{}\" \
+             data-interaction-fingerprint=\"{}\" {}>\n<h2>Contract <code>{}</code></h2>\n",
+            esc(&contract.contract),
+            esc(contract.interaction_fingerprint.as_deref().unwrap_or("")),
+            summary_attributes(&contract.summary),
+            esc(&contract.contract),
+        );
+        interaction(
+            &mut out,
+            contract.interaction_fingerprint.as_deref(),
+            comparison.and_then(|c| c.contract(&contract.contract)),
+        );
+        let _ = writeln!(
+            out,
+            "<p>{} fixture(s), {} execution(s); pass rate {}; pass^N {}.</p>",
+            contract.fixtures,
+            contract.summary.executions,
+            rate_text(&contract.summary.pass_rate),
+            pass_all_text(contract.summary.pass_all),
+        );
+        fixture_table(&mut out, &fixtures);
+        check_table(&mut out, &fixtures);
+        out.push_str("<h3>Pass rate per fixture</h3>\n");
+        pass_rate_chart(&mut out, &contract.contract, &fixtures, comparison);
+        out.push_str("<h3>Latency</h3>\n");
+        latency_chart(&mut out, &contract.contract, &contract.summary.latency);
+        if let Some(comparison) = comparison {
+            comparison_table(&mut out, &contract.contract, comparison);
+        }
+        out.push_str("</section>\n");
+    }
+    out.push_str(
+        "</main>\n<footer>Generated by <code>templiqx eval</code>. Rates are the share of \
+         executions that passed, with their 95% Wilson score interval; comparisons use the \
+         two-sided Fisher's exact test at α = 0.05 (see <code>docs/eval.md</code>).</footer>\n\
+         </body>\n</html>\n",
+    );
+    out
+}
+
+fn header(out: &mut String, run: &RunInfo, run_id: Option<&str>) {
+    let _ = write!(
+        out,
+        "<header>\n<h1>templiqx eval</h1>\n<dl class=\"run\" data-run-id=\"{}\" \
+         data-provider=\"{}\" data-model=\"{}\" data-repeat=\"{}\" data-started-at=\"{}\">\n\
+         <dt>Run</dt><dd>{}</dd>\n<dt>Provider</dt><dd>{}</dd>\n<dt>Model</dt><dd><code>{}</code></dd>\n\
+         <dt>Repeats</dt><dd>{}</dd>\n<dt>Started at</dt><dd>{}</dd>\n\
+         <dt>Sampling</dt><dd><code>{}</code></dd>\n</dl>\n</header>\n",
+        esc(run_id.unwrap_or("")),
+        esc(&run.provider),
+        esc(&run.model),
+        run.repeat,
+        esc(&run.started_at),
+        esc(run_id.unwrap_or("not stored")),
+        esc(&run.provider),
+        esc(&run.model),
+        run.repeat,
+        esc(&run.started_at),
+        esc(&run.sampling),
+    );
+}
+
+fn summary_attributes(summary: &Summary) -> String {
+    format!(
+        "data-executions=\"{}\" data-passed=\"{}\" data-pass-rate=\"{}\" data-low=\"{}\" \
+         data-high=\"{}\" data-pass-all=\"{}\"",
+        summary.executions,
+        summary.pass_rate.passed,
+        num(summary.pass_rate.rate),
+        num(summary.pass_rate.low),
+        num(summary.pass_rate.high),
+        summary.pass_all
+    )
+}
+
+fn pass_all_text(pass_all: bool) -> &'static str {
+    if pass_all {
+        "<span class=\"pass\">yes</span>"
+    } else {
+        "<span class=\"fail\">no</span>"
+    }
+}
+
+fn overall(out: &mut String, stats: &RunStats, comparison: Option<&Comparison>) {
+    let s = &stats.overall.summary;
+    let _ = write!(
+        out,
+        "<section class=\"overall\" id=\"overall\" {}>\n<h2>Overall</h2>\n\
+         <p>{} contract(s), {} fixture(s), {} execution(s) ({} cached); pass rate {}; \
+         schema-valid {}; pass^N {}.</p>\n",
+        summary_attributes(s),
+        stats.overall.contracts,
+        stats.overall.fixtures,
+        s.executions,
+        s.cached,
+        rate_text(&s.pass_rate),
+        rate_text(&s.schema_valid_rate),
+        pass_all_text(s.pass_all),
+    );
+    if let Some(c) = comparison {
+        let regressions = c.fixtures.iter().filter(|f| f.has_regression()).count();
+        let improvements = c
+            .fixtures
+            .iter()
+            .filter(|f| {
+                f.pass_rate.improvement
+                    || f.schema_valid_rate.improvement
+                    || f.checks.iter().any(|k| k.comparison.improvement)
+            })
+            .count();
+        let o = &c.overall_pass_rate;
+        let _ = writeln!(
+            out,
+            "<p class=\"comparison-summary\" data-regressions=\"{regressions}\" \
+             data-improvements=\"{improvements}\">Against the baseline: pass rate {} → {} \
+             (p = {}); <span class=\"{}\">{regressions} fixture(s) with a regression</span>, \
+             {improvements} with an improvement.</p>",
+            percent(o.baseline.rate),
+            percent(o.current.rate),
+            p_text(o.p_value),
+            if regressions > 0 { "regression" } else { "n" },
+        );
+        let list = |out: &mut String, class: &str, title: &str, items: Vec<String>| {
+            if items.is_empty() {
+                return;
+            }
+            let _ = write!(out, "<p>{title}:</p>\n<ul class=\"{class}\">\n");
+            for item in items {
+                let _ = writeln!(out, "<li><code>{}</code></li>", esc(&item));
+            }
+            out.push_str("</ul>\n");
+        };
+        let key = |k: &crate::compare::FixtureKey| format!("{}::{}", k.contract, k.fixture);
+        list(
+            out,
+            "added-contracts",
+            "Contracts not in the baseline",
+            c.added_contracts.clone(),
+        );
+        list(
+            out,
+            "removed-contracts",
+            "Contracts only in the baseline",
+            c.removed_contracts.clone(),
+        );
+        list(
+            out,
+            "added-fixtures",
+            "Fixtures not in the baseline",
+            c.added_fixtures.iter().map(key).collect(),
+        );
+        list(
+            out,
+            "removed-fixtures",
+            "Fixtures only in the baseline",
+            c.removed_fixtures.iter().map(key).collect(),
+        );
+    }
+    if !stats.contracts.is_empty() {
+        out.push_str("<nav>\n<ul>\n");
+        for (index, contract) in stats.contracts.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "<li><a href=\"#contract-{index}\"><code>{}</code></a> — {}</li>",
+                esc(&contract.contract),
+                percent(contract.summary.pass_rate.rate),
+            );
+        }
+        out.push_str("</ul>\n</nav>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+fn interaction(
+    out: &mut String,
+    fingerprint: Option<&str>,
+    comparison: Option<&crate::compare::ContractComparison>,
+) {
+    let Some(fingerprint) = fingerprint else {
+        return;
+    };
+    let _ = write!(
+        out,
+        "<p class=\"interaction\">Interaction fingerprint <code>{}</code>",
+        esc(fingerprint)
+    );
+    if let Some(c) = comparison.filter(|c| c.interaction_changed) {
+        let _ = write!(
+            out,
+            " — <span class=\"changed\" data-interaction-changed=\"true\">changed since the \
+             baseline</span> (was <code>{}</code>)",
+            esc(c.baseline_interaction_fingerprint.as_deref().unwrap_or("")),
+        );
+    }
+    out.push_str(".</p>\n");
+}
+
+fn fixture_table(out: &mut String, fixtures: &[&FixtureStats]) {
+    out.push_str(
+        "<table class=\"fixtures\">\n<thead><tr><th>Fixture</th><th>Executions</th>\
+         <th>Pass rate [95% CI]</th><th>Schema-valid [95% CI]</th><th>pass^N</th>\
+         <th>Distinct outputs</th><th>p50 ms</th><th>p95 ms</th><th>Output tokens/s</th>\
+         <th>Cached</th><th>Failure codes</th></tr></thead>\n<tbody>\n",
+    );
+    for f in fixtures {
+        let s = &f.summary;
+        let key = fixture_key(f);
+        let _ = write!(
+            out,
+            "<tr class=\"fixture\" data-fixture=\"{}\" data-contract=\"{}\" data-fixture-id=\"{}\" \
+             {} data-schema-valid-rate=\"{}\" data-schema-valid-low=\"{}\" \
+             data-schema-valid-high=\"{}\" data-distinct-outputs=\"{}\" data-p50-ms=\"{}\" \
+             data-p95-ms=\"{}\" data-output-tokens-per-s=\"{}\" data-cached=\"{}\">\
+             <td class=\"id\"><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>",
+            esc(&key),
+            esc(&f.contract),
+            esc(&f.fixture),
+            summary_attributes(s),
+            num(s.schema_valid_rate.rate),
+            num(s.schema_valid_rate.low),
+            num(s.schema_valid_rate.high),
+            s.distinct_outputs,
+            opt_num(s.latency.p50_ms),
+            opt_num(s.latency.p95_ms),
+            opt_num(s.output_tokens_per_s),
+            s.cached,
+            esc(&f.fixture),
+            s.executions,
+            rate_text(&s.pass_rate),
+            rate_text(&s.schema_valid_rate),
+            pass_all_text(s.pass_all),
+            s.distinct_outputs,
+            ms_text(s.latency.p50_ms),
+            ms_text(s.latency.p95_ms),
+            s.output_tokens_per_s
+                .map(|t| format!("{t:.1}"))
+                .unwrap_or_else(|| "–".to_owned()),
+            s.cached,
+        );
+        if !s.failure_codes.is_empty() {
+            out.push_str("<ul class=\"codes\">");
+            for (code, count) in &s.failure_codes {
+                let _ = write!(
+                    out,
+                    "<li class=\"code\" data-code=\"{}\" data-count=\"{count}\"><code>{}</code> × {count}</li>",
+                    esc(code),
+                    esc(code),
+                );
+            }
+            out.push_str("</ul>");
+        }
+        out.push_str("</td></tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n");
+}
+
+fn check_table(out: &mut String, fixtures: &[&FixtureStats]) {
+    out.push_str("<h3>Checks</h3>\n");
+    if fixtures.iter().all(|f| f.summary.checks.is_empty()) {
+        out.push_str("<p>No <code>expect</code> checks.</p>\n");
+        return;
+    }
+    out.push_str(
+        "<table class=\"checks\">\n<thead><tr><th>Fixture</th><th>Check</th>\
+         <th>Pass rate [95% CI]</th></tr></thead>\n<tbody>\n",
+    );
+    for f in fixtures {
+        let key = fixture_key(f);
+        for check in &f.summary.checks {
+            let r = &check.rate;
+            let _ = writeln!(
+                out,
+                "<tr class=\"check\" data-fixture=\"{}\" data-check=\"{}\" data-passed=\"{}\" \
+                 data-total=\"{}\" data-rate=\"{}\" data-low=\"{}\" data-high=\"{}\">\
+                 <td class=\"id\"><code>{}</code></td><td class=\"id\"><code>{}</code></td>\
+                 <td>{}</td></tr>",
+                esc(&key),
+                esc(&check.id),
+                r.passed,
+                r.total,
+                num(r.rate),
+                num(r.low),
+                num(r.high),
+                esc(&f.fixture),
+                esc(&check.id),
+                rate_text(r),
+            );
+        }
+    }
+    out.push_str("</tbody>\n</table>\n");
+}
+
+/// Pass-rate chart geometry, in SVG user units.
+const CHART_WIDTH: f64 = 800.0;
+const LABEL_END: f64 = 214.0;
+const BAR_START: f64 = 220.0;
+const BAR_WIDTH: f64 = 380.0;
+const TOP: f64 = 22.0;
+
+fn bar(
+    out: &mut String,
+    f: &FixtureStats,
+    rate: &Rate,
+    series: &str,
+    class: &str,
+    y: f64,
+    height: f64,
+) {
+    let key = &fixture_key(f);
+    let x = |r: f64| BAR_START + r.clamp(0.0, 1.0) * BAR_WIDTH;
+    let mid = y + height / 2.0;
+    let _ = writeln!(
+        out,
+        "<rect class=\"bar {class}\" data-series=\"{series}\" data-fixture=\"{}\" \
+         data-contract=\"{}\" data-fixture-id=\"{}\" data-executions=\"{}\" data-passed=\"{}\" \
+         data-pass-rate=\"{}\" data-low=\"{}\" data-high=\"{}\" x=\"{BAR_START:.1}\" y=\"{y:.1}\" \
+         width=\"{:.1}\" height=\"{height:.1}\"><title>{} ({series}): {} [{}, {}], {}/{}</title></rect>\n\
+         <line class=\"whisker\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{mid:.1}\" y2=\"{mid:.1}\"/>\
+         <line class=\"whisker\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>\
+         <line class=\"whisker\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>",
+        esc(key),
+        esc(&f.contract),
+        esc(&f.fixture),
+        rate.total,
+        rate.passed,
+        num(rate.rate),
+        num(rate.low),
+        num(rate.high),
+        x(rate.rate) - BAR_START,
+        esc(key),
+        percent(rate.rate),
+        percent(rate.low),
+        percent(rate.high),
+        rate.passed,
+        rate.total,
+        x(rate.low),
+        x(rate.high),
+        x(rate.low),
+        x(rate.low),
+        mid - height / 4.0,
+        mid + height / 4.0,
+        x(rate.high),
+        x(rate.high),
+        mid - height / 4.0,
+        mid + height / 4.0,
+    );
+}
+
+fn pass_rate_chart(
+    out: &mut String,
+    contract: &str,
+    fixtures: &[&FixtureStats],
+    comparison: Option<&Comparison>,
+) {
+    let row = if comparison.is_some() { 34.0 } else { 22.0 };
+    let height = TOP + row * fixtures.len() as f64 + 6.0;
+    let _ = writeln!(
+        out,
+        "<svg class=\"pass-chart\" data-contract=\"{}\" viewBox=\"0 0 {CHART_WIDTH} {height:.0}\" \
+         width=\"{CHART_WIDTH}\" height=\"{height:.0}\" role=\"img\" \
+         aria-label=\"Pass rate per fixture with 95% Wilson intervals\">",
+        esc(contract)
+    );
+    for tick in 0..=4 {
+        let r = f64::from(tick) / 4.0;
+        let x = BAR_START + r * BAR_WIDTH;
+        let _ = writeln!(
+            out,
+            "<line class=\"grid\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>\
+             <text class=\"axis\" x=\"{x:.1}\" y=\"12\" text-anchor=\"middle\">{}</text>",
+            TOP - 4.0,
+            height - 4.0,
+            percent(r).replace(".0", ""),
+        );
+    }
+    for (i, f) in fixtures.iter().enumerate() {
+        let key = fixture_key(f);
+        let y = TOP + row * i as f64;
+        let _ = writeln!(
+            out,
+            "<text class=\"label\" x=\"{LABEL_END}\" y=\"{:.1}\" text-anchor=\"end\">{}<title>{}</title></text>",
+            y + row / 2.0 + 4.0,
+            esc(&truncate(&f.fixture, 32)),
+            esc(&key),
+        );
+        let current = &f.summary.pass_rate;
+        let value_x = BAR_START + BAR_WIDTH + 8.0;
+        match comparison.and_then(|c| c.fixture(&f.contract, &f.fixture)) {
+            Some(cmp) => {
+                let r = &cmp.pass_rate;
+                let class = if r.regression {
+                    "current regression"
+                } else if r.improvement {
+                    "current improvement"
+                } else {
+                    "current"
+                };
+                bar(out, f, &r.baseline, "baseline", "baseline", y + 2.0, 13.0);
+                bar(out, f, current, "current", class, y + 16.0, 13.0);
+                let mark = if r.regression {
+                    " <tspan class=\"regression\">▼ regression</tspan>"
+                } else if r.improvement {
+                    " <tspan class=\"improvement\">▲ improvement</tspan>"
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    out,
+                    "<text class=\"value\" x=\"{value_x:.1}\" y=\"{:.1}\">{} → {}</text>\
+                     <text class=\"value\" data-p-value=\"{}\" x=\"{value_x:.1}\" y=\"{:.1}\">p = {}{mark}</text>",
+                    y + 12.0,
+                    percent(r.baseline.rate),
+                    percent(r.current.rate),
+                    num(r.p_value),
+                    y + 27.0,
+                    p_text(r.p_value),
+                );
+            }
+            None => {
+                bar(out, f, current, "current", "current", y + 3.0, 16.0);
+                let _ = writeln!(
+                    out,
+                    "<text class=\"value\" x=\"{value_x:.1}\" y=\"{:.1}\">{} ({}/{})</text>",
+                    y + row / 2.0 + 4.0,
+                    percent(current.rate),
+                    current.passed,
+                    current.total,
+                );
+            }
+        }
+    }
+    out.push_str("</svg>\n");
+}
+
+fn latency_chart(out: &mut String, contract: &str, latency: &LatencyStats) {
+    let buckets = &latency.histogram;
+    let (Some(first), Some(last)) = (buckets.first(), buckets.last()) else {
+        out.push_str("<p>No latency recorded.</p>\n");
+        return;
+    };
+    let (left, right, top, bottom) = (50.0, CHART_WIDTH - 30.0, 16.0, 150.0);
+    // At least 10 slots on the logarithmic axis, the buckets centred.
+    let ratio = first.high_ms / first.low_ms;
+    let slots = buckets.len().max(10);
+    let pad = (slots - buckets.len()) / 2;
+    let lo = first.low_ms / ratio.powi(pad as i32);
+    let hi = last.high_ms * ratio.powi((slots - buckets.len() - pad) as i32);
+    let (log_lo, log_hi) = (lo.log10(), hi.log10());
+    let x = |ms: f64| {
+        let position = (ms.max(lo).log10() - log_lo) / (log_hi - log_lo);
+        left + (right - left) * position.clamp(0.0, 1.0)
+    };
+    let max = buckets.iter().map(|b| b.count).max().unwrap_or(1).max(1);
+    let _ = writeln!(
+        out,
+        "<svg class=\"latency-chart\" data-contract=\"{}\" viewBox=\"0 0 {CHART_WIDTH} 180\" \
+         width=\"{CHART_WIDTH}\" height=\"180\" role=\"img\" \
+         aria-label=\"Latency histogram in milliseconds, logarithmic buckets\">\n\
+         <line class=\"grid\" x1=\"{left}\" x2=\"{right}\" y1=\"{bottom}\" y2=\"{bottom}\"/>\
+         <text class=\"axis\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{max}</text>\
+         <text class=\"axis\" x=\"{:.1}\" y=\"{bottom:.1}\" text-anchor=\"end\">0</text>\
+         <text class=\"axis\" x=\"{right}\" y=\"176\" text-anchor=\"end\">ms</text>",
+        esc(contract),
+        left - 4.0,
+        top + 4.0,
+        left - 4.0,
+    );
+    for b in buckets {
+        let (x0, x1) = (x(b.low_ms), x(b.high_ms));
+        let h = (bottom - top) * b.count as f64 / max as f64;
+        let _ = writeln!(
+            out,
+            "<rect class=\"latency\" data-contract=\"{}\" data-low-ms=\"{}\" data-high-ms=\"{}\" \
+             data-count=\"{}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\">\
+             <title>{}–{} ms: {}</title></rect>",
+            esc(contract),
+            num(b.low_ms),
+            num(b.high_ms),
+            b.count,
+            bottom - h,
+            (x1 - x0 - 1.0).max(0.5),
+            ms_text(Some(b.low_ms)),
+            ms_text(Some(b.high_ms)),
+            b.count,
+        );
+    }
+    let label_every = slots.div_ceil(8).max(1);
+    for j in (0..=slots).filter(|j| j % label_every == 0 || *j == slots) {
+        let bound = lo * ratio.powi(j as i32);
+        let _ = writeln!(
+            out,
+            "<text class=\"axis\" x=\"{:.1}\" y=\"164\" text-anchor=\"middle\">{}</text>",
+            x(bound),
+            ms_text(Some(bound))
+        );
+    }
+    for (name, value, y) in [
+        ("p50", latency.p50_ms, top + 8.0),
+        ("p95", latency.p95_ms, top + 20.0),
+    ] {
+        let Some(value) = value else { continue };
+        let at = x(value);
+        let (text_x, anchor) = if at > right - 100.0 {
+            (at - 3.0, "end")
+        } else {
+            (at + 3.0, "start")
+        };
+        let _ = writeln!(
+            out,
+            "<line class=\"marker\" data-percentile=\"{name}\" data-ms=\"{}\" x1=\"{at:.1}\" \
+             x2=\"{at:.1}\" y1=\"{top}\" y2=\"{bottom}\"/><text class=\"axis\" x=\"{text_x:.1}\" \
+             y=\"{y:.1}\" text-anchor=\"{anchor}\">{name} {} ms</text>",
+            num(value),
+            ms_text(Some(value)),
+        );
+    }
+    out.push_str("</svg>\n");
+}
+
+fn comparison_row(
+    out: &mut String,
+    key: &str,
+    fixture: &str,
+    what: &str,
+    check: &str,
+    label: &str,
+    r: &RateComparison,
+) {
+    let status = if r.regression {
+        "<span class=\"regression\">▼ regression</span>"
+    } else if r.improvement {
+        "<span class=\"improvement\">▲ improvement</span>"
+    } else {
+        "–"
+    };
+    let _ = writeln!(
+        out,
+        "<tr class=\"rate-comparison\" data-fixture=\"{}\" data-what=\"{what}\" data-check=\"{}\" \
+         data-baseline-rate=\"{}\" data-current-rate=\"{}\" data-difference=\"{}\" \
+         data-p-value=\"{}\" data-significant=\"{}\" data-regression=\"{}\" \
+         data-improvement=\"{}\"><td class=\"id\"><code>{}</code></td><td class=\"id\">{label}</td>\
+         <td>{}</td><td>{}</td><td>{:+.1} pt</td><td>{}</td><td>{status}</td></tr>",
+        esc(key),
+        esc(check),
+        num(r.baseline.rate),
+        num(r.current.rate),
+        num(r.difference),
+        num(r.p_value),
+        r.significant,
+        r.regression,
+        r.improvement,
+        esc(fixture),
+        rate_text(&r.baseline),
+        rate_text(&r.current),
+        r.difference * 100.0,
+        p_text(r.p_value),
+    );
+}
+
+fn comparison_table(out: &mut String, contract: &str, comparison: &Comparison) {
+    out.push_str("<h3>Against the baseline</h3>\n");
+    let fixtures: Vec<_> = comparison
+        .fixtures
+        .iter()
+        .filter(|f| f.contract == contract)
+        .collect();
+    if fixtures.is_empty() {
+        out.push_str("<p>No fixture of this contract is in the baseline.</p>\n");
+        return;
+    }
+    out.push_str(
+        "<table class=\"comparison\">\n<thead><tr><th>Fixture</th><th>Rate</th>\
+         <th>Baseline [95% CI]</th><th>Current [95% CI]</th><th>Difference</th>\
+         <th>Fisher p</th><th></th></tr></thead>\n<tbody>\n",
+    );
+    for f in fixtures {
+        let key = format!("{}::{}", f.contract, f.fixture);
+        comparison_row(
+            out,
+            &key,
+            &f.fixture,
+            "pass_rate",
+            "",
+            "pass rate",
+            &f.pass_rate,
+        );
+        comparison_row(
+            out,
+            &key,
+            &f.fixture,
+            "schema_valid_rate",
+            "",
+            "schema-valid",
+            &f.schema_valid_rate,
+        );
+        for check in &f.checks {
+            let label = format!("check <code>{}</code>", esc(&check.id));
+            comparison_row(
+                out,
+                &key,
+                &f.fixture,
+                "check",
+                &check.id,
+                &label,
+                &check.comparison,
+            );
+        }
+        if !f.added_checks.is_empty() || !f.removed_checks.is_empty() {
+            let ids = |ids: &[String]| {
+                ids.iter()
+                    .map(|id| format!("<code>{}</code>", esc(id)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let _ = writeln!(
+                out,
+                "<tr class=\"check-changes\"><td class=\"id\"><code>{}</code></td>\
+                 <td class=\"id\" colspan=\"6\">checks added: {}; removed: {}</td></tr>",
+                esc(&f.fixture),
+                if f.added_checks.is_empty() {
+                    "none".to_owned()
+                } else {
+                    ids(&f.added_checks)
+                },
+                if f.removed_checks.is_empty() {
+                    "none".to_owned()
+                } else {
+                    ids(&f.removed_checks)
+                },
+            );
+        }
+    }
+    out.push_str("</tbody>\n</table>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::compare;
+    use crate::record::{ExecutionRecord, Verdict};
+    use crate::stats::Accumulator;
+    use crate::stats::tests::record;
+    use scraper::{ElementRef, Html, Selector};
+
+    const HOSTILE: &str = "<img src=x onerror=alert(1)>";
+    const HOSTILE_FIXTURE: &str = "\"><script>alert('x')</script>&amp;";
+
+    fn records(passing: u32) -> Vec<ExecutionRecord> {
+        let mut records = Vec::new();
+        for repeat in 0..20 {
+            let verdict = if repeat < passing {
+                Verdict::Pass
+            } else {
+                Verdict::Fail
+            };
+            records.push(record(
+                "greeting",
+                "formal",
+                repeat,
+                repeat != 19,
+                &[("polite", verdict), ("short", Verdict::Pass)],
+                40.0 * f64::from(repeat + 1),
+            ));
+            records.push(record(
+                HOSTILE,
+                HOSTILE_FIXTURE,
+                repeat,
+                true,
+                &[(HOSTILE, Verdict::Pass)],
+                5.0,
+            ));
+        }
+        records.push(record("greeting", "casual", 0, true, &[], 12.5));
+        records
+    }
+
+    fn stats(passing: u32, fingerprint: &str) -> RunStats {
+        let mut acc = Accumulator::new();
+        acc.set_interaction_fingerprint("greeting", fingerprint);
+        acc.set_interaction_fingerprint(HOSTILE, HOSTILE);
+        acc.extend(&records(passing));
+        acc.stats()
+    }
+
+    fn run_info() -> RunInfo {
+        RunInfo {
+            id: Some(42),
+            started_at: "2026-01-02T03:04:05Z".into(),
+            provider: "fake".into(),
+            model: "m<1>".into(),
+            sampling: "{\"temperature\":0}".into(),
+            repeat: 20,
+        }
+    }
+
+    fn select<'a>(doc: &'a Html, selector: &str) -> Vec<ElementRef<'a>> {
+        doc.select(&Selector::parse(selector).unwrap()).collect()
+    }
+
+    fn attr<'a>(element: &ElementRef<'a>, name: &str) -> &'a str {
+        element
+            .value()
+            .attr(name)
+            .unwrap_or_else(|| panic!("no {name} on {:?}", element.value()))
+    }
+
+    fn f(element: &ElementRef<'_>, name: &str) -> f64 {
+        attr(element, name).parse().unwrap()
+    }
+
+    /// `data-{name}`, `data-{bounds}low` and `data-{bounds}high` are the
+    /// rate and its interval.
+    fn assert_rate(element: &ElementRef<'_>, name: &str, bounds: &str, rate: &Rate) {
+        assert_eq!(f(element, &format!("data-{name}")), rate.rate);
+        assert_eq!(f(element, &format!("data-{bounds}low")), rate.low);
+        assert_eq!(f(element, &format!("data-{bounds}high")), rate.high);
+    }
+
+    #[test]
+    fn figures_are_those_of_the_stats() {
+        let stats = stats(15, "sha256:aa");
+        let html = html(&stats, &run_info(), None);
+        let doc = Html::parse_document(&html);
+        assert!(doc.errors.is_empty(), "{:?}", doc.errors);
+
+        let run = &select(&doc, "dl.run")[0];
+        assert_eq!(attr(run, "data-run-id"), "42");
+        assert_eq!(attr(run, "data-model"), "m<1>");
+        assert_eq!(attr(run, "data-repeat"), "20");
+        assert_eq!(attr(run, "data-started-at"), "2026-01-02T03:04:05Z");
+
+        let rows = select(&doc, "tr.fixture");
+        assert_eq!(rows.len(), stats.fixtures.len());
+        for fixture in &stats.fixtures {
+            let key = format!("{}::{}", fixture.contract, fixture.fixture);
+            let s = &fixture.summary;
+            let row = rows
+                .iter()
+                .find(|r| attr(r, "data-fixture") == key)
+                .unwrap_or_else(|| panic!("no row for {key}"));
+            assert_eq!(attr(row, "data-contract"), fixture.contract);
+            assert_eq!(attr(row, "data-fixture-id"), fixture.fixture);
+            assert_eq!(f(row, "data-executions"), s.executions as f64);
+            assert_eq!(f(row, "data-passed"), s.pass_rate.passed as f64);
+            assert_rate(row, "pass-rate", "", &s.pass_rate);
+            assert_rate(
+                row,
+                "schema-valid-rate",
+                "schema-valid-",
+                &s.schema_valid_rate,
+            );
+            assert_eq!(attr(row, "data-pass-all"), s.pass_all.to_string());
+            assert_eq!(f(row, "data-distinct-outputs"), s.distinct_outputs as f64);
+            assert_eq!(Some(f(row, "data-p50-ms")), s.latency.p50_ms);
+            assert_eq!(Some(f(row, "data-p95-ms")), s.latency.p95_ms);
+            assert_eq!(
+                Some(f(row, "data-output-tokens-per-s")),
+                s.output_tokens_per_s
+            );
+            for (code, count) in &s.failure_codes {
+                let li = row
+                    .select(&Selector::parse("li.code").unwrap())
+                    .find(|li| attr(li, "data-code") == code)
+                    .unwrap();
+                assert_eq!(f(&li, "data-count"), *count as f64);
+            }
+
+            let bars: Vec<_> = select(&doc, "rect.bar")
+                .into_iter()
+                .filter(|b| attr(b, "data-fixture") == key)
+                .collect();
+            assert_eq!(bars.len(), 1);
+            assert_eq!(attr(&bars[0], "data-series"), "current");
+            assert_rate(&bars[0], "pass-rate", "", &s.pass_rate);
+
+            for check in &s.checks {
+                let row = select(&doc, "tr.check")
+                    .into_iter()
+                    .find(|r| attr(r, "data-fixture") == key && attr(r, "data-check") == check.id)
+                    .unwrap();
+                assert_eq!(f(&row, "data-passed"), check.rate.passed as f64);
+                assert_eq!(f(&row, "data-total"), check.rate.total as f64);
+                assert_rate(&row, "rate", "", &check.rate);
+            }
+        }
+        let formal = stats.fixture("greeting", "formal").unwrap();
+        assert_eq!(formal.summary.pass_rate.passed, 15);
+        assert_eq!(formal.summary.failure_codes.len(), 1);
+
+        for contract in &stats.contracts {
+            let section = select(&doc, "section.contract")
+                .into_iter()
+                .find(|s| attr(s, "data-contract") == contract.contract)
+                .unwrap();
+            assert_rate(&section, "pass-rate", "", &contract.summary.pass_rate);
+            let counts: f64 = select(&doc, "rect.latency")
+                .iter()
+                .filter(|r| attr(r, "data-contract") == contract.contract)
+                .map(|r| f(r, "data-count"))
+                .sum();
+            assert_eq!(counts, contract.summary.executions as f64);
+        }
+        let overall = &select(&doc, "section.overall")[0];
+        assert_rate(overall, "pass-rate", "", &stats.overall.summary.pass_rate);
+        assert!(select(&doc, "tr.rate-comparison").is_empty());
+    }
+
+    #[test]
+    fn comparison_bars_p_values_and_regressions() {
+        let baseline = stats(20, "sha256:aa");
+        let current = stats(8, "sha256:bb");
+        let comparison = compare(&baseline, &current);
+        let html = html(&current, &run_info(), Some(&comparison));
+        let doc = Html::parse_document(&html);
+        assert!(doc.errors.is_empty(), "{:?}", doc.errors);
+
+        let formal = comparison.fixture("greeting", "formal").unwrap();
+        assert!(formal.pass_rate.regression);
+        let bars: Vec<_> = select(&doc, "rect.bar")
+            .into_iter()
+            .filter(|b| attr(b, "data-fixture") == "greeting::formal")
+            .collect();
+        assert_eq!(bars.len(), 2);
+        let baseline_bar = bars
+            .iter()
+            .find(|b| attr(b, "data-series") == "baseline")
+            .unwrap();
+        let current_bar = bars
+            .iter()
+            .find(|b| attr(b, "data-series") == "current")
+            .unwrap();
+        assert_rate(baseline_bar, "pass-rate", "", &formal.pass_rate.baseline);
+        assert_rate(current_bar, "pass-rate", "", &formal.pass_rate.current);
+        assert!(
+            attr(current_bar, "class")
+                .split(' ')
+                .any(|c| c == "regression")
+        );
+
+        let rows = select(&doc, "tr.rate-comparison");
+        let pass = rows
+            .iter()
+            .find(|r| {
+                attr(r, "data-fixture") == "greeting::formal" && attr(r, "data-what") == "pass_rate"
+            })
+            .unwrap();
+        assert_eq!(f(pass, "data-p-value"), formal.pass_rate.p_value);
+        assert_eq!(f(pass, "data-difference"), formal.pass_rate.difference);
+        assert_eq!(attr(pass, "data-regression"), "true");
+        let polite = rows
+            .iter()
+            .find(|r| attr(r, "data-what") == "check" && attr(r, "data-check") == "polite")
+            .unwrap();
+        let polite_cmp = &formal
+            .checks
+            .iter()
+            .find(|c| c.id == "polite")
+            .unwrap()
+            .comparison;
+        assert_eq!(f(polite, "data-p-value"), polite_cmp.p_value);
+        assert_eq!(f(polite, "data-baseline-rate"), polite_cmp.baseline.rate);
+        assert_eq!(f(polite, "data-current-rate"), polite_cmp.current.rate);
+
+        assert_eq!(select(&doc, "[data-interaction-changed]").len(), 1);
+        let summary = &select(&doc, "p.comparison-summary")[0];
+        assert_eq!(attr(summary, "data-regressions"), "1");
+    }
+
+    #[test]
+    fn self_contained_and_escaped() {
+        let baseline = stats(20, "sha256:aa");
+        let current = stats(8, "sha256:bb");
+        let comparison = compare(&baseline, &current);
+        let html = html(&current, &run_info(), Some(&comparison));
+        let lower = html.to_ascii_lowercase();
+        assert!(!lower.contains("<script"), "a script element");
+        assert!(!lower.contains("<img"), "an img element");
+        assert!(!lower.contains("http://") && !lower.contains("https://"));
+        assert!(lower.starts_with("<!doctype html>"));
+
+        let doc = Html::parse_document(&html);
+        assert!(doc.errors.is_empty(), "{:?}", doc.errors);
+        assert!(select(&doc, "script, img, iframe, link, object, embed").is_empty());
+        for element in select(&doc, "[src], [href]") {
+            let target = element
+                .value()
+                .attr("src")
+                .or(element.value().attr("href"))
+                .unwrap();
+            assert!(target.starts_with('#'), "external reference {target}");
+        }
+        assert!(select(&doc, "[onerror], [onload], [onclick]").is_empty());
+        // The hostile ids survive as text and attribute values.
+        let section = select(&doc, "section.contract")
+            .into_iter()
+            .find(|s| attr(s, "data-contract") == HOSTILE)
+            .expect("the hostile contract's section");
+        let heading: String = section
+            .select(&Selector::parse("h2").unwrap())
+            .next()
+            .unwrap()
+            .text()
+            .collect();
+        assert_eq!(heading, format!("Contract {HOSTILE}"));
+        let key = format!("{HOSTILE}::{HOSTILE_FIXTURE}");
+        assert_eq!(
+            select(&doc, "tr.fixture")
+                .iter()
+                .filter(|r| attr(r, "data-fixture") == key)
+                .count(),
+            1
+        );
+        assert!(
+            select(&doc, "tr.check")
+                .iter()
+                .any(|r| attr(r, "data-check") == HOSTILE)
+        );
+        assert_eq!(attr(&select(&doc, "dl.run")[0], "data-model"), "m<1>");
+    }
+
+    #[test]
+    fn empty_run_renders() {
+        let stats = Accumulator::new().stats();
+        let html = html(&stats, &run_info(), None);
+        let doc = Html::parse_document(&html);
+        assert!(doc.errors.is_empty(), "{:?}", doc.errors);
+        assert!(select(&doc, "section.contract").is_empty());
+        assert_eq!(select(&doc, "section.overall").len(), 1);
+    }
+
+    #[test]
+    fn long_labels_are_cut_on_characters() {
+        assert_eq!(truncate("short", 32), "short");
+        let long = "é".repeat(40);
+        let cut = truncate(&long, 32);
+        assert_eq!(cut.chars().count(), 32);
+        assert!(cut.ends_with('…'));
+        assert_eq!(
+            esc("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+    }
+}

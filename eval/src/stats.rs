@@ -1,0 +1,1235 @@
+//! Statistics of a run, per fixture, per contract and over the whole run
+//! (`docs/eval.md`, "Statistics").
+//!
+//! An [`Accumulator`] is fed every [`ExecutionRecord`] of a run, in any
+//! order, and [`Accumulator::stats`] gives the [`RunStats`]. Its memory is
+//! flat in the number of executions: per fixture it keeps counts, a
+//! log-bucketed latency histogram and the set of distinct output
+//! fingerprints (which grows only with distinct outputs).
+//!
+//! Rates are in `[0, 1]` and come with the 95% Wilson score interval
+//! ([`wilson_interval`]; E. B. Wilson, "Probable inference, the law of
+//! succession, and statistical inference", JASA 22 (1927) 209–212).
+//! Latencies are in milliseconds.
+//!
+//! A [`Gate`] decides whether a run passes: a minimum observed pass rate,
+//! per fixture or over the run, and optionally no regression against a
+//! baseline ([`crate::compare`](mod@crate::compare)).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::compare::{Comparison, RateComparison};
+use crate::record::ExecutionRecord;
+
+/// The standard normal quantile of 0.975 (to 7 significant digits), the
+/// `z` of a two-sided 95% interval.
+pub const Z_95: f64 = 1.959964;
+
+/// The Wilson score interval of `passed` successes out of `total` trials
+/// at the normal quantile `z` (use [`Z_95`] for 95%), as `(low, high)`,
+/// both in `[0, 1]` (Wilson 1927):
+///
+/// ```text
+/// centre = (p + z²/2n) / (1 + z²/n)
+/// half   = z / (1 + z²/n) · √(p(1−p)/n + z²/4n²)
+/// ```
+///
+/// with `p = passed / total` and `n = total`. `low` is exactly 0 when
+/// nothing passed and `high` exactly 1 when everything did. With
+/// `total == 0` there is no information: `(0, 1)`. `passed` above `total`
+/// is taken as `total`.
+#[must_use]
+pub fn wilson_interval(passed: u64, total: u64, z: f64) -> (f64, f64) {
+    if total == 0 {
+        return (0.0, 1.0);
+    }
+    let passed = passed.min(total);
+    let n = total as f64;
+    let p = passed as f64 / n;
+    let z2 = z * z;
+    let denominator = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denominator;
+    let half = z / denominator * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    let low = if passed == 0 {
+        0.0
+    } else {
+        (centre - half).clamp(0.0, 1.0)
+    };
+    let high = if passed == total {
+        1.0
+    } else {
+        (centre + half).clamp(0.0, 1.0)
+    };
+    (low, high)
+}
+
+/// A rate with its 95% Wilson score interval ([`wilson_interval`] at
+/// [`Z_95`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rate {
+    /// How many passed.
+    pub passed: u64,
+    /// Out of how many.
+    pub total: u64,
+    /// `passed / total`, in `[0, 1]`; 0 when `total` is 0.
+    pub rate: f64,
+    /// The lower bound of the 95% Wilson interval, in `[0, 1]`.
+    pub low: f64,
+    /// The upper bound of the 95% Wilson interval, in `[0, 1]`.
+    pub high: f64,
+}
+
+impl Rate {
+    /// The rate of `passed` out of `total` with its 95% Wilson interval
+    /// (`passed` above `total` is taken as `total`). With `total == 0`:
+    /// rate 0 and the interval `[0, 1]`.
+    #[must_use]
+    pub fn new(passed: u64, total: u64) -> Rate {
+        let passed = passed.min(total);
+        let (low, high) = wilson_interval(passed, total, Z_95);
+        let rate = if total == 0 {
+            0.0
+        } else {
+            passed as f64 / total as f64
+        };
+        Rate {
+            passed,
+            total,
+            rate,
+            low,
+            high,
+        }
+    }
+
+    /// How many did not pass (`total - passed`).
+    #[must_use]
+    pub fn failed(&self) -> u64 {
+        self.total - self.passed
+    }
+}
+
+/// The pass rate of one `expect` check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckStats {
+    /// The check's id (`evals[].expect[].id`).
+    pub id: String,
+    /// Executions whose verdict for this check was
+    /// [`Verdict::Pass`](crate::Verdict::Pass), out of the executions that
+    /// reported the check.
+    pub rate: Rate,
+}
+
+/// Token counts that the provider reported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenTotals {
+    /// The sum of the reported counts.
+    pub total: u64,
+    /// How many executions reported a count.
+    pub reported: u64,
+}
+
+/// One bucket of a latency histogram: executions whose latency `l`
+/// satisfies `low_ms <= l < high_ms` (a latency under 1 µs counts in the
+/// bucket of 1 µs).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyBucket {
+    /// The bucket's lower bound, in milliseconds.
+    pub low_ms: f64,
+    /// The bucket's upper bound (exclusive), in milliseconds.
+    pub high_ms: f64,
+    /// Executions in the bucket.
+    pub count: u64,
+}
+
+/// The latency distribution of a set of executions (wall-clock time of
+/// every attempt, [`ExecutionRecord::latency_ms`]), in milliseconds.
+///
+/// Percentiles are nearest-rank (the smallest latency at or below which
+/// at least that share of executions lies) read from a histogram of 100
+/// logarithmic buckets per decade: each is the geometric centre of its
+/// bucket, within 1.2% of the exact value, and clamped to
+/// `[min_ms, max_ms]`, which are exact. A latency that is not a finite
+/// non-negative number counts as 0 ms. Everything is `None` without executions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyStats {
+    /// The median, in milliseconds.
+    pub p50_ms: Option<f64>,
+    /// The 95th percentile, in milliseconds.
+    pub p95_ms: Option<f64>,
+    /// The smallest latency, in milliseconds.
+    pub min_ms: Option<f64>,
+    /// The largest latency, in milliseconds.
+    pub max_ms: Option<f64>,
+    /// The mean latency, in milliseconds.
+    pub mean_ms: Option<f64>,
+    /// The sum of the latencies, in milliseconds.
+    pub total_ms: f64,
+    /// The histogram for display: 10 logarithmic buckets per decade
+    /// (bounds `10^(k/10)` ms), contiguous from the bucket of the smallest
+    /// latency to that of the largest, empty buckets included. Empty
+    /// without executions.
+    pub histogram: Vec<LatencyBucket>,
+}
+
+/// The figures of a set of executions: one fixture's, one contract's or
+/// the whole run's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Executions counted.
+    pub executions: u64,
+    /// Executions that passed ([`ExecutionRecord::passed`]: a schema-valid
+    /// output and every check passed) out of all executions.
+    pub pass_rate: Rate,
+    /// Executions whose output was schema-valid out of all executions.
+    pub schema_valid_rate: Rate,
+    /// The pass rate of each check. For a fixture: its checks in the
+    /// fixture's order. For a contract or the run: pooled by check id over
+    /// the fixtures (in the order of [`RunStats::fixtures`], each id where
+    /// it is first seen).
+    pub checks: Vec<CheckStats>,
+    /// pass^N: every execution passed. For a contract, every fixture
+    /// passed all its repeats; for the run, every contract did. `false`
+    /// without executions.
+    pub pass_all: bool,
+    /// Distinct output fingerprints among schema-valid outputs. For a
+    /// contract or the run: the sum of its fixtures' counts.
+    pub distinct_outputs: u64,
+    /// The latency distribution.
+    pub latency: LatencyStats,
+    /// Prompt tokens reported.
+    pub input_tokens: TokenTotals,
+    /// Completion tokens reported.
+    pub output_tokens: TokenTotals,
+    /// Output tokens per second: the sum of the output tokens divided by
+    /// the sum of the latencies (in seconds) of the executions that
+    /// reported output tokens. `None` when none did (or their latencies
+    /// sum to 0).
+    pub output_tokens_per_s: Option<f64>,
+    /// Executions per failure code ([`ExecutionRecord::code`]), by code.
+    pub failure_codes: BTreeMap<String, u64>,
+    /// Executions reused from the history rather than executed.
+    pub cached: u64,
+}
+
+/// The statistics of one fixture.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FixtureStats {
+    /// The contract id.
+    pub contract: String,
+    /// The fixture id.
+    pub fixture: String,
+    /// The interaction fingerprint of the contract in this run, as given
+    /// to [`Accumulator::set_interaction_fingerprint`].
+    pub interaction_fingerprint: Option<String>,
+    /// The figures.
+    #[serde(flatten)]
+    pub summary: Summary,
+}
+
+/// The statistics of one contract, pooled over its fixtures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ContractStats {
+    /// The contract id.
+    pub contract: String,
+    /// The interaction fingerprint of the contract in this run, as given
+    /// to [`Accumulator::set_interaction_fingerprint`].
+    pub interaction_fingerprint: Option<String>,
+    /// Its fixtures that have executions.
+    pub fixtures: u64,
+    /// The figures.
+    #[serde(flatten)]
+    pub summary: Summary,
+}
+
+/// The statistics of the whole run, pooled over every fixture.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OverallStats {
+    /// Contracts that have executions.
+    pub contracts: u64,
+    /// Fixtures that have executions.
+    pub fixtures: u64,
+    /// The figures.
+    #[serde(flatten)]
+    pub summary: Summary,
+}
+
+/// The statistics of a run: what `templiqx eval --format json` prints.
+///
+/// Fixtures are sorted by contract id, then fixture id (byte-wise), and
+/// contracts by id, whatever the order the executions were pushed in.
+/// Only contracts and fixtures with at least one execution appear.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunStats {
+    /// Per fixture.
+    pub fixtures: Vec<FixtureStats>,
+    /// Per contract.
+    pub contracts: Vec<ContractStats>,
+    /// Over the run.
+    pub overall: OverallStats,
+}
+
+impl RunStats {
+    /// The statistics of one fixture.
+    #[must_use]
+    pub fn fixture(&self, contract: &str, fixture: &str) -> Option<&FixtureStats> {
+        self.fixtures
+            .binary_search_by(|f| {
+                (f.contract.as_str(), f.fixture.as_str()).cmp(&(contract, fixture))
+            })
+            .ok()
+            .map(|i| &self.fixtures[i])
+    }
+
+    /// The statistics of one contract.
+    #[must_use]
+    pub fn contract(&self, contract: &str) -> Option<&ContractStats> {
+        self.contracts
+            .binary_search_by(|c| c.contract.as_str().cmp(contract))
+            .ok()
+            .map(|i| &self.contracts[i])
+    }
+
+    /// The fixtures of one contract, in order.
+    pub fn fixtures_of<'a>(
+        &'a self,
+        contract: &'a str,
+    ) -> impl Iterator<Item = &'a FixtureStats> + 'a {
+        self.fixtures.iter().filter(move |f| f.contract == contract)
+    }
+}
+
+/// Fine histogram buckets per decade (bucket `i` holds `[10^(i/100),
+/// 10^((i+1)/100))` ms).
+const FINE_PER_DECADE: i32 = 100;
+/// Display buckets per decade; divides [`FINE_PER_DECADE`].
+const DISPLAY_PER_DECADE: i32 = 10;
+/// Latencies below this (1 µs) share its bucket.
+const MIN_BUCKETED_MS: f64 = 1e-3;
+/// Latencies above this (about 11.6 days) share its bucket.
+const MAX_BUCKETED_MS: f64 = 1e9;
+
+/// A sparse log-bucketed latency histogram: memory grows with the number
+/// of distinct buckets hit (at most 1,200), not with executions.
+#[derive(Clone, Debug, Default)]
+struct Histogram {
+    buckets: BTreeMap<i32, u64>,
+    count: u64,
+    sum_ms: f64,
+    min_ms: f64,
+    max_ms: f64,
+}
+
+/// A latency that is not a finite non-negative number counts as 0 ms.
+fn sanitize_latency(ms: f64) -> f64 {
+    if ms.is_finite() && ms >= 0.0 { ms } else { 0.0 }
+}
+
+fn fine_bucket(ms: f64) -> i32 {
+    let clamped = ms.clamp(MIN_BUCKETED_MS, MAX_BUCKETED_MS);
+    // In range: |log10| <= 9, so the product fits an i32 exactly.
+    (clamped.log10() * f64::from(FINE_PER_DECADE)).floor() as i32
+}
+
+impl Histogram {
+    fn record(&mut self, ms: f64) {
+        let ms = sanitize_latency(ms);
+        *self.buckets.entry(fine_bucket(ms)).or_insert(0) += 1;
+        if self.count == 0 {
+            self.min_ms = ms;
+            self.max_ms = ms;
+        } else {
+            self.min_ms = self.min_ms.min(ms);
+            self.max_ms = self.max_ms.max(ms);
+        }
+        self.count += 1;
+        self.sum_ms += ms;
+    }
+
+    fn merge(&mut self, other: &Histogram) {
+        if other.count == 0 {
+            return;
+        }
+        for (&bucket, &count) in &other.buckets {
+            *self.buckets.entry(bucket).or_insert(0) += count;
+        }
+        if self.count == 0 {
+            self.min_ms = other.min_ms;
+            self.max_ms = other.max_ms;
+        } else {
+            self.min_ms = self.min_ms.min(other.min_ms);
+            self.max_ms = self.max_ms.max(other.max_ms);
+        }
+        self.count += other.count;
+        self.sum_ms += other.sum_ms;
+    }
+
+    /// The nearest-rank percentile `q` in `(0, 1]`.
+    fn percentile(&self, q: f64) -> Option<f64> {
+        if self.count == 0 {
+            return None;
+        }
+        let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
+        // The extremes are kept exactly.
+        if rank == 1 {
+            return Some(self.min_ms);
+        }
+        if rank == self.count {
+            return Some(self.max_ms);
+        }
+        let mut seen = 0;
+        for (&bucket, &count) in &self.buckets {
+            seen += count;
+            if seen >= rank {
+                let centre = 10f64.powf((f64::from(bucket) + 0.5) / f64::from(FINE_PER_DECADE));
+                return Some(centre.clamp(self.min_ms, self.max_ms));
+            }
+        }
+        Some(self.max_ms)
+    }
+
+    fn display(&self) -> Vec<LatencyBucket> {
+        let step = FINE_PER_DECADE / DISPLAY_PER_DECADE;
+        let (Some((&first, _)), Some((&last, _))) = (
+            self.buckets.first_key_value(),
+            self.buckets.last_key_value(),
+        ) else {
+            return Vec::new();
+        };
+        let (first, last) = (first.div_euclid(step), last.div_euclid(step));
+        let mut counts = vec![0u64; (last - first + 1) as usize];
+        for (&bucket, &count) in &self.buckets {
+            counts[(bucket.div_euclid(step) - first) as usize] += count;
+        }
+        let bound = |k: i32| 10f64.powf(f64::from(k) / f64::from(DISPLAY_PER_DECADE));
+        counts
+            .into_iter()
+            .zip(first..)
+            .map(|(count, k)| LatencyBucket {
+                low_ms: bound(k),
+                high_ms: bound(k + 1),
+                count,
+            })
+            .collect()
+    }
+
+    fn stats(&self) -> LatencyStats {
+        let some = |v: f64| (self.count > 0).then_some(v);
+        LatencyStats {
+            p50_ms: self.percentile(0.50),
+            p95_ms: self.percentile(0.95),
+            min_ms: some(self.min_ms),
+            max_ms: some(self.max_ms),
+            mean_ms: some(self.sum_ms / self.count.max(1) as f64),
+            total_ms: self.sum_ms,
+            histogram: self.display(),
+        }
+    }
+}
+
+/// Counts of a check.
+#[derive(Clone, Debug)]
+struct CheckCount {
+    id: String,
+    passed: u64,
+    total: u64,
+}
+
+/// What is kept of a set of executions.
+#[derive(Clone, Debug, Default)]
+struct Counts {
+    executions: u64,
+    passed: u64,
+    schema_valid: u64,
+    checks: Vec<CheckCount>,
+    latency: Histogram,
+    input_tokens: TokenTotals,
+    output_tokens: TokenTotals,
+    /// The latencies of the executions that reported output tokens, in ms.
+    output_latency_ms: f64,
+    failure_codes: BTreeMap<String, u64>,
+    cached: u64,
+}
+
+impl Counts {
+    fn push(&mut self, record: &ExecutionRecord) {
+        self.executions += 1;
+        self.passed += u64::from(record.passed());
+        self.schema_valid += u64::from(record.schema_valid);
+        for check in &record.checks {
+            let pass = u64::from(check.verdict == crate::Verdict::Pass);
+            match self.checks.iter_mut().find(|c| c.id == check.id) {
+                Some(count) => {
+                    count.passed += pass;
+                    count.total += 1;
+                }
+                None => self.checks.push(CheckCount {
+                    id: check.id.clone(),
+                    passed: pass,
+                    total: 1,
+                }),
+            }
+        }
+        self.latency.record(record.latency_ms);
+        if let Some(tokens) = record.input_tokens {
+            self.input_tokens.total = self.input_tokens.total.saturating_add(tokens);
+            self.input_tokens.reported += 1;
+        }
+        if let Some(tokens) = record.output_tokens {
+            self.output_tokens.total = self.output_tokens.total.saturating_add(tokens);
+            self.output_tokens.reported += 1;
+            self.output_latency_ms += sanitize_latency(record.latency_ms);
+        }
+        if let Some(code) = &record.code {
+            match self.failure_codes.get_mut(code) {
+                Some(n) => *n += 1,
+                None => {
+                    self.failure_codes.insert(code.clone(), 1);
+                }
+            }
+        }
+        self.cached += u64::from(record.cached);
+    }
+
+    fn summary(&self, checks: Vec<CheckStats>, pass_all: bool, distinct_outputs: u64) -> Summary {
+        let output_tokens_per_s = (self.output_tokens.reported > 0 && self.output_latency_ms > 0.0)
+            .then(|| self.output_tokens.total as f64 / (self.output_latency_ms / 1000.0));
+        Summary {
+            executions: self.executions,
+            pass_rate: Rate::new(self.passed, self.executions),
+            schema_valid_rate: Rate::new(self.schema_valid, self.executions),
+            checks,
+            pass_all,
+            distinct_outputs,
+            latency: self.latency.stats(),
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            output_tokens_per_s,
+            failure_codes: self.failure_codes.clone(),
+            cached: self.cached,
+        }
+    }
+}
+
+/// Pools counts of several fixtures (a contract's or the run's).
+#[derive(Default)]
+struct Pool {
+    counts: Counts,
+    check_index: HashMap<String, usize>,
+    pass_all: bool,
+    distinct_outputs: u64,
+    fixtures: u64,
+}
+
+impl Pool {
+    fn new() -> Pool {
+        Pool {
+            pass_all: true,
+            ..Pool::default()
+        }
+    }
+
+    fn add(&mut self, fixture: &FixtureAcc) {
+        let (into, from) = (&mut self.counts, &fixture.counts);
+        into.executions += from.executions;
+        into.passed += from.passed;
+        into.schema_valid += from.schema_valid;
+        for check in &from.checks {
+            match self.check_index.get(&check.id) {
+                Some(&i) => {
+                    into.checks[i].passed += check.passed;
+                    into.checks[i].total += check.total;
+                }
+                None => {
+                    self.check_index.insert(check.id.clone(), into.checks.len());
+                    into.checks.push(check.clone());
+                }
+            }
+        }
+        into.latency.merge(&from.latency);
+        into.input_tokens.total = into
+            .input_tokens
+            .total
+            .saturating_add(from.input_tokens.total);
+        into.input_tokens.reported += from.input_tokens.reported;
+        into.output_tokens.total = into
+            .output_tokens
+            .total
+            .saturating_add(from.output_tokens.total);
+        into.output_tokens.reported += from.output_tokens.reported;
+        into.output_latency_ms += from.output_latency_ms;
+        for (code, n) in &from.failure_codes {
+            *into.failure_codes.entry(code.clone()).or_insert(0) += n;
+        }
+        into.cached += from.cached;
+        self.pass_all &= fixture.pass_all();
+        self.distinct_outputs += fixture.outputs.len() as u64;
+        self.fixtures += 1;
+    }
+
+    fn summary(&self) -> Summary {
+        self.counts.summary(
+            check_stats(&self.counts.checks),
+            self.pass_all && self.counts.executions > 0,
+            self.distinct_outputs,
+        )
+    }
+}
+
+fn check_stats(checks: &[CheckCount]) -> Vec<CheckStats> {
+    checks
+        .iter()
+        .map(|c| CheckStats {
+            id: c.id.clone(),
+            rate: Rate::new(c.passed, c.total),
+        })
+        .collect()
+}
+
+/// What is kept of one fixture.
+#[derive(Clone, Debug, Default)]
+struct FixtureAcc {
+    counts: Counts,
+    outputs: BTreeSet<String>,
+}
+
+impl FixtureAcc {
+    fn pass_all(&self) -> bool {
+        self.counts.executions > 0 && self.counts.passed == self.counts.executions
+    }
+}
+
+/// Accumulates the executions of a run into [`RunStats`], in memory flat in
+/// the number of executions (`docs/eval.md`, "Statistics").
+///
+/// Push each execution once ([`Accumulator::push`]), in any order across
+/// contracts and fixtures; register each contract's interaction
+/// fingerprint with [`Accumulator::set_interaction_fingerprint`] (at any
+/// time before [`Accumulator::stats`]) so that a comparison can tell when
+/// the interaction changed.
+#[derive(Clone, Debug, Default)]
+pub struct Accumulator {
+    /// contract → fixture → counts.
+    fixtures: BTreeMap<String, BTreeMap<String, FixtureAcc>>,
+    /// contract → interaction fingerprint.
+    interactions: BTreeMap<String, String>,
+    executions: u64,
+}
+
+impl Accumulator {
+    /// An empty accumulator.
+    #[must_use]
+    pub fn new() -> Accumulator {
+        Accumulator::default()
+    }
+
+    /// Records the interaction fingerprint of `contract` in this run
+    /// (`sha256:` + 64 hex digits; `docs/format.md`, "Fingerprints"),
+    /// reported on the contract's and its fixtures' statistics. A second
+    /// call for the same contract replaces the first.
+    pub fn set_interaction_fingerprint(&mut self, contract: &str, fingerprint: &str) {
+        self.interactions
+            .insert(contract.to_owned(), fingerprint.to_owned());
+    }
+
+    /// Counts one execution.
+    pub fn push(&mut self, record: &ExecutionRecord) {
+        let fixtures = match self.fixtures.get_mut(&record.contract) {
+            Some(fixtures) => fixtures,
+            None => self.fixtures.entry(record.contract.clone()).or_default(),
+        };
+        let fixture = match fixtures.get_mut(&record.fixture) {
+            Some(fixture) => fixture,
+            None => fixtures.entry(record.fixture.clone()).or_default(),
+        };
+        fixture.counts.push(record);
+        if record.schema_valid
+            && let Some(fp) = &record.output_fingerprint
+            && !fixture.outputs.contains(fp)
+        {
+            fixture.outputs.insert(fp.clone());
+        }
+        self.executions += 1;
+    }
+
+    /// Executions pushed so far.
+    #[must_use]
+    pub fn executions(&self) -> u64 {
+        self.executions
+    }
+
+    /// The statistics of what was pushed so far.
+    #[must_use]
+    pub fn stats(&self) -> RunStats {
+        let mut fixtures = Vec::new();
+        let mut contracts = Vec::new();
+        let mut overall = Pool::new();
+        for (contract, contract_fixtures) in &self.fixtures {
+            let interaction_fingerprint = self.interactions.get(contract).cloned();
+            let mut pool = Pool::new();
+            for (fixture, acc) in contract_fixtures {
+                pool.add(acc);
+                overall.add(acc);
+                fixtures.push(FixtureStats {
+                    contract: contract.clone(),
+                    fixture: fixture.clone(),
+                    interaction_fingerprint: interaction_fingerprint.clone(),
+                    summary: acc.counts.summary(
+                        check_stats(&acc.counts.checks),
+                        acc.pass_all(),
+                        acc.outputs.len() as u64,
+                    ),
+                });
+            }
+            contracts.push(ContractStats {
+                contract: contract.clone(),
+                interaction_fingerprint,
+                fixtures: pool.fixtures,
+                summary: pool.summary(),
+            });
+        }
+        RunStats {
+            overall: OverallStats {
+                contracts: contracts.len() as u64,
+                fixtures: overall.fixtures,
+                summary: overall.summary(),
+            },
+            fixtures,
+            contracts,
+        }
+    }
+}
+
+impl<'a> Extend<&'a ExecutionRecord> for Accumulator {
+    fn extend<I: IntoIterator<Item = &'a ExecutionRecord>>(&mut self, records: I) {
+        for record in records {
+            self.push(record);
+        }
+    }
+}
+
+/// Which pass rate [`Gate::min_pass_rate`] applies to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateScope {
+    /// Every fixture's own pass rate.
+    #[default]
+    Fixture,
+    /// The pass rate pooled over every execution of the run.
+    Overall,
+}
+
+/// When a run passes (`docs/eval.md`, "Gating and exit status").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Gate {
+    /// The least pass rate `R`, in `[0, 1]`. It is compared with the
+    /// observed pass rate (`passed / executions`), not with a bound of its
+    /// interval: a subject fails when its rate is below `R`.
+    pub min_pass_rate: Option<f64>,
+    /// Which pass rate `min_pass_rate` applies to.
+    pub per: GateScope,
+    /// Fail on every regression of the [`Comparison`] (a fixture's pass
+    /// rate, schema-valid rate or check rate significantly lower than the
+    /// baseline's; [`RateComparison::regression`]), whatever `per` says.
+    /// Without a comparison there is nothing to fail on.
+    pub fail_on_regression: bool,
+}
+
+/// Why a run failed its gate, for one subject.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GateFailure {
+    /// The contract; `None` for the whole run ([`GateScope::Overall`]).
+    pub contract: Option<String>,
+    /// The fixture; `None` for the whole run.
+    pub fixture: Option<String>,
+    /// Why, in one line.
+    pub reason: String,
+}
+
+/// The outcome of a [`Gate`]. The default is a pass with no failure.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GateVerdict {
+    /// No failure.
+    pub passed: bool,
+    /// Every failure: the whole run's first, then by contract and fixture
+    /// in the order of [`RunStats::fixtures`], a fixture's pass-rate
+    /// failure before its regressions.
+    pub failures: Vec<GateFailure>,
+}
+
+impl Default for GateVerdict {
+    fn default() -> GateVerdict {
+        GateVerdict {
+            passed: true,
+            failures: Vec::new(),
+        }
+    }
+}
+
+impl GateVerdict {
+    /// The failures of one fixture.
+    pub fn failures_of<'a>(
+        &'a self,
+        contract: &'a str,
+        fixture: &'a str,
+    ) -> impl Iterator<Item = &'a GateFailure> + 'a {
+        self.failures.iter().filter(move |f| {
+            f.contract.as_deref() == Some(contract) && f.fixture.as_deref() == Some(fixture)
+        })
+    }
+
+    /// The failures of the whole run (no contract, no fixture).
+    pub fn overall_failures(&self) -> impl Iterator<Item = &GateFailure> + '_ {
+        self.failures
+            .iter()
+            .filter(|f| f.contract.is_none() && f.fixture.is_none())
+    }
+}
+
+/// A rate as `0.8 (8/10)` for messages.
+pub(crate) fn describe_rate(rate: &Rate) -> String {
+    format!("{:.4} ({}/{})", rate.rate, rate.passed, rate.total)
+}
+
+impl Gate {
+    /// Evaluates the gate on a run's statistics and, for
+    /// [`Gate::fail_on_regression`], its comparison with a baseline.
+    #[must_use]
+    pub fn evaluate(&self, stats: &RunStats, comparison: Option<&Comparison>) -> GateVerdict {
+        let mut failures = Vec::new();
+        if let (Some(min), GateScope::Overall) = (self.min_pass_rate, self.per) {
+            let rate = &stats.overall.summary.pass_rate;
+            if rate.rate < min {
+                failures.push(GateFailure {
+                    contract: None,
+                    fixture: None,
+                    reason: format!(
+                        "overall pass rate {} is below the minimum {min}",
+                        describe_rate(rate)
+                    ),
+                });
+            }
+        }
+        let compared: HashMap<(&str, &str), &crate::compare::FixtureComparison> = comparison
+            .filter(|_| self.fail_on_regression)
+            .map(|c| {
+                c.fixtures
+                    .iter()
+                    .map(|f| ((f.contract.as_str(), f.fixture.as_str()), f))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for fixture in &stats.fixtures {
+            let fail = |reason: String| GateFailure {
+                contract: Some(fixture.contract.clone()),
+                fixture: Some(fixture.fixture.clone()),
+                reason,
+            };
+            if let (Some(min), GateScope::Fixture) = (self.min_pass_rate, self.per) {
+                let rate = &fixture.summary.pass_rate;
+                if rate.rate < min {
+                    failures.push(fail(format!(
+                        "pass rate {} is below the minimum {min}",
+                        describe_rate(rate)
+                    )));
+                }
+            }
+            let Some(cmp) = compared.get(&(fixture.contract.as_str(), fixture.fixture.as_str()))
+            else {
+                continue;
+            };
+            let regression = |what: &str, r: &RateComparison| {
+                fail(format!(
+                    "regression: {what} fell from {} to {} (Fisher's exact test p = {:.4e})",
+                    describe_rate(&r.baseline),
+                    describe_rate(&r.current),
+                    r.p_value
+                ))
+            };
+            if cmp.pass_rate.regression {
+                failures.push(regression("pass rate", &cmp.pass_rate));
+            }
+            if cmp.schema_valid_rate.regression {
+                failures.push(regression("schema-valid rate", &cmp.schema_valid_rate));
+            }
+            for check in &cmp.checks {
+                if check.comparison.regression {
+                    failures.push(regression(
+                        &format!("check `{}`", check.id),
+                        &check.comparison,
+                    ));
+                }
+            }
+        }
+        GateVerdict {
+            passed: failures.is_empty(),
+            failures,
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::record::{CheckVerdict, Verdict};
+
+    /// A record for tests.
+    pub(crate) fn record(
+        contract: &str,
+        fixture: &str,
+        repeat: u32,
+        schema_valid: bool,
+        checks: &[(&str, Verdict)],
+        latency_ms: f64,
+    ) -> ExecutionRecord {
+        ExecutionRecord {
+            contract: contract.into(),
+            fixture: fixture.into(),
+            repeat,
+            code: (!schema_valid).then(|| "TQX_OUTPUT_SCHEMA".to_owned()),
+            schema_valid,
+            checks: checks
+                .iter()
+                .map(|(id, verdict)| CheckVerdict {
+                    id: (*id).into(),
+                    verdict: if schema_valid {
+                        *verdict
+                    } else {
+                        Verdict::NotRun
+                    },
+                })
+                .collect(),
+            latency_ms,
+            input_tokens: schema_valid.then_some(100),
+            output_tokens: schema_valid.then_some(20),
+            attempts: 1,
+            output_fingerprint: schema_valid.then(|| format!("sha256:{:064x}", repeat % 2)),
+            cached: false,
+        }
+    }
+
+    fn close(a: f64, b: f64, tolerance: f64) -> bool {
+        (a - b).abs() <= tolerance
+    }
+
+    #[test]
+    fn wilson_matches_known_values() {
+        // (passed, total, low, high) to 4 decimals: 0/10, 10/10 and 5/10
+        // the usual textbook values; the others the worked examples of
+        // R. G. Newcombe, "Two-sided confidence intervals for the single
+        // proportion", Statist. Med. 17 (1998) 857–872, score method
+        // without continuity correction.
+        let cases = [
+            (0, 10, 0.0, 0.2775),
+            (10, 10, 0.7225, 1.0),
+            (5, 10, 0.2366, 0.7634),
+            (81, 263, 0.2553, 0.3662),
+            (15, 148, 0.0624, 0.1605),
+            (0, 20, 0.0, 0.1611),
+            (1, 29, 0.0061, 0.1718),
+        ];
+        for (passed, total, low, high) in cases {
+            let (l, h) = wilson_interval(passed, total, Z_95);
+            assert!(
+                close(l, low, 5e-5) && close(h, high, 5e-5),
+                "{passed}/{total}: [{l}, {h}], expected [{low}, {high}]"
+            );
+        }
+        // Full precision against SciPy 1.18 `binomtest(k, n)
+        // .proportion_ci(method="wilson")` (z = 1.959963984540054; the
+        // difference of z moves the bounds by less than 1e-8).
+        let (l, h) = wilson_interval(999, 1000, Z_95);
+        assert!(close(l, 0.994_357_441_402_042_1, 1e-8), "{l}");
+        assert!(close(h, 0.999_823_453_629_373_9, 1e-8), "{h}");
+        assert_eq!(wilson_interval(0, 0, Z_95), (0.0, 1.0));
+        assert_eq!(wilson_interval(0, 10, Z_95).0, 0.0);
+        assert_eq!(wilson_interval(10, 10, Z_95).1, 1.0);
+    }
+
+    #[test]
+    fn rate_is_passed_over_total() {
+        let r = Rate::new(3, 4);
+        assert_eq!((r.passed, r.total, r.rate, r.failed()), (3, 4, 0.75, 1));
+        assert!(r.low < 0.75 && 0.75 < r.high);
+        let empty = Rate::new(0, 0);
+        assert_eq!((empty.rate, empty.low, empty.high), (0.0, 0.0, 1.0));
+    }
+
+    fn sample() -> Vec<ExecutionRecord> {
+        let mut records = Vec::new();
+        // c1::a: 10 repeats, 8 pass; repeat 3 fails schema, repeat 7 fails
+        // check "b".
+        for repeat in 0..10 {
+            let valid = repeat != 3;
+            let b = if repeat == 7 {
+                Verdict::Fail
+            } else {
+                Verdict::Pass
+            };
+            records.push(record(
+                "c1",
+                "a",
+                repeat,
+                valid,
+                &[("x", Verdict::Pass), ("b", b)],
+                100.0 * f64::from(repeat + 1),
+            ));
+        }
+        // c1::z: 2 repeats, all pass.
+        for repeat in 0..2 {
+            records.push(record(
+                "c1",
+                "z",
+                repeat,
+                true,
+                &[("x", Verdict::Pass)],
+                50.0,
+            ));
+        }
+        // c0::m: 3 repeats, all pass.
+        for repeat in 0..3 {
+            records.push(record("c0", "m", repeat, true, &[], 10.0));
+        }
+        records
+    }
+
+    #[test]
+    fn accumulates_per_fixture_contract_and_run() {
+        let mut acc = Accumulator::new();
+        acc.set_interaction_fingerprint("c1", "sha256:11");
+        acc.extend(&sample());
+        let stats = acc.stats();
+        let ids: Vec<_> = stats
+            .fixtures
+            .iter()
+            .map(|f| format!("{}::{}", f.contract, f.fixture))
+            .collect();
+        assert_eq!(ids, ["c0::m", "c1::a", "c1::z"]);
+
+        let a = stats.fixture("c1", "a").unwrap();
+        assert_eq!(a.interaction_fingerprint.as_deref(), Some("sha256:11"));
+        let s = &a.summary;
+        assert_eq!(s.executions, 10);
+        assert_eq!(s.pass_rate, Rate::new(8, 10));
+        assert_eq!(s.schema_valid_rate, Rate::new(9, 10));
+        assert_eq!(s.checks.len(), 2);
+        assert_eq!(
+            (s.checks[0].id.as_str(), s.checks[0].rate),
+            ("x", Rate::new(9, 10))
+        );
+        assert_eq!(
+            (s.checks[1].id.as_str(), s.checks[1].rate),
+            ("b", Rate::new(8, 10))
+        );
+        assert!(!s.pass_all);
+        assert_eq!(s.distinct_outputs, 2);
+        assert_eq!(
+            s.failure_codes,
+            BTreeMap::from([("TQX_OUTPUT_SCHEMA".into(), 1)])
+        );
+        assert_eq!(
+            s.input_tokens,
+            TokenTotals {
+                total: 900,
+                reported: 9
+            }
+        );
+        assert_eq!(
+            s.output_tokens,
+            TokenTotals {
+                total: 180,
+                reported: 9
+            }
+        );
+        // Latencies 100..=1000 ms; the invalid repeat (400 ms) reported no
+        // tokens: 180 tokens over 5.1 s.
+        let tps = s.output_tokens_per_s.unwrap();
+        assert!(close(tps, 180.0 / 5.1, 1e-9), "{tps}");
+        // Nearest rank: p50 is the 5th (500 ms), p95 the 10th (1000 ms).
+        assert!(close(s.latency.p50_ms.unwrap(), 500.0, 500.0 * 0.012));
+        assert_eq!(s.latency.p95_ms, Some(1000.0));
+        assert_eq!(s.latency.min_ms, Some(100.0));
+        assert_eq!(s.latency.max_ms, Some(1000.0));
+        assert_eq!(s.latency.mean_ms, Some(550.0));
+        assert_eq!(s.latency.histogram.iter().map(|b| b.count).sum::<u64>(), 10);
+
+        let c1 = stats.contract("c1").unwrap();
+        assert_eq!(c1.fixtures, 2);
+        assert_eq!(c1.interaction_fingerprint.as_deref(), Some("sha256:11"));
+        assert_eq!(c1.summary.executions, 12);
+        assert_eq!(c1.summary.pass_rate, Rate::new(10, 12));
+        assert!(!c1.summary.pass_all);
+        assert_eq!(c1.summary.checks[0].rate, Rate::new(11, 12));
+        assert_eq!(c1.summary.checks[1].rate, Rate::new(8, 10));
+        // The sum over fixtures (a: 2, z: 2), not the union.
+        assert_eq!(c1.summary.distinct_outputs, 4);
+        let c0 = stats.contract("c0").unwrap();
+        assert!(c0.summary.pass_all);
+        assert_eq!(c0.interaction_fingerprint, None);
+        assert!(stats.fixture("c0", "m").unwrap().summary.pass_all);
+        assert_eq!(stats.fixture("c0", "m").unwrap().summary.checks, []);
+
+        assert_eq!(stats.overall.contracts, 2);
+        assert_eq!(stats.overall.fixtures, 3);
+        assert_eq!(stats.overall.summary.executions, 15);
+        assert_eq!(stats.overall.summary.pass_rate, Rate::new(13, 15));
+        assert!(!stats.overall.summary.pass_all);
+        assert_eq!(stats.fixtures_of("c1").count(), 2);
+    }
+
+    #[test]
+    fn order_of_pushes_does_not_matter() {
+        let records = sample();
+        let mut forward = Accumulator::new();
+        forward.extend(&records);
+        let mut backward = Accumulator::new();
+        backward.extend(records.iter().rev());
+        assert_eq!(forward.stats(), backward.stats());
+        assert_eq!(forward.executions(), 15);
+    }
+
+    #[test]
+    fn empty_run() {
+        let stats = Accumulator::new().stats();
+        assert!(stats.fixtures.is_empty() && stats.contracts.is_empty());
+        let s = &stats.overall.summary;
+        assert_eq!(s.executions, 0);
+        assert!(!s.pass_all);
+        assert_eq!(s.latency.p50_ms, None);
+        assert!(s.latency.histogram.is_empty());
+        assert_eq!(s.output_tokens_per_s, None);
+    }
+
+    #[test]
+    fn latency_percentiles_stay_within_the_bucket_error() {
+        let mut h = Histogram::default();
+        for i in 1..=10_000u32 {
+            h.record(f64::from(i) * 0.37);
+        }
+        for (q, exact) in [(0.5, 5_000.0 * 0.37), (0.95, 9_500.0 * 0.37)] {
+            let estimate = h.percentile(q).unwrap();
+            assert!(
+                ((estimate - exact) / exact).abs() < 0.012,
+                "{q}: {estimate} vs {exact}"
+            );
+        }
+        // Flat memory: 10,000 values in at most 100 buckets per decade.
+        assert!(h.buckets.len() <= 401, "{}", h.buckets.len());
+        let display = h.display();
+        assert_eq!(display.iter().map(|b| b.count).sum::<u64>(), 10_000);
+        assert!(display.first().unwrap().low_ms <= 0.37);
+        assert!(display.last().unwrap().high_ms > 3700.0);
+        for pair in display.windows(2) {
+            assert!(close(
+                pair[0].high_ms,
+                pair[1].low_ms,
+                1e-9 * pair[1].low_ms
+            ));
+        }
+        // Degenerate latencies still count.
+        let mut h = Histogram::default();
+        for ms in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e12] {
+            h.record(ms);
+        }
+        assert_eq!(h.count, 5);
+        assert!(h.percentile(0.5).unwrap() < 0.0011);
+        assert_eq!(h.percentile(0.01), Some(0.0));
+        assert_eq!(h.percentile(1.0), Some(1e12));
+    }
+
+    #[test]
+    fn serializes_flat() {
+        let mut acc = Accumulator::new();
+        acc.extend(&sample());
+        let stats = acc.stats();
+        let json = serde_json::to_value(&stats).unwrap();
+        let fixture = &json["fixtures"][1];
+        assert_eq!(fixture["contract"], "c1");
+        assert_eq!(fixture["pass_rate"]["passed"], 8);
+        assert_eq!(json["overall"]["executions"], 15);
+        let back: RunStats = serde_json::from_value(json).unwrap();
+        assert_eq!(back, stats);
+    }
+
+    fn stats_with(fixtures: &[(&str, &str, u32, u32)]) -> RunStats {
+        let mut acc = Accumulator::new();
+        for &(contract, fixture, passed, total) in fixtures {
+            for repeat in 0..total {
+                let verdict = if repeat < passed {
+                    Verdict::Pass
+                } else {
+                    Verdict::Fail
+                };
+                acc.push(&record(
+                    contract,
+                    fixture,
+                    repeat,
+                    true,
+                    &[("ok", verdict)],
+                    1.0,
+                ));
+            }
+        }
+        acc.stats()
+    }
+
+    #[test]
+    fn gate_per_fixture_and_overall() {
+        let stats = stats_with(&[("c", "good", 10, 10), ("c", "bad", 7, 10)]);
+        let gate = Gate {
+            min_pass_rate: Some(0.8),
+            ..Gate::default()
+        };
+        let verdict = gate.evaluate(&stats, None);
+        assert!(!verdict.passed);
+        assert_eq!(verdict.failures.len(), 1);
+        assert_eq!(verdict.failures_of("c", "bad").count(), 1);
+        assert_eq!(verdict.failures_of("c", "good").count(), 0);
+        assert!(verdict.failures[0].reason.contains("0.7000 (7/10)"));
+
+        // The observed rate is compared, not the interval: 0.85 ≥ 0.85.
+        let overall = Gate {
+            min_pass_rate: Some(0.85),
+            per: GateScope::Overall,
+            fail_on_regression: false,
+        };
+        assert!(overall.evaluate(&stats, None).passed);
+        let overall = Gate {
+            min_pass_rate: Some(0.86),
+            ..overall
+        };
+        let verdict = overall.evaluate(&stats, None);
+        assert!(!verdict.passed);
+        assert_eq!(verdict.overall_failures().count(), 1);
+        assert!(Gate::default().evaluate(&stats, None).passed);
+    }
+
+    #[test]
+    fn gate_on_regression() {
+        let baseline = stats_with(&[("c", "f", 20, 20), ("c", "g", 10, 10)]);
+        let current = stats_with(&[("c", "f", 10, 20), ("c", "g", 9, 10)]);
+        let comparison = crate::compare::compare(&baseline, &current);
+        let gate = Gate {
+            fail_on_regression: true,
+            ..Gate::default()
+        };
+        let verdict = gate.evaluate(&current, Some(&comparison));
+        assert!(!verdict.passed);
+        // f: the pass rate and check `ok` regressed; g: not significant.
+        let reasons: Vec<_> = verdict
+            .failures_of("c", "f")
+            .map(|f| f.reason.as_str())
+            .collect();
+        assert_eq!(reasons.len(), 2, "{reasons:?}");
+        assert!(
+            reasons[0]
+                .starts_with("regression: pass rate fell from 1.0000 (20/20) to 0.5000 (10/20)")
+        );
+        assert!(reasons[1].contains("check `ok`"));
+        assert_eq!(verdict.failures_of("c", "g").count(), 0);
+        assert!(gate.evaluate(&current, None).passed);
+        let ignoring = Gate::default();
+        assert!(ignoring.evaluate(&current, Some(&comparison)).passed);
+    }
+}
