@@ -106,8 +106,10 @@ pub struct RunInfo {
     pub provider: String,
     /// The model name sent (`fake` for the fake provider).
     pub model: String,
-    /// The sampling parameters sent, as a JSON object text (`{}` when the
-    /// contract's runtime policy sets none).
+    /// The sampling parameters sent, per contract: JSON object text mapping
+    /// each contract id to the `temperature`, `top_p` and
+    /// `max_output_tokens` its runtime policy sets (`{}` for none). Each
+    /// execution's own are in its history key.
     pub sampling: String,
     /// Repeats per fixture.
     pub repeat: u32,

@@ -215,9 +215,18 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
         started_at: jiff::Timestamp::now().to_string(),
         provider: provider_name.to_owned(),
         model: model.clone(),
-        sampling: fixtures
-            .first()
-            .map_or_else(|| "{}".to_owned(), |f| f.key.sampling.clone()),
+        // Per contract: each sends its own runtime policy's.
+        sampling: {
+            let by_contract: serde_json::Map<String, serde_json::Value> = contracts
+                .iter()
+                .map(|(id, interaction)| {
+                    let text = sampling(interaction);
+                    let value = serde_json::from_str(&text).unwrap_or_default();
+                    ((*id).to_owned(), value)
+                })
+                .collect();
+            serde_json::Value::Object(by_contract).to_string()
+        },
         repeat: options.repeat,
     };
     let run_id = history.begin_run(&run).map_err(io::Error::other);
