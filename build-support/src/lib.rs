@@ -44,6 +44,7 @@
 //! | compile a parsed (and composed) contract with options | [`compile_contract`], [`CompileOptions`] |
 //! | compile the `expect` checks of its eval fixtures (for `templiqx::evaluate_check`) | [`compile_checks`] |
 //! | load and compile packages and contract files (includes, dependencies, tool contracts) | [`Loader`] → [`CompiledContract`]s, reading through [`Sources`] / [`SourceFile`]; a package's [`Manifest`] ([`MANIFEST`], [`manifest_fingerprint`]), [`Package`], [`ToolContract`]; [`MAX_INCLUDE_DEPTH`]; [`relative_to`] names files as diagnostics do |
+//! | compile what an editor shows, or track every file a build depends on | [`Loader::with_file_system`] over a [`FileSystem`]: [`RealFileSystem`] (the disk), [`Overlay`] (in-memory documents over another); [`Loader::files_read`], [`Loader::looked_for`] |
 //! | generate Rust for compiled contracts | [`codegen::generate`], [`codegen::generate_all`] with [`codegen::Options`]; [`codegen::format_file`] |
 //! | do both from `build.rs` | [`Builder`] → [`Generated`], [`BuildError`] |
 //! | show diagnostics with source snippets | [`report`] |
@@ -60,6 +61,7 @@ mod check;
 pub mod codegen;
 mod compile;
 pub mod dto;
+mod file_system;
 #[cfg(feature = "json-schema")]
 pub mod json_schema;
 mod package;
@@ -73,6 +75,7 @@ pub mod yaml;
 pub use builder::{BuildError, Builder, Generated};
 pub use check::{CompileOptions, compile_checks, compile_contract};
 pub use compile::{Compilation, compile_str, parse_file, parse_str, validate_str};
+pub use file_system::{FileSystem, Overlay, RealFileSystem};
 pub use package::{
     CompiledContract, Loader, MANIFEST, MAX_INCLUDE_DEPTH, Manifest, Package, ToolContract,
     manifest_fingerprint, relative_to,

@@ -110,6 +110,14 @@ impl From<std::io::Error> for ReadError {
 pub fn read_bytes(reader: impl Read) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     reader.take(MAX_SOURCE_BYTES + 1).read_to_end(&mut bytes)?;
+    check_size(bytes)
+}
+
+/// `bytes`, when there are at most [`MAX_SOURCE_BYTES`].
+///
+/// # Errors
+/// `InvalidData` when there are more.
+pub(crate) fn check_size(bytes: Vec<u8>) -> std::io::Result<Vec<u8>> {
     if bytes.len() as u64 > MAX_SOURCE_BYTES {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,

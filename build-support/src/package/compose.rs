@@ -2,7 +2,7 @@
 //! nodes expanded (recursively, cycle-checked, path-confined to the package
 //! root or a dependency's root) and pinned tool-contract schemas inlined.
 
-use super::paths::confine;
+use super::paths::{Unconfined, confine};
 use super::{IncludeRoot, Loader, MAX_INCLUDE_DEPTH, ReadFailure};
 use crate::dto::{ComponentDecl, ContentNode, Contract, FileId, Loc, NodeKind};
 use crate::parse::parse_partial;
@@ -161,12 +161,19 @@ impl Loader {
     ) -> Option<Vec<ContentNode>> {
         let package = self.include_package(root, loc, from_dependency, diags)?;
         let base = self.packages[package].root.clone();
-        let target = match confine(&base, path) {
+        let target = match confine(&*self.fs, &base, path) {
             Ok(t) => t,
-            Err(reason) => {
+            Err(unconfined) => {
+                if let Unconfined::Missing(missing) = &unconfined {
+                    self.record_missing(missing);
+                }
                 diags.push(self.include_error(
                     Code::IncludeUnresolved,
-                    format!("include path `{}` {reason}", path.escape_debug()),
+                    format!(
+                        "include path `{}` {}",
+                        path.escape_debug(),
+                        unconfined.reason()
+                    ),
                     &loc.child("path"),
                     "include paths are relative to the package root, written with `/`, and stay inside the package",
                 ));

@@ -1,13 +1,15 @@
 //! Packages and composition (`docs/format.md`, "Packages", "Includes",
 //! "Tool contracts").
 //!
-//! This is the only part of the compiler that reads files (through
-//! [`crate::text`], which the front ends share). It loads a
+//! This is the only part of the compiler that reads files, through a
+//! [`FileSystem`] (the disk, or an editor's buffers laid over it), decoded
+//! as [`crate::text`] decodes them for every front end. It loads a
 //! package manifest (`templiqx.yaml`), reads contracts, expands `include`
 //! nodes (recursively, cycle-checked, path-confined to the package root or a
 //! dependency's root), inlines pinned tool-contract schemas, and then hands
 //! the composed contract to [`crate::check::compile_contract`]. Every file
-//! read is recorded, for rebuild tracking and the package fingerprint.
+//! read is recorded, for rebuild tracking and the package fingerprint, and
+//! so is every path looked for and not found.
 //!
 //! Confinement fails closed: a path that is absolute, has a drive letter,
 //! a backslash, a NUL, an empty or `..` segment, or that resolves (through
@@ -22,13 +24,16 @@ pub use paths::relative_to;
 
 use crate::check::{CompileOptions, compile_contract_with};
 use crate::dto::{Contract, FileId, Loc, OrderedMap};
+use crate::file_system::{FileSystem, RealFileSystem};
 use crate::source::Sources;
 use crate::text::{self, Syntax};
 use crate::yaml::{self, Node};
 use paths::real_path_in;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use templiqx_contracts::canonical::{fingerprint, sha256_hex};
 use templiqx_contracts::{API_VERSION, CapabilityProfile, Code, Diagnostic, Interaction};
 
@@ -113,21 +118,63 @@ pub struct CompiledContract {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Reads files for one compilation: sources, the list of files read, and
-/// the packages loaded so far.
-#[derive(Debug)]
+/// Reads files for one compilation, through a [`FileSystem`]: sources, the
+/// files read, the paths looked for and not found, and the packages loaded
+/// so far.
 pub struct Loader {
     /// Every file read, for diagnostics with snippets.
     pub sources: Sources,
     /// Absolute paths of every file read, in read order (for
     /// `cargo:rerun-if-changed` and `include_bytes!` tracking).
     pub files_read: Vec<PathBuf>,
+    /// Absolute paths the loader looked for and did not find (or could not
+    /// read), each once, in the order it looked: the creation of a file at
+    /// one of them changes the result, so a build that must never be stale
+    /// tracks them beside [`Loader::files_read`] (the two lists are
+    /// disjoint). They are
+    ///
+    /// * each `templiqx.yaml` of the search for a contract file's package
+    ///   ([`Loader::compile_file`]) in a directory that has none, from the
+    ///   file's directory up to the package root found (or the file-system
+    ///   root);
+    /// * an include path that does not resolve (joined to its package root);
+    /// * a dependency directory that does not exist, or a package directory
+    ///   without `templiqx.yaml` (the manifest path);
+    /// * a contract file (listed, or passed to [`Loader::compile_file`]) or
+    ///   a partial that cannot be read.
+    ///
+    /// A path is made as real as it can be: its longest existing ancestor
+    /// is canonicalised and the rest joined to it
+    /// (`/pkg/app/../lib` → `/pkg/lib`). Paths refused before any lookup
+    /// (an include path that is absolute or climbs with `..`, an undeclared
+    /// dependency) are not listed: no file can ever resolve them.
+    ///
+    /// Cargo reruns a build script on every build while one of its
+    /// `rerun-if-changed` paths does not exist, and so it rebuilds a crate
+    /// whose dep-info lists a missing file: tracking these paths with Cargo
+    /// means watching an existing ancestor directory, not the path itself.
+    pub looked_for: Vec<PathBuf>,
     /// The directory display names are relative to.
     base: PathBuf,
     packages: Vec<Package>,
     /// (absolute path, sha256) of every file read, for the package fingerprint.
     digests: BTreeMap<PathBuf, String>,
     options: CompileOptions,
+    fs: Arc<dyn FileSystem>,
+}
+
+impl fmt::Debug for Loader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Loader")
+            .field("sources", &self.sources)
+            .field("files_read", &self.files_read)
+            .field("looked_for", &self.looked_for)
+            .field("base", &self.base)
+            .field("packages", &self.packages)
+            .field("digests", &self.digests)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Why [`Loader::read`] failed.
@@ -150,16 +197,28 @@ impl Loader {
     /// A loader whose diagnostics name files relative to `base` (e.g. the
     /// host's `CARGO_MANIFEST_DIR`, or the current directory); a file that
     /// shares only the file-system root with `base` keeps its absolute path.
+    /// It reads the disk ([`RealFileSystem`]).
     pub fn new(base: impl Into<PathBuf>) -> Loader {
+        Loader::with_file_system(base, Arc::new(RealFileSystem))
+    }
+
+    /// A loader like [`Loader::new`] that reads every file through `fs`
+    /// (e.g. an [`Overlay`](crate::Overlay) of an editor's unsaved buffers
+    /// over the disk); `base` is canonicalised through `fs` too. Paths,
+    /// display names, diagnostics and the package fingerprint are what
+    /// [`Loader::new`] gives for a disk holding what `fs` shows.
+    pub fn with_file_system(base: impl Into<PathBuf>, fs: Arc<dyn FileSystem>) -> Loader {
         let base = base.into();
-        let base = std::fs::canonicalize(&base).unwrap_or(base);
+        let base = fs.canonicalize(&base).unwrap_or(base);
         Loader {
             sources: Sources::new(),
             files_read: Vec::new(),
+            looked_for: Vec::new(),
             base,
             packages: Vec::new(),
             digests: BTreeMap::new(),
             options: CompileOptions::default(),
+            fs,
         }
     }
 
@@ -179,14 +238,42 @@ impl Loader {
         }
     }
 
+    /// Records `path` in [`Loader::looked_for`], made as real as it can be
+    /// (its longest existing ancestor canonicalised).
+    fn record_missing(&mut self, path: &Path) {
+        let real = path
+            .ancestors()
+            .find_map(|ancestor| {
+                let real = self.fs.canonicalize(ancestor).ok()?;
+                let rest = path.strip_prefix(ancestor).ok()?;
+                Some(if rest.as_os_str().is_empty() {
+                    real
+                } else {
+                    real.join(rest)
+                })
+            })
+            .unwrap_or_else(|| path.to_path_buf());
+        if !self.looked_for.contains(&real) {
+            self.looked_for.push(real);
+        }
+    }
+
     /// Reads a file (see [`crate::text`]), records it, and adds it to the
     /// sources. A file that is not UTF-8 is recorded too (fixing it must
     /// rerun a build) and added with its valid beginning, for the snippet.
+    /// A file that cannot be read is recorded in [`Loader::looked_for`].
     fn read(&mut self, path: &Path) -> Result<FileId, ReadFailure> {
-        let bytes = std::fs::File::open(path)
-            .and_then(text::read_bytes)
-            .map_err(ReadFailure::Io)?;
-        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let bytes = match self.fs.read(path).and_then(text::check_size) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                self.record_missing(path);
+                return Err(ReadFailure::Io(e));
+            }
+        };
+        let canonical = self
+            .fs
+            .canonicalize(path)
+            .unwrap_or_else(|_| path.to_path_buf());
         if !self.files_read.contains(&canonical) {
             self.files_read.push(canonical.clone());
         }
@@ -229,7 +316,8 @@ impl Loader {
     /// tool-contract entries whose declared fingerprint is not the digest of
     /// their schema.
     pub fn load_package(&mut self, dir: &Path) -> Result<usize, Vec<Diagnostic>> {
-        let root = std::fs::canonicalize(dir).map_err(|e| {
+        let root = self.fs.canonicalize(dir).map_err(|e| {
+            self.record_missing(dir);
             vec![
                 Diagnostic::error(
                     Code::Io,
@@ -358,7 +446,7 @@ impl Loader {
         let path = root.join("contracts").join(format!("{id}.yaml"));
         // A listed contract is a package file like a partial: one that
         // resolves outside the package through a symlink is not read.
-        if let Some(Err(())) = real_path_in(&root, &path) {
+        if let Some(Err(())) = real_path_in(&*self.fs, &root, &path) {
             let manifest = self.packages[package].manifest_file;
             let index = self.packages[package]
                 .manifest
@@ -396,14 +484,21 @@ impl Loader {
         // made absolute, so the package search walks real directories and
         // never reaches an empty path (`contracts/nope.yaml` from a package
         // root); reading it then reports the missing file.
-        let abs = std::fs::canonicalize(path)
+        let abs = self
+            .fs
+            .canonicalize(path)
             .or_else(|_| std::path::absolute(path))
             .unwrap_or_else(|_| path.to_path_buf());
         let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
-        let found = dir
-            .ancestors()
-            .find(|a| a.join(MANIFEST).is_file())
-            .map(Path::to_path_buf);
+        let mut found = None;
+        for ancestor in dir.ancestors() {
+            let manifest = ancestor.join(MANIFEST);
+            if self.fs.is_file(&manifest) {
+                found = Some(ancestor.to_path_buf());
+                break;
+            }
+            self.record_missing(&manifest);
+        }
         let pkg = match found {
             Some(root) => match self.load_package(&root) {
                 Ok(p) => p,
@@ -450,7 +545,7 @@ impl Loader {
                 result.diagnostics.push(d);
                 return result;
             }
-            Err(ReadFailure::Io(_)) if path.is_dir() => {
+            Err(ReadFailure::Io(_)) if self.fs.is_dir(path) => {
                 result.diagnostics.push(
                     Diagnostic::error(
                         Code::Io,

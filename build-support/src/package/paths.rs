@@ -2,30 +2,58 @@
 //! confinement of package-relative paths to their root, dependency paths,
 //! and display names relative to a base directory.
 
+use crate::file_system::FileSystem;
 use std::path::{Path, PathBuf};
+
+/// Why [`confine`] refused a package-relative path.
+pub(crate) enum Unconfined {
+    /// The path is well formed but nothing is at it: the absolute path
+    /// looked for (recorded in [`crate::Loader::looked_for`]).
+    Missing(PathBuf),
+    /// The path is malformed, or resolves outside the root: the reason.
+    Refused(&'static str),
+}
+
+impl Unconfined {
+    /// The reason, completing "include path `…` ".
+    pub(crate) fn reason(&self) -> &'static str {
+        match self {
+            Unconfined::Missing(_) => "does not exist in the package",
+            Unconfined::Refused(reason) => reason,
+        }
+    }
+}
 
 /// Resolves a package-relative path inside `root`, failing closed.
 ///
 /// # Errors
-/// A reason, when the path is absolute, has a drive letter, a backslash,
-/// a NUL, an empty, `.` or `..` segment, or resolves outside `root`.
-pub(crate) fn confine(root: &Path, path: &str) -> Result<PathBuf, String> {
+/// [`Unconfined::Refused`] when the path is absolute, has a drive letter,
+/// a backslash, a NUL, an empty, `.` or `..` segment, or resolves outside
+/// `root`; [`Unconfined::Missing`] when it does not exist.
+pub(crate) fn confine(fs: &dyn FileSystem, root: &Path, path: &str) -> Result<PathBuf, Unconfined> {
     if let Some(reason) = lexical_confinement(path) {
-        return Err(reason.to_owned());
+        return Err(Unconfined::Refused(reason));
     }
-    match real_path_in(root, &root.join(path)) {
+    let joined = root.join(path);
+    match real_path_in(fs, root, &joined) {
         Some(Ok(real)) => Ok(real),
-        Some(Err(())) => Err("resolves outside the package root (through a symlink)".to_owned()),
-        None => Err("does not exist in the package".to_owned()),
+        Some(Err(())) => Err(Unconfined::Refused(
+            "resolves outside the package root (through a symlink)",
+        )),
+        None => Err(Unconfined::Missing(joined)),
     }
 }
 
 /// The real path of an existing `path` when it stays inside the real
 /// `root` (`Ok`), or `Err(())` when it leaves it through a symlink; `None`
 /// when it does not exist.
-pub(super) fn real_path_in(root: &Path, path: &Path) -> Option<Result<PathBuf, ()>> {
-    let real = std::fs::canonicalize(path).ok()?;
-    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+pub(super) fn real_path_in(
+    fs: &dyn FileSystem,
+    root: &Path,
+    path: &Path,
+) -> Option<Result<PathBuf, ()>> {
+    let real = fs.canonicalize(path).ok()?;
+    let real_root = fs.canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     Some(if real.starts_with(&real_root) {
         Ok(real)
     } else {
