@@ -17,8 +17,13 @@ use std::path::Path;
 /// another version is refused ([`HistoryError`]) rather than guessed at.
 pub const SCHEMA_VERSION: i64 = 1;
 
-/// Executions inserted per transaction.
+/// Executions inserted per transaction, at most.
 pub const BATCH: usize = 512;
+
+/// The longest an execution waits to be committed: a slow run (a real model
+/// at a request a minute) commits each execution as it finishes, a fast one
+/// in batches of [`BATCH`].
+pub const COMMIT_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The history's tables (`docs/eval.md`, "History" documents each column).
 pub const SCHEMA: &str = "\
@@ -151,6 +156,8 @@ pub struct StoredRun {
 pub struct History {
     conn: Connection,
     pending: usize,
+    /// When the open transaction began.
+    opened: std::time::Instant,
 }
 
 impl fmt::Debug for History {
@@ -227,7 +234,11 @@ impl History {
                 });
             }
         }
-        Ok(History { conn, pending: 0 })
+        Ok(History {
+            conn,
+            pending: 0,
+            opened: std::time::Instant::now(),
+        })
     }
 
     /// Stores a new run and returns its id.
@@ -281,7 +292,8 @@ impl History {
 
     /// Stores one execution of run `run_id` with its check verdicts;
     /// `output` is the schema-valid output's JSON text, kept for `--cache`.
-    /// Inserts are grouped in transactions of [`BATCH`];
+    /// Inserts are grouped in transactions of at most [`BATCH`], committed
+    /// at least every [`COMMIT_EVERY`];
     /// [`finish_run`](History::finish_run) or [`flush`](History::flush)
     /// commits the rest.
     ///
@@ -299,6 +311,7 @@ impl History {
             self.conn
                 .execute_batch("BEGIN")
                 .map_err(fail("storing executions"))?;
+            self.opened = std::time::Instant::now();
         }
         {
             let mut insert = self
@@ -347,7 +360,7 @@ impl History {
             }
         }
         self.pending += 1;
-        if self.pending >= BATCH {
+        if self.pending >= BATCH || self.opened.elapsed() >= COMMIT_EVERY {
             self.flush()?;
         }
         Ok(())
