@@ -3,8 +3,9 @@
 //! context and a model output, and the semantics of the operators the
 //! renderer shares with it ([`compare`], [`contains`], [`length`]).
 //!
-//! Evaluation never executes code: it walks the expression as the renderer
-//! does. A check is `Ok(true)` or `Ok(false)`; it is an error only when it
+//! Evaluation never executes code: it walks the expression with the
+//! renderer's evaluator ([`expr`]), over the check's scopes.
+//! A check is `Ok(true)` or `Ok(false)`; it is an error only when it
 //! cannot be decided: a reference to an absent value (an optional output
 //! property the output leaves out, an index out of range) is
 //! `TQX_VALUE_MISSING`, as in rendering, and a value of the wrong type
@@ -46,8 +47,8 @@
 //! ```
 
 use crate::canonical::write_canonical;
-use crate::diagnostic::escape_pointer_token;
-use crate::ir::{Check, CompareOp, Expr, Path, Root, Segment};
+use crate::expr::{self, Failure, Scope};
+use crate::ir::{Check, CompareOp, Expr, Path, Root};
 use crate::value::{AsValue, Number, ObjectView, ValueRef};
 use crate::{Code, Diagnostic, words};
 use std::fmt::Write as _;
@@ -114,9 +115,7 @@ pub fn evaluate_check(
         context,
         output,
     };
-    scopes
-        .boolean(&check.expr, "an `expect` check")
-        .map_err(|d| locate(*d, check))
+    expr::boolean(&scopes, &check.expr, "an `expect` check").map_err(|d| locate(*d, check))
 }
 
 /// A value a check reads, for failure reports: each reference and each
@@ -177,189 +176,60 @@ pub fn describe_failure(
 
 type Fail = Box<Diagnostic>;
 
+/// A check's scope: the fixture's `inputs` and `context`, the model
+/// `output`; no locals.
 struct Scopes<'a> {
     inputs: &'a dyn ObjectView,
     context: &'a dyn ObjectView,
     output: ValueRef<'a>,
 }
 
-impl<'a> Scopes<'a> {
-    fn eval(&self, expr: &'a Expr) -> Result<ValueRef<'a>, Fail> {
-        Ok(match expr {
-            Expr::Ref(path) => self.resolve(path)?,
-            Expr::Literal(value) => value.as_value(),
-            Expr::Equals(left, right) => {
-                let (l, r) = (self.eval(left)?, self.eval(right)?);
-                ValueRef::Bool(l.json_eq(&r))
-            }
-            Expr::Not(operand) => ValueRef::Bool(!self.boolean(operand, "the operand of `not`")?),
-            Expr::And(operands) => {
-                for operand in operands {
-                    if !self.boolean(operand, "an operand of `and`")? {
-                        return Ok(ValueRef::Bool(false));
-                    }
-                }
-                ValueRef::Bool(true)
-            }
-            Expr::Or(operands) => {
-                for operand in operands {
-                    if self.boolean(operand, "an operand of `or`")? {
-                        return Ok(ValueRef::Bool(true));
-                    }
-                }
-                ValueRef::Bool(false)
-            }
-            Expr::Compare(op, left, right) => {
-                let (l, r) = (self.eval(left)?, self.eval(right)?);
-                match compare(*op, l, r) {
-                    Some(b) => ValueRef::Bool(b),
-                    None => {
-                        let (bad, value) = if matches!(l, ValueRef::Number(_)) {
-                            (&**right, r)
-                        } else {
-                            (&**left, l)
-                        };
-                        return Err(mismatch(
-                            bad,
-                            format!(
-                                "`compare` needs two numbers, but {} is {}",
-                                describe(bad),
-                                words::kind_of_ref(&value)
-                            ),
-                        ));
-                    }
-                }
-            }
-            Expr::Contains(container, item) => {
-                let (c, i) = (self.eval(container)?, self.eval(item)?);
-                match contains(c, i) {
-                    Some(b) => ValueRef::Bool(b),
-                    None => {
-                        let (bad, message) = if matches!(c, ValueRef::String(_)) {
-                            (
-                                &**item,
-                                format!(
-                                    "`contains` looks for a string in a string, but {} is {}",
-                                    describe(item),
-                                    words::kind_of_ref(&i)
-                                ),
-                            )
-                        } else {
-                            (
-                                &**container,
-                                format!(
-                                    "`contains` needs a string or an array, but {} is {}",
-                                    describe(container),
-                                    words::kind_of_ref(&c)
-                                ),
-                            )
-                        };
-                        return Err(mismatch(bad, message));
-                    }
-                }
-            }
-            Expr::Length(of) => {
-                let v = self.eval(of)?;
-                match length(v) {
-                    Some(n) => ValueRef::Number(n),
-                    None => {
-                        return Err(mismatch(
-                            of,
-                            format!(
-                                "`length` needs a string or an array, but {} is {}",
-                                describe(of),
-                                words::kind_of_ref(&v)
-                            ),
-                        ));
-                    }
-                }
-            }
-        })
-    }
+impl<'a> Scope<'a> for Scopes<'a> {
+    type Error = Fail;
 
-    fn boolean(&self, expr: &'a Expr, role: &str) -> Result<bool, Fail> {
-        match self.eval(expr)? {
-            ValueRef::Bool(b) => Ok(b),
-            other => Err(mismatch(
-                expr,
-                format!(
-                    "{role} must be a boolean, but {} is {}",
-                    describe(expr),
-                    words::kind_of_ref(&other)
-                ),
+    fn root(&self, path: &'a Path) -> Result<ValueRef<'a>, Fail> {
+        match path.root {
+            Root::Inputs => Ok(ValueRef::Object(self.inputs)),
+            Root::Context => Ok(ValueRef::Object(self.context)),
+            Root::Output => Ok(self.output),
+            Root::Local(slot) => Err(Box::new(
+                Diagnostic::error(
+                    Code::ValueMissing,
+                    format!(
+                        "`{}` refers to local slot {slot}, but a check has no locals \
+                         (malformed check)",
+                        path.source
+                    ),
+                )
+                .help("regenerate the check with the compiler"),
             )),
         }
     }
 
-    fn resolve(&self, path: &'a Path) -> Result<ValueRef<'a>, Fail> {
-        let mut value = match path.root {
-            Root::Inputs => ValueRef::Object(self.inputs),
-            Root::Context => ValueRef::Object(self.context),
-            Root::Output => self.output,
-            Root::Local(slot) => {
-                return Err(Box::new(
-                    Diagnostic::error(
-                        Code::ValueMissing,
-                        format!(
-                            "`{}` refers to local slot {slot}, but a check has no locals \
-                             (malformed check)",
-                            path.source
-                        ),
-                    )
-                    .help("regenerate the check with the compiler"),
-                ));
+    /// The diagnostic, with the value's place (`/output/…`) as its pointer:
+    /// where the value is missing, the value a segment cannot step into,
+    /// the operand of the wrong type.
+    fn fail(&self, failure: Failure<'_>) -> Fail {
+        let (pointer, help) = match &failure {
+            Failure::Missing { path, count, .. } => {
+                (Some(expr::pointer(path, *count)), MISSING_HELP)
             }
+            Failure::Step { path, index, .. } => (Some(expr::pointer(path, *index)), TYPE_HELP),
+            Failure::Operand { expr, .. } => (
+                match expr {
+                    Expr::Ref(path) => Some(expr::pointer(path, path.segments.len())),
+                    _ => None,
+                },
+                TYPE_HELP,
+            ),
         };
-        for (index, segment) in path.segments.iter().enumerate() {
-            value = match (segment, value) {
-                (Segment::Key(key), ValueRef::Object(object)) => match object.get(key) {
-                    Some(v) => v,
-                    None => {
-                        return Err(missing(path, index + 1, format!("key `{key}` is absent")));
-                    }
-                },
-                (Segment::Index(i), ValueRef::Array(array)) => match array.get(*i as usize) {
-                    Some(v) => v,
-                    None => {
-                        return Err(missing(
-                            path,
-                            index + 1,
-                            format!("index {i} is out of range (length {})", array.len()),
-                        ));
-                    }
-                },
-                (_, ValueRef::Null) => {
-                    // A path through a nullable value that is null: the
-                    // value is missing, as for an absent key.
-                    let parent = match index.checked_sub(1).map(|i| &path.segments[i]) {
-                        Some(Segment::Key(key)) => format!("`{key}`"),
-                        Some(Segment::Index(i)) => format!("index {i}"),
-                        None => format!("`{}`", root_name(path.root)),
-                    };
-                    return Err(missing(path, index, format!("{parent} is null")));
-                }
-                (segment, other) => {
-                    let step = match segment {
-                        Segment::Key(key) => format!("key `{key}`"),
-                        Segment::Index(i) => format!("index {i}"),
-                    };
-                    let mut d = Diagnostic::error(
-                        Code::TypeMismatch,
-                        format!(
-                            "`{}` cannot be resolved: {step} is applied to {}",
-                            path.source,
-                            words::kind_of_ref(&other)
-                        ),
-                    )
-                    .help(TYPE_HELP);
-                    d.json_pointer = Some(pointer(path, index));
-                    return Err(Box::new(d));
-                }
-            };
-        }
-        Ok(value)
+        let mut d = Diagnostic::error(failure.code(), failure.into_message()).help(help);
+        d.json_pointer = pointer;
+        Box::new(d)
     }
+}
 
+impl<'a> Scopes<'a> {
     fn observe(&self, expr: &'a Expr, out: &mut Vec<Observed>) {
         let mut record = |expression: String, value: Option<ValueRef<'_>>| {
             if !out.iter().any(|o| o.expression == expression) {
@@ -372,10 +242,13 @@ impl<'a> Scopes<'a> {
             }
         };
         match expr {
-            Expr::Ref(path) => record(path.source.to_string(), self.resolve(path).ok()),
+            Expr::Ref(path) => record(path.source.to_string(), expr::resolve(self, path).ok()),
             Expr::Literal(_) => {}
             Expr::Length(of) => {
-                record(format!("length({})", source_text(of)), self.eval(expr).ok());
+                record(
+                    format!("length({})", source_text(of)),
+                    expr::eval(self, expr).ok(),
+                );
                 self.observe(of, out);
             }
             Expr::Not(operand) => self.observe(operand, out),
@@ -393,59 +266,9 @@ impl<'a> Scopes<'a> {
 const TYPE_HELP: &str = "check the value against `output_schema` (or the declarations) first; \
                          the compiler typed the check against them";
 
-fn mismatch(expr: &Expr, message: String) -> Fail {
-    let mut d = Diagnostic::error(Code::TypeMismatch, message).help(TYPE_HELP);
-    if let Expr::Ref(path) = expr {
-        d.json_pointer = Some(pointer(path, path.segments.len()));
-    }
-    Box::new(d)
-}
-
-/// `TQX_VALUE_MISSING` for `path`, whose first `count` segments lead to
-/// the place that has no value.
-fn missing(path: &Path, count: usize, reason: String) -> Fail {
-    let mut d = Diagnostic::error(
-        Code::ValueMissing,
-        format!("`{}` has no value: {reason}", path.source),
-    )
-    .help(
-        "a check reads only values that are there: make the property required in \
-         `output_schema` (nullable if it may be empty, tested with `equals(ref, null)`), \
-         or check it in a fixture whose output has it",
-    );
-    d.json_pointer = Some(pointer(path, count));
-    Box::new(d)
-}
-
-fn root_name(root: Root) -> &'static str {
-    match root {
-        Root::Inputs => "inputs",
-        Root::Context => "context",
-        Root::Output => "output",
-        Root::Local(_) => "a local",
-    }
-}
-
-/// The pointer of the first `count` segments of `path`, from its scope
-/// (`/output/evidence/0`, `/inputs/name`).
-fn pointer(path: &Path, count: usize) -> String {
-    let mut p = String::from(match path.root {
-        Root::Inputs => "/inputs",
-        Root::Context => "/context",
-        Root::Output => "/output",
-        Root::Local(_) => "",
-    });
-    for segment in path.segments.iter().take(count) {
-        p.push('/');
-        match segment {
-            Segment::Key(key) => p.push_str(&escape_pointer_token(key)),
-            Segment::Index(i) => {
-                let _ = write!(p, "{i}");
-            }
-        }
-    }
-    p
-}
+const MISSING_HELP: &str = "a check reads only values that are there: make the property required in \
+                            `output_schema` (nullable if it may be empty, tested with \
+                            `equals(ref, null)`), or check it in a fixture whose output has it";
 
 /// Points a diagnostic at the check's site (when known), its value's
 /// pointer moving to the first note, and names the check.
@@ -459,16 +282,6 @@ fn locate(mut d: Diagnostic, check: &Check) -> Diagnostic {
         d.span = Some(site.span);
     }
     d.note(format!("in check `{}`: {}", check.id, check.source))
-}
-
-/// How an expression is named in messages.
-fn describe(expr: &Expr) -> String {
-    match expr {
-        Expr::Ref(path) => format!("`{}`", path.source),
-        Expr::Literal(_) => "a literal".to_owned(),
-        Expr::Length(of) => format!("`length({})`", source_text(of)),
-        other => format!("a `{}` expression", kind(other)),
-    }
 }
 
 fn kind(expr: &Expr) -> &'static str {
@@ -532,7 +345,7 @@ fn write_source(expr: &Expr, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::Check;
+    use crate::ir::{Check, Segment};
     use crate::seq::{Ptr, Seq};
     use crate::value::IrValue;
     use serde_json::json;

@@ -6,7 +6,7 @@
 //! [`OperationEnvelope`], the render budget constants, [`Json`] (a JSON
 //! document as the one strict reader [`json::parse`] reads it, integers
 //! exact at any size), canonical JSON and fingerprints, the compiled [`Interaction`] IR, compiled [`Schema`]s and
-//! their validator, eval checks and their evaluator ([`expect`]), [`Receipt`]s and [`StreamEvent`]s, and the [`words`]
+//! their validator, expressions and their one evaluator ([`expr`]), eval checks ([`expect`]), eval fixtures as data ([`EvalFixture`]), [`Receipt`]s and [`StreamEvent`]s, and the [`words`]
 //! every diagnostic shares (suggestions, value kinds, value previews).
 //!
 //! ```
@@ -31,6 +31,8 @@ pub mod canonical;
 pub mod diagnostic;
 pub mod envelope;
 pub mod expect;
+pub mod expr;
+pub mod fixture;
 pub mod format;
 pub mod ir;
 pub mod json;
@@ -47,6 +49,7 @@ pub mod words;
 
 pub use diagnostic::{Code, Diagnostic, Diagnostics, Position, Severity, Span, position};
 pub use envelope::{API_VERSION, Operation, OperationEnvelope};
+pub use fixture::{CheckOutcome, EvalFixture};
 pub use ir::{Filter, Interaction, Role, RuntimePolicy};
 pub use json::{Json, JsonMap, JsonNumber};
 pub use profile::CapabilityProfile;

@@ -6,8 +6,8 @@ use crate::render::render;
 use serde::de::DeserializeOwned;
 use std::fmt;
 use templiqx_contracts::{
-    AsValue, Code, Diagnostic, Diagnostics, Interaction, Json, JsonType, ObjectView, Schema,
-    ValueRef,
+    AsValue, Code, Diagnostic, Diagnostics, EvalFixture, Interaction, Json, JsonType, ObjectView,
+    Schema, ValueRef,
 };
 
 /// A model output that failed validation or decoding (`TQX_OUTPUT_SCHEMA`).
@@ -265,89 +265,49 @@ fn too_wide(
     )
 }
 
-/// Runs one eval fixture: deserialises the typed inputs and context,
-/// renders, validates `fake_output` and decodes it into `O`. Panics with
-/// every diagnostic on failure (this is what a generated `#[test]` calls).
-#[doc(hidden)]
-pub fn run_eval<I, C, O>(
-    interaction: &Interaction,
-    inputs: &str,
-    context: &str,
-    fake_output: Option<&str>,
-) where
-    I: DeserializeOwned + ObjectView,
-    C: DeserializeOwned + ObjectView,
-    O: DeserializeOwned,
-{
-    let id = &interaction.contract_id;
-    let read = |what: &str, text: &str| {
-        templiqx_contracts::json::parse(text)
-            .unwrap_or_else(|e| panic!("{id}: eval {what} is not JSON: {e}"))
-    };
-    let inputs = I::deserialize(read("inputs", inputs))
-        .unwrap_or_else(|e| panic!("{id}: eval inputs do not decode: {e}"));
-    let context = C::deserialize(read("context", context))
-        .unwrap_or_else(|e| panic!("{id}: eval context does not decode: {e}"));
-    if let Err(e) = render(interaction, &inputs, &context) {
-        panic!("{id}: the eval does not render:\n{e}");
-    }
-    if let Some(fake) = fake_output {
-        let value = templiqx_contracts::json::parse(fake)
-            .unwrap_or_else(|e| panic!("{id}: fake_output is not JSON: {e}"));
-        if let Err(e) = decode_output::<O>(interaction, &value) {
-            panic!("{id}: fake_output is invalid:\n{e}");
-        }
-    }
-}
-
-/// [`run_eval`] for a fixture with `expect` checks: after decoding its
-/// `fake_output`, evaluates every check against the fixture's typed inputs
-/// and context and the output ([`evaluate_check`](crate::evaluate_check)).
-/// Panics naming every check that is `false` or cannot be decided, with
+/// Runs one eval fixture of a generated module's `EVALS`: decodes its
+/// inputs and context into the typed `I` and `C`, renders, validates and
+/// decodes its `fake_output` into `O`, and, when it has both a
+/// `fake_output` and `expect` checks, evaluates every check against that
+/// output ([`EvalFixture::evaluate_checks`]). Panics with every diagnostic
+/// on failure, naming each check that is `false` or cannot be decided with
 /// its expression and the values it read (this is what a generated
 /// `#[test]` calls).
 #[doc(hidden)]
-pub fn run_eval_checked<I, C, O>(
-    interaction: &Interaction,
-    inputs: &str,
-    context: &str,
-    fake_output: Option<&str>,
-    checks: &[templiqx_contracts::ir::Check],
-) where
+pub fn run_eval<I, C, O>(interaction: &Interaction, fixture: &EvalFixture)
+where
     I: DeserializeOwned + ObjectView,
     C: DeserializeOwned + ObjectView,
     O: DeserializeOwned,
 {
-    use templiqx_contracts::expect::{describe_failure, evaluate_check, observed_values};
-    run_eval::<I, C, O>(interaction, inputs, context, fake_output);
-    let Some(fake) = fake_output else { return };
-    let id = &interaction.contract_id;
-    // `run_eval` has read and checked all three.
-    let (Ok(inputs), Ok(context), Ok(output)) = (
-        templiqx_contracts::json::parse(inputs).map(I::deserialize),
-        templiqx_contracts::json::parse(context).map(C::deserialize),
-        templiqx_contracts::json::parse(fake),
-    ) else {
-        panic!("{id}: the eval fixture does not read");
-    };
-    let (Ok(inputs), Ok(context)) = (inputs, context) else {
-        panic!("{id}: the eval fixture does not decode");
-    };
-    let failures: Vec<String> = checks
+    let (id, eval) = (&interaction.contract_id, &fixture.id);
+    let inputs: I = fixture
+        .inputs()
+        .unwrap_or_else(|e| panic!("{id}: eval `{eval}`: {e}"));
+    let context: C = fixture
+        .context()
+        .unwrap_or_else(|e| panic!("{id}: eval `{eval}`: {e}"));
+    if let Err(e) = render(interaction, &inputs, &context) {
+        panic!("{id}: eval `{eval}` does not render:\n{e}");
+    }
+    let fake = fixture
+        .fake_output()
+        .unwrap_or_else(|e| panic!("{id}: eval `{eval}`: {e}"));
+    let Some(output) = fake else { return };
+    if let Err(e) = decode_output::<O>(interaction, &output) {
+        panic!("{id}: eval `{eval}`: fake_output is invalid:\n{e}");
+    }
+    let failures: Vec<String> = fixture
+        .evaluate_checks(&inputs, &context, &output)
         .iter()
-        .filter_map(|check| {
-            let outcome = evaluate_check(check, &inputs, &context, output.as_value());
-            (outcome != Ok(true)).then(|| {
-                let observed = observed_values(check, &inputs, &context, output.as_value());
-                describe_failure(check, &outcome, &observed)
-            })
-        })
+        .filter(|outcome| !outcome.passed())
+        .map(ToString::to_string)
         .collect();
     if !failures.is_empty() {
         panic!(
             "{id}: {} of {} `expect` checks failed against fake_output:\n{}",
             failures.len(),
-            checks.len(),
+            fixture.checks.len(),
             failures.join("\n")
         );
     }

@@ -100,16 +100,26 @@
 //!   fixture ([`Check`], compiled by `templiqx_build::compile_checks`)
 //!   against inputs, context and a model output; [`observed_values`] and
 //!   [`describe_failure`] say what a failed check read (`docs/format.md`,
-//!   "Eval fixtures").
+//!   "Eval fixtures"). A generated module's `EVALS` holds its fixtures as
+//!   [`EvalFixture`]s, whose
+//!   [`evaluate_checks`](EvalFixture::evaluate_checks) runs every check of
+//!   a fixture against an output ([`CheckOutcome`]).
 //! - [`RuntimeAdapter`] / [`AsyncRuntimeAdapter`] are the port to a model:
 //!   an adapter implements `invoke`; the provided `execute` methods gate
 //!   capabilities, validate the output and build the payload-free
 //!   [`Receipt`] (`docs/runtime.md`, "Receipts").
+//! - [`execute()`] (and [`execute_async`], [`execute_streaming`],
+//!   [`execute_streaming_async`]) is one typed call: render, the port's
+//!   `execute`, decode into the generated `Output` ([`Executed`]), each
+//!   failure with its `TQX_*` codes ([`ExecuteError`]); generated modules
+//!   wrap it as `execute(&adapter, &inputs, &context)` (the [`call`]
+//!   module, `docs/runtime.md`, "Typed calls").
 //!
 //! This crate never depends on the compiler (`templiqx-build`): a host
 //! binary links no YAML parser and no JSON Schema compiler.
 
 pub mod adapter;
+pub mod call;
 pub mod decode;
 pub mod filters;
 pub mod output;
@@ -123,6 +133,9 @@ pub use adapter::{
     AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Execution, ExecutionError,
     RuntimeAdapter, Usage,
 };
+pub use call::{
+    ExecuteError, Executed, execute, execute_async, execute_streaming, execute_streaming_async,
+};
 pub use decode::{DecodeError, Scope, check_root, decode_output};
 pub use filters::Locale;
 pub use output::validate_output;
@@ -134,6 +147,7 @@ pub use templiqx_contracts::{
     AsValue, Code, Diagnostic, Interaction, Json, JsonMap, ObjectView, Receipt,
     RenderedInteraction, RenderedMessage, RuntimeFailure, StreamEvent, ValueRef,
 };
+pub use templiqx_contracts::{CheckOutcome, EvalFixture};
 #[cfg(feature = "macros")]
 pub use templiqx_macros::include_contract;
 
@@ -177,9 +191,12 @@ macro_rules! __object_view {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__object_view as object_view;
+    pub use crate::adapter::{AsyncRuntimeAdapter, RuntimeAdapter};
+    pub use crate::call::{
+        ExecuteError, Executed, execute, execute_async, execute_streaming, execute_streaming_async,
+    };
     pub use crate::decode::{
         DecodeError, Scope, decode_output, deserialize_root, double_option, present, run_eval,
-        run_eval_checked,
     };
     pub use crate::render::{RenderError, render};
     /// Short names for what generated statics repeat most, each the item
@@ -206,6 +223,7 @@ pub mod __private {
         ValueRef, members,
     };
     pub use templiqx_contracts::{
-        Code, Diagnostic, Json, JsonMap, Position, RenderedInteraction, Span, budget, canonical, ir,
+        Code, Diagnostic, EvalFixture, Json, JsonMap, Position, RenderedInteraction, Span,
+        StreamEvent, budget, canonical, ir,
     };
 }

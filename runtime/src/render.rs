@@ -19,14 +19,13 @@ use crate::request::validate_request;
 use std::fmt::{self, Write};
 use templiqx_contracts::budget::{MAX_FOR_EACH_DEPTH, MAX_FOR_EACH_ITERATIONS, MAX_OUTPUT_BYTES};
 use templiqx_contracts::canonical::write_number;
-use templiqx_contracts::diagnostic::escape_pointer_token;
-use templiqx_contracts::expect;
-use templiqx_contracts::ir::{ArgCheck, Component, Expr, Node, Path, Root, Segment, Site, SiteId};
+use templiqx_contracts::expr::{self, Failure, Scope, describe};
+use templiqx_contracts::ir::{ArgCheck, Component, Expr, Node, Path, Root, Site, SiteId};
 use templiqx_contracts::validate::validate;
 use templiqx_contracts::words;
 use templiqx_contracts::{
-    AsValue, Code, Diagnostic, Diagnostics, Filter, Interaction, Number, ObjectView,
-    RenderedInteraction, RenderedMessage, SchemaViolation, ValueRef,
+    Code, Diagnostic, Diagnostics, Filter, Interaction, Number, ObjectView, RenderedInteraction,
+    RenderedMessage, SchemaViolation, ValueRef,
 };
 
 /// Why a request could not be rendered.
@@ -204,7 +203,7 @@ impl<'a> Renderer<'a> {
                 then,
                 otherwise,
                 site,
-            } => match self.boolean(condition, "the condition of `when`") {
+            } => match expr::boolean(self, condition, "the condition of `when`") {
                 Ok(true) => self.nodes(then, out),
                 Ok(false) => self.nodes(otherwise, out),
                 Err(d) => Err(d),
@@ -236,7 +235,7 @@ impl<'a> Renderer<'a> {
         filters: &'a [Filter],
         out: &mut String,
     ) -> Result<(), Fail> {
-        let v = self.eval(value)?;
+        let v = expr::eval(self, value)?;
         if filters.is_empty() {
             self.write_scalar(v, value, out)
         } else {
@@ -263,7 +262,7 @@ impl<'a> Renderer<'a> {
         separator: Option<&'a str>,
         out: &mut String,
     ) -> Result<(), Fail> {
-        let items = match self.eval(collection)? {
+        let items = match expr::eval(self, collection)? {
             ValueRef::Array(items) => items,
             other => {
                 return Err(type_mismatch(
@@ -352,7 +351,7 @@ impl<'a> Renderer<'a> {
         let new_base = self.locals.len();
         for arg in args {
             let value = match arg {
-                Some(expr) => Some(self.eval(expr)?),
+                Some(arg) => Some(expr::eval(self, arg)?),
                 None => None,
             };
             self.locals.push(value);
@@ -378,216 +377,6 @@ impl<'a> Renderer<'a> {
         self.frame_len = caller_len;
         self.locals.truncate(new_base);
         Ok(())
-    }
-
-    /// Evaluates an expression; references (the common case) take an
-    /// inlined path.
-    #[inline]
-    fn eval(&self, expr: &'a Expr) -> Result<ValueRef<'a>, Fail> {
-        match expr {
-            Expr::Ref(path) => self.resolve(path),
-            _ => self.eval_operator(expr),
-        }
-    }
-
-    fn eval_operator(&self, expr: &'a Expr) -> Result<ValueRef<'a>, Fail> {
-        Ok(match expr {
-            Expr::Ref(path) => self.resolve(path)?,
-            Expr::Literal(value) => value.as_value(),
-            Expr::Equals(left, right) => {
-                let (l, r) = (self.eval(left)?, self.eval(right)?);
-                ValueRef::Bool(l.json_eq(&r))
-            }
-            Expr::Not(operand) => ValueRef::Bool(!self.boolean(operand, "the operand of `not`")?),
-            Expr::And(operands) => {
-                for operand in operands {
-                    if !self.boolean(operand, "an operand of `and`")? {
-                        return Ok(ValueRef::Bool(false));
-                    }
-                }
-                ValueRef::Bool(true)
-            }
-            Expr::Or(operands) => {
-                for operand in operands {
-                    if self.boolean(operand, "an operand of `or`")? {
-                        return Ok(ValueRef::Bool(true));
-                    }
-                }
-                ValueRef::Bool(false)
-            }
-            Expr::Compare(op, left, right) => {
-                let (l, r) = (self.eval(left)?, self.eval(right)?);
-                match expect::compare(*op, l, r) {
-                    Some(b) => ValueRef::Bool(b),
-                    None => {
-                        let (bad, value) = if matches!(l, ValueRef::Number(_)) {
-                            (&**right, r)
-                        } else {
-                            (&**left, l)
-                        };
-                        return Err(type_mismatch(
-                            bad,
-                            format!(
-                                "`compare` needs two numbers, but {} is {}",
-                                describe(bad),
-                                article(&value)
-                            ),
-                        ));
-                    }
-                }
-            }
-            Expr::Contains(container, item) => {
-                let (c, i) = (self.eval(container)?, self.eval(item)?);
-                match expect::contains(c, i) {
-                    Some(b) => ValueRef::Bool(b),
-                    None if matches!(c, ValueRef::String(_)) => {
-                        return Err(type_mismatch(
-                            item,
-                            format!(
-                                "`contains` looks for a string in a string, but {} is {}",
-                                describe(item),
-                                article(&i)
-                            ),
-                        ));
-                    }
-                    None => {
-                        return Err(type_mismatch(
-                            container,
-                            format!(
-                                "`contains` needs a string or an array, but {} is {}",
-                                describe(container),
-                                article(&c)
-                            ),
-                        ));
-                    }
-                }
-            }
-            Expr::Length(of) => {
-                let v = self.eval(of)?;
-                match expect::length(v) {
-                    Some(n) => ValueRef::Number(n),
-                    None => {
-                        return Err(type_mismatch(
-                            of,
-                            format!(
-                                "`length` needs a string or an array, but {} is {}",
-                                describe(of),
-                                article(&v)
-                            ),
-                        ));
-                    }
-                }
-            }
-        })
-    }
-
-    fn boolean(&self, expr: &'a Expr, role: &str) -> Result<bool, Fail> {
-        match self.eval(expr)? {
-            ValueRef::Bool(b) => Ok(b),
-            other => Err(type_mismatch(
-                expr,
-                format!(
-                    "{role} must be a boolean, but {} is {}",
-                    describe(expr),
-                    article(&other)
-                ),
-            )),
-        }
-    }
-
-    #[inline]
-    fn resolve(&self, path: &'a Path) -> Result<ValueRef<'a>, Fail> {
-        let mut value = match path.root {
-            Root::Inputs => ValueRef::Object(self.inputs),
-            Root::Context => ValueRef::Object(self.context),
-            Root::Output => {
-                return Err(value_missing(format!(
-                    "`{}` refers to `output`, which only eval checks can read \
-                     (malformed interaction)",
-                    path.source
-                ))
-                .help("regenerate the interaction with the compiler")
-                .into());
-            }
-            Root::Local(slot) => {
-                let slot = usize::from(slot);
-                let bound = if slot < self.frame_len {
-                    self.locals.get(self.base + slot)
-                } else {
-                    None
-                };
-                match bound {
-                    Some(Some(value)) => value,
-                    Some(None) => {
-                        return Err(value_missing(format!(
-                            "`{}` refers to a component argument that was omitted",
-                            path.source
-                        ))
-                        .help(
-                            "pass the optional argument, or guard the reference with a \
-                             `when` on a required argument",
-                        )
-                        .into());
-                    }
-                    None => {
-                        return Err(value_missing(format!(
-                            "`{}` refers to local slot {slot}, which is not bound \
-                             (malformed interaction)",
-                            path.source
-                        ))
-                        .help("regenerate the interaction with the compiler")
-                        .into());
-                    }
-                }
-            }
-        };
-        for (index, segment) in path.segments.iter().enumerate() {
-            value = match (segment, value) {
-                (Segment::Key(key), ValueRef::Object(object)) => match object.get(key) {
-                    Some(v) => v,
-                    None => {
-                        return Err(missing_at(path, index, format!("key `{key}` is absent")));
-                    }
-                },
-                (Segment::Index(i), ValueRef::Array(array)) => match array.get(*i as usize) {
-                    Some(v) => v,
-                    None => {
-                        return Err(missing_at(
-                            path,
-                            index,
-                            format!("index {i} is out of range (length {})", array.len()),
-                        ));
-                    }
-                },
-                (_, ValueRef::Null) if index > 0 => {
-                    // A path through a declared-nullable member that is null:
-                    // the value is missing, as for an absent key.
-                    let parent = match &path.segments[index - 1] {
-                        Segment::Key(key) => format!("`{key}`"),
-                        Segment::Index(i) => format!("index {i}"),
-                    };
-                    return Err(missing_at(path, index - 1, format!("{parent} is null")));
-                }
-                (segment, other) => {
-                    let step = match segment {
-                        Segment::Key(key) => format!("key `{key}`"),
-                        Segment::Index(i) => format!("index {i}"),
-                    };
-                    let mut d = Diagnostic::error(
-                        Code::TypeMismatch,
-                        format!(
-                            "`{}` cannot be resolved: {step} is applied to {}",
-                            path.source,
-                            article(&other)
-                        ),
-                    )
-                    .help(TYPE_HELP);
-                    d.json_pointer = pointer(path, index);
-                    return Err(Box::new(d));
-                }
-            };
-        }
-        Ok(value)
     }
 
     fn locale(&mut self) -> Locale {
@@ -814,6 +603,86 @@ impl<'a> Renderer<'a> {
     }
 }
 
+/// The renderer's side of expression evaluation ([`expr`]): the request's
+/// `inputs` and `context` and the current frame's locals; no `output`.
+impl<'a> Scope<'a> for Renderer<'a> {
+    type Error = Fail;
+
+    #[inline]
+    fn root(&self, path: &'a Path) -> Result<ValueRef<'a>, Fail> {
+        match path.root {
+            Root::Inputs => Ok(ValueRef::Object(self.inputs)),
+            Root::Context => Ok(ValueRef::Object(self.context)),
+            Root::Local(slot) => {
+                let slot = usize::from(slot);
+                let bound = if slot < self.frame_len {
+                    self.locals.get(self.base + slot)
+                } else {
+                    None
+                };
+                match bound {
+                    Some(Some(value)) => Ok(value),
+                    Some(None) => Err(value_missing(format!(
+                        "`{}` refers to a component argument that was omitted",
+                        path.source
+                    ))
+                    .help(
+                        "pass the optional argument, or guard the reference with a \
+                         `when` on a required argument",
+                    )
+                    .into()),
+                    None => Err(value_missing(format!(
+                        "`{}` refers to local slot {slot}, which is not bound \
+                         (malformed interaction)",
+                        path.source
+                    ))
+                    .help("regenerate the interaction with the compiler")
+                    .into()),
+                }
+            }
+            Root::Output => Err(value_missing(format!(
+                "`{}` refers to `output`, which only eval checks can read \
+                 (malformed interaction)",
+                path.source
+            ))
+            .help("regenerate the interaction with the compiler")
+            .into()),
+        }
+    }
+
+    /// The diagnostic, with the value's request pointer (below `inputs`
+    /// or `context`) for [`locate`] to turn into a note: where the value is
+    /// missing, the segment that cannot be applied, the operand of the
+    /// wrong type.
+    #[cold]
+    fn fail(&self, failure: Failure<'_>) -> Fail {
+        match failure {
+            Failure::Missing {
+                path,
+                count,
+                message,
+            } => {
+                let mut d = value_missing(message).help(
+                    "supply the value; to branch on absence, declare the field required and \
+                     nullable and test `equals(ref, null)`",
+                );
+                d.json_pointer = pointer(path, count);
+                Box::new(d)
+            }
+            Failure::Step {
+                path,
+                index,
+                message,
+            } => {
+                let mut d = Diagnostic::error(Code::TypeMismatch, message).help(TYPE_HELP);
+                d.json_pointer = pointer(path, index + 1);
+                Box::new(d)
+            }
+            Failure::Operand { expr, message } => type_mismatch(expr, message),
+        }
+    }
+}
+
 /// The stack of locals: the first [`Locals::INLINE`] slots live inline, so
 /// the common render (a few items and arguments) allocates nothing for them.
 struct Locals<'a> {
@@ -1018,7 +887,7 @@ fn request_pointer(expr: &Expr) -> Option<String> {
     match expr {
         Expr::Ref(path) => match path.segments.len() {
             0 => None,
-            n => pointer(path, n - 1),
+            n => pointer(path, n),
         },
         _ => None,
     }
@@ -1137,48 +1006,12 @@ fn locate(mut d: Fail, site: Option<&Site>) -> Fail {
     d
 }
 
-/// `TQX_VALUE_MISSING` for `path`, failing at segment `index`.
-fn missing_at(path: &Path, index: usize, reason: String) -> Fail {
-    let mut d = value_missing(format!("`{}` has no value: {reason}", path.source)).help(
-        "supply the value; to branch on absence, declare the field required and \
-         nullable and test `equals(ref, null)`",
-    );
-    d.json_pointer = pointer(path, index);
-    Box::new(d)
-}
-
-/// The request JSON Pointer of `path` up to and including segment `last`
+/// The request JSON Pointer of the first `count` segments of `path`
 /// (`/inputs/customer/name`); `None` for locals, whose origin is not tracked.
-fn pointer(path: &Path, last: usize) -> Option<String> {
-    let mut p = String::from(match path.root {
-        Root::Inputs => "/inputs",
-        Root::Context => "/context",
-        Root::Local(_) | Root::Output => return None,
-    });
-    for segment in path.segments.iter().take(last + 1) {
-        p.push('/');
-        match segment {
-            Segment::Key(key) => p.push_str(&escape_pointer_token(key)),
-            Segment::Index(i) => {
-                let _ = write!(p, "{i}");
-            }
-        }
-    }
-    Some(p)
-}
-
-/// How an expression is named in messages.
-fn describe(expr: &Expr) -> String {
-    match expr {
-        Expr::Ref(path) => format!("`{}`", path.source),
-        Expr::Literal(_) => "a literal".to_owned(),
-        Expr::Equals(..) => "an `equals` expression".to_owned(),
-        Expr::Not(_) => "a `not` expression".to_owned(),
-        Expr::And(_) => "an `and` expression".to_owned(),
-        Expr::Or(_) => "an `or` expression".to_owned(),
-        Expr::Compare(..) => "a `compare` expression".to_owned(),
-        Expr::Contains(..) => "a `contains` expression".to_owned(),
-        Expr::Length(of) => format!("`length({})`", expect::source_text(of)),
+fn pointer(path: &Path, count: usize) -> Option<String> {
+    match path.root {
+        Root::Inputs | Root::Context => Some(expr::pointer(path, count)),
+        Root::Local(_) | Root::Output => None,
     }
 }
 

@@ -842,3 +842,49 @@ fn static_ir_renders() {
         Ok(vec!["static true".to_owned()])
     );
 }
+
+#[test]
+fn a_failed_expression_reads_the_same_in_a_render_and_in_an_eval_check() {
+    use templiqx::contracts::ir::{Check, CompareOp, Expr};
+    // One evaluator (`templiqx_contracts::expr`) serves both: the same
+    // expression over the same `inputs` fails with the same code and
+    // message; only help, pointer and site are each caller's own.
+    let exprs = [
+        Expr::Compare(CompareOp::Gt, input(&["s"]).into(), lit(json!(1)).into()),
+        Expr::Contains(input(&["s"]).into(), lit(json!(1)).into()),
+        Expr::Equals(input(&["a", "b"]).into(), lit(json!(1)).into()),
+        Expr::Equals(input(&["list", "3"]).into(), lit(json!(1)).into()),
+        Expr::And(vec![lit(json!(true)), input(&["s"])].into()),
+    ];
+    let inputs = obj(json!({"s": "x", "a": null, "list": [1]}));
+    let context = obj(json!({}));
+    for expr in exprs {
+        let i = interaction(
+            vec![
+                field("s", Schema::ANY, true),
+                field("a", Schema::ANY, true),
+                field("list", Schema::ANY, true),
+            ],
+            vec![],
+            vec![vec![when(expr.clone(), vec![], vec![])]],
+            vec![],
+        );
+        let rendered = render(&i, &inputs, &context).expect_err("fails");
+        let check = Check {
+            id: "c".into(),
+            description: None,
+            expr,
+            source: "c".into(),
+            site: None,
+        };
+        let checked = templiqx::evaluate_check(
+            &check,
+            &inputs,
+            &context,
+            templiqx::contracts::ValueRef::Null,
+        )
+        .expect_err("fails");
+        let r = &rendered.diagnostics[0];
+        assert_eq!((r.code, &r.message), (checked.code, &checked.message));
+    }
+}

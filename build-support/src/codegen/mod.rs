@@ -1,6 +1,7 @@
 //! Rust code generation: a compiled contract becomes a module with typed
-//! `Inputs`, `Context` and `Output` types, the interaction as static data,
-//! fingerprint constants, typed entry points and eval tests
+//! `Inputs`, `Context` and `Output` types, the interaction and its eval
+//! fixtures as static data, fingerprint constants, typed entry points
+//! (`render`, `decode_output`, the `execute` calls) and eval tests
 //! (`docs/format.md`, "Generated Rust").
 //!
 //! - `names` decides every identifier the generator writes;
@@ -24,7 +25,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 use std::path::PathBuf;
 use templiqx_contracts::ir;
-use templiqx_contracts::{Diagnostic, Interaction, JsonType};
+use templiqx_contracts::{Diagnostic, EvalFixture, Interaction, JsonType, Seq};
 use types::{FieldSpec, Gen, is_struct};
 
 pub use crate::builder::format_file;
@@ -62,11 +63,7 @@ pub fn generate(
     if !g.diags.is_empty() {
         return Err(g.diags);
     }
-    let checks = if options.eval_tests {
-        crate::check::compile_checks(contract, interaction, sources)
-    } else {
-        Vec::new()
-    };
+    let checks = crate::check::compile_checks(contract, interaction, sources);
     Ok(module(contract, interaction, options, &g.items, &checks))
 }
 
@@ -197,6 +194,7 @@ fn module(
         let path = Literal::string(&f.to_string_lossy());
         quote! { const _: &[u8] = ::core::include_bytes!(#path); }
     });
+    let fixtures = statics::emit_evals(&eval_fixtures(&contract.evals, checks));
     let evals = if options.eval_tests && !contract.evals.is_empty() {
         let tests = eval_tests(&contract.evals, checks);
         quote! {
@@ -231,6 +229,15 @@ fn module(
             /// The compiled interaction, as static data.
             pub static INTERACTION: #p::Interaction = #interaction_tokens;
 
+            /// The contract's eval fixtures (`evals`), in declaration
+            /// order: each fixture's id, its inputs, context and
+            /// `fake_output` as JSON text, and its compiled `expect` checks.
+            /// To run one through an adapter: decode its request
+            /// (`fixture.inputs()`, `fixture.context()`), `execute` it, and
+            /// evaluate its checks against the output
+            /// (`fixture.evaluate_checks(&inputs, &context, &executed.output)`).
+            pub static EVALS: &[#p::EvalFixture] = #fixtures;
+
             /// Renders the interaction from typed values: validates them
             /// (bounds, formats), then renders every message.
             ///
@@ -253,6 +260,75 @@ fn module(
             ) -> ::core::result::Result<Output, #p::DecodeError> {
                 #p::decode_output(&INTERACTION, output)
             }
+
+            /// Renders the interaction, executes it through `adapter` (the
+            /// port's `execute`: capability gate, retries, output
+            /// validation, receipt) and decodes the output: `render`,
+            /// `adapter.execute` and `decode_output` in one call. The
+            /// typed output comes back with the request that was sent, its
+            /// receipt, usage and attempts.
+            ///
+            /// # Errors
+            /// `ExecuteError::Render` (`TQX_VALUE_INVALID`,
+            /// `TQX_VALUE_MISSING`, `TQX_FILTER_INPUT`,
+            /// `TQX_COMPONENT_ARGUMENT`, `TQX_RENDER_BUDGET`; nothing sent),
+            /// `ExecuteError::Execution` (`TQX_CAPABILITY_UNSUPPORTED`, the
+            /// adapter's `TQX_RUNTIME_*`, `TQX_OUTPUT_SCHEMA`; with the
+            /// failure receipt), `ExecuteError::Decode` (`TQX_OUTPUT_SCHEMA`
+            /// for a valid output the generated type cannot hold).
+            pub fn execute<A: #p::RuntimeAdapter + ?::core::marker::Sized>(
+                adapter: &A,
+                inputs: &Inputs,
+                context: &Context,
+            ) -> ::core::result::Result<#p::Executed<Output>, #p::ExecuteError> {
+                #p::execute(adapter, &INTERACTION, inputs, context)
+            }
+
+            /// `execute`, streaming: the adapter's deltas go to `sink`,
+            /// then one terminal event (`Complete` with the receipt, or
+            /// `Failed`); a request that does not render sends none.
+            ///
+            /// # Errors
+            /// As `execute`.
+            pub fn execute_streaming<A: #p::RuntimeAdapter + ?::core::marker::Sized>(
+                adapter: &A,
+                inputs: &Inputs,
+                context: &Context,
+                sink: &mut dyn ::core::ops::FnMut(#p::StreamEvent),
+            ) -> ::core::result::Result<#p::Executed<Output>, #p::ExecuteError> {
+                #p::execute_streaming(adapter, &INTERACTION, inputs, context, sink)
+            }
+
+            /// `execute` through an async adapter; the request renders when
+            /// the future is first polled, and the future is `Send`.
+            ///
+            /// # Errors
+            /// As `execute`.
+            pub fn execute_async<A: #p::AsyncRuntimeAdapter>(
+                adapter: &A,
+                inputs: &Inputs,
+                context: &Context,
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<#p::Executed<Output>, #p::ExecuteError>,
+            > + ::core::marker::Send {
+                #p::execute_async(adapter, &INTERACTION, inputs, context)
+            }
+
+            /// `execute_streaming` through an async adapter.
+            ///
+            /// # Errors
+            /// As `execute`.
+            pub fn execute_streaming_async<A: #p::AsyncRuntimeAdapter>(
+                adapter: &A,
+                inputs: &Inputs,
+                context: &Context,
+                sink: &mut (dyn ::core::ops::FnMut(#p::StreamEvent) + ::core::marker::Send),
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<#p::Executed<Output>, #p::ExecuteError>,
+            > + ::core::marker::Send {
+                #p::execute_streaming_async(adapter, &INTERACTION, inputs, context, sink)
+            }
+
 
             #evals
         }
@@ -383,9 +459,31 @@ pub(crate) fn code(text: &str) -> String {
     format!("{fence}{pad}{text}{pad}{fence}")
 }
 
-/// One `#[test]` per eval fixture, named by [`TestNames`]. A fixture with
-/// a `fake_output` and `expect` checks also evaluates its checks (`checks`,
-/// one list per fixture) against the output.
+/// The eval fixtures as data (`EVALS`): each fixture's values as JSON
+/// text (keys in the order written) and its compiled checks (`checks`,
+/// one list per fixture).
+fn eval_fixtures(evals: &[EvalDecl], checks: &[Vec<ir::Check>]) -> Vec<EvalFixture> {
+    evals
+        .iter()
+        .enumerate()
+        .map(|(i, e)| EvalFixture {
+            id: e.id.clone().into(),
+            inputs_json: serde_json::Value::Object(e.inputs.clone())
+                .to_string()
+                .into(),
+            context_json: serde_json::Value::Object(e.context.clone())
+                .to_string()
+                .into(),
+            fake_output_json: e.fake_output.as_ref().map(|v| v.to_string().into()),
+            checks: Seq::Owned(checks.get(i).cloned().unwrap_or_default()),
+        })
+        .collect()
+}
+
+/// One `#[test]` per eval fixture, named by [`TestNames`], running the
+/// fixture's entry of `EVALS`. A fixture with a `fake_output` and `expect`
+/// checks (`checks`, one list per fixture) also evaluates its checks
+/// against the output.
 fn eval_tests(evals: &[EvalDecl], checks: &[Vec<ir::Check>]) -> Vec<TokenStream> {
     let p = private();
     let mut used = TestNames::default();
@@ -394,40 +492,24 @@ fn eval_tests(evals: &[EvalDecl], checks: &[Vec<ir::Check>]) -> Vec<TokenStream>
         .enumerate()
         .map(|(i, e)| {
             let test = Ident::new(&used.fresh(&e.id), Span::call_site());
-            let inputs = Literal::string(&serde_json::Value::Object(e.inputs.clone()).to_string());
-            let context = Literal::string(&serde_json::Value::Object(e.context.clone()).to_string());
-            let fake = match &e.fake_output {
-                Some(v) => {
-                    let l = Literal::string(&v.to_string());
-                    quote! { ::core::option::Option::Some(#l) }
-                }
-                None => quote! { ::core::option::Option::None },
-            };
-            let checks = checks.get(i).map_or(&[][..], Vec::as_slice);
-            if e.fake_output.is_some() && !checks.is_empty() {
-                let doc = Literal::string(&format!(
+            let checked = e.fake_output.is_some() && checks.get(i).is_some_and(|c| !c.is_empty());
+            let doc = Literal::string(&if checked {
+                format!(
                     " Eval fixture {}: render it, validate `fake_output`, decode it, and check its `expect`.",
                     code(&e.id)
-                ));
-                let checks = statics::emit_checks(checks);
-                return quote! {
-                    #[doc = #doc]
-                    #[test]
-                    fn #test() {
-                        static CHECKS: &[#p::ir::Check] = #checks;
-                        #p::run_eval_checked::<super::Inputs, super::Context, super::Output>(&super::INTERACTION, #inputs, #context, #fake, CHECKS);
-                    }
-                };
-            }
-            let doc = Literal::string(&format!(
-                " Eval fixture {}: render it, validate `fake_output`, decode it.",
-                code(&e.id)
-            ));
+                )
+            } else {
+                format!(
+                    " Eval fixture {}: render it, validate `fake_output`, decode it.",
+                    code(&e.id)
+                )
+            });
+            let index = Literal::usize_unsuffixed(i);
             quote! {
                 #[doc = #doc]
                 #[test]
                 fn #test() {
-                    #p::run_eval::<super::Inputs, super::Context, super::Output>(&super::INTERACTION, #inputs, #context, #fake);
+                    #p::run_eval::<super::Inputs, super::Context, super::Output>(&super::INTERACTION, &super::EVALS[#index]);
                 }
             }
         })

@@ -66,8 +66,13 @@ pub(crate) const MODULE_ITEMS: &[&str] = &[
     "CONTRACT_FINGERPRINT",
     "INTERACTION_FINGERPRINT",
     "INTERACTION",
+    "EVALS",
     "render",
     "decode_output",
+    "execute",
+    "execute_streaming",
+    "execute_async",
+    "execute_streaming_async",
     "evals",
 ];
 

@@ -1,5 +1,6 @@
 //! The interaction IR as static tokens: what `include_contract!` embeds as
-//! `static INTERACTION` (`docs/format.md`, "Generated Rust"). Every value is
+//! `static INTERACTION` and `static EVALS` (`docs/format.md`, "Generated
+//! Rust"). Every value is
 //! written as a constant expression over `::templiqx::__private` (the
 //! module's `__tqx` import, so these tokens belong inside a generated
 //! module), so the
@@ -9,7 +10,7 @@ use super::private;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use templiqx_contracts::ir::{self, CompareOp, Expr, Filter, Node, Root, Segment};
-use templiqx_contracts::{Interaction, IrValue, JsonType, Number, Schema, TypeSet};
+use templiqx_contracts::{EvalFixture, Interaction, IrValue, JsonType, Number, Schema, TypeSet};
 
 fn s(text: &str) -> TokenStream {
     let p = private();
@@ -248,17 +249,36 @@ fn expr(e: &Expr) -> TokenStream {
     }
 }
 
-/// The checks of one eval fixture as a constant expression (a slice of
-/// `ir::Check`), for its generated `#[test]`.
-pub(crate) fn emit_checks(checks: &[ir::Check]) -> TokenStream {
-    let items = checks.iter().map(|c| {
-        let p = private();
-        let id = s(&c.id);
-        let description = opt(&c.description, |d| s(d));
-        let e = expr(&c.expr);
-        let source = s(&c.source);
-        let site = opt(&c.site, site);
-        quote! { #p::ir::Check { id: #id, description: #description, expr: #e, source: #source, site: #site } }
+/// One compiled `expect` check as a constant expression.
+fn check(c: &ir::Check) -> TokenStream {
+    let p = private();
+    let id = s(&c.id);
+    let description = opt(&c.description, |d| s(d));
+    let e = expr(&c.expr);
+    let source = s(&c.source);
+    let site = opt(&c.site, site);
+    quote! { #p::ir::Check { id: #id, description: #description, expr: #e, source: #source, site: #site } }
+}
+
+/// The eval fixtures of a contract as a constant expression (a slice of
+/// `EvalFixture`), for its `static EVALS`.
+pub(crate) fn emit_evals(fixtures: &[EvalFixture]) -> TokenStream {
+    let p = private();
+    let items = fixtures.iter().map(|f| {
+        let id = s(&f.id);
+        let inputs = s(&f.inputs_json);
+        let context = s(&f.context_json);
+        let fake_output = opt(&f.fake_output_json, |t| s(t));
+        let checks = seq(&f.checks, check);
+        quote! {
+            #p::EvalFixture {
+                id: #id,
+                inputs_json: #inputs,
+                context_json: #context,
+                fake_output_json: #fake_output,
+                checks: #checks,
+            }
+        }
     });
     quote! { &[#(#items),*] }
 }

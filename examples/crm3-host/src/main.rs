@@ -2,12 +2,16 @@
 //! at build time and a scripted model (the mock runtime) standing in for a
 //! provider.
 //!
-//! 1. Render the extraction contract from its eval request (typed values).
-//! 2. Execute it on the mock runtime (scenario `lease-happy-path`).
-//! 3. Decode the output into the generated, typed `Output`.
-//! 4. Convert it into the drafting contract's typed input and render that.
-//! 5. Execute the drafting contract with streaming (scenario
-//!    `lease-summary-streamed`) and decode its output.
+//! 1. Take the extraction contract's request from its eval fixture
+//!    (`EVALS`, fixture `fixed-term-lease`), as typed values.
+//! 2. One typed call (`extraction::execute`): render it, execute it on the
+//!    mock runtime (scenario `lease-happy-path`), and decode the output
+//!    into the generated, typed `Output`.
+//! 3. Evaluate the fixture's `expect` checks against that output.
+//! 4. Convert it into the drafting contract's typed input.
+//! 5. Execute the drafting contract with streaming
+//!    (`drafting::execute_streaming`, scenario `lease-summary-streamed`),
+//!    getting its typed output.
 //!
 //! Every step prints what it produced: rendered messages, fingerprints and
 //! the payload-free receipts.
@@ -32,14 +36,11 @@
 use crm3_host::{
     lease_summary_drafting as drafting, lease_term_extraction as extraction, lease_terms,
 };
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use templiqx::contracts::Diagnostics;
-use templiqx::contracts::json::{self, Json};
-use templiqx::{
-    AsyncRuntimeAdapter, DecodeError, Diagnostic, Execution, ExecutionError, Receipt, RenderError,
-    RenderedInteraction, RuntimeAdapter, StreamEvent,
-};
+use templiqx::{ExecuteError, Executed, Receipt, RenderedInteraction, StreamEvent};
 use templiqx_mock::{Inventory, MockError, ScriptedRuntime, VirtualClock};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -48,25 +49,23 @@ fn package_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../crm3")
 }
 
-fn read_json(rel: &str) -> Result<Json> {
-    let path = package_dir().join(rel);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(json::parse(&text).map_err(|d| Diagnostics::one(d.in_file(path.display().to_string())))?)
-}
-
-fn print_request(
-    title: &str,
-    contract_fp: &str,
-    interaction_fp: &str,
-    request: &RenderedInteraction<'_>,
-) {
-    println!("== {title}");
+/// The request that was sent: the contract id, each rendered message, and
+/// the fingerprints.
+fn print_request(request: &RenderedInteraction<'_>) {
+    let interaction = request.interaction;
+    println!("== {}", interaction.contract_id);
     for m in &request.messages {
         println!("-- {}", m.role.as_str());
         println!("{}", m.content);
     }
-    println!("   contract fingerprint    {contract_fp}");
-    println!("   interaction fingerprint {interaction_fp}");
+    println!(
+        "   contract fingerprint    {}",
+        interaction.contract_fingerprint
+    );
+    println!(
+        "   interaction fingerprint {}",
+        interaction.interaction_fingerprint
+    );
     println!(
         "   request fingerprint     {}",
         request.request_fingerprint()
@@ -155,45 +154,54 @@ impl Live {
         }))
     }
 
-    /// Executes on the model, streaming into `sink` when given; prints the
-    /// receipt, attempts, latency and token counts.
-    fn run(
+    /// Runs one typed call on the model (`call`, made by `on_live!`);
+    /// prints the request, the receipt, attempts, latency and token counts
+    /// (on failure, the receipt and attempts).
+    fn run<O>(
         &self,
-        request: &RenderedInteraction<'_>,
-        sink: Option<&mut (dyn FnMut(StreamEvent) + Send)>,
-    ) -> Result<Execution> {
+        call: impl Future<Output = std::result::Result<Executed<O>, ExecuteError>>,
+    ) -> Result<Executed<O>> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
         let started = std::time::Instant::now();
-        let result: std::result::Result<Execution, ExecutionError> = runtime.block_on(async {
-            match (self, sink) {
-                (Live::OpenAi(a), None) => a.execute(request).await,
-                (Live::OpenAi(a), Some(s)) => a.execute_streaming(request, s).await,
-                (Live::Anthropic(a), None) => a.execute(request).await,
-                (Live::Anthropic(a), Some(s)) => a.execute_streaming(request, s).await,
-            }
-        });
+        let result = runtime.block_on(call);
         let ms = started.elapsed().as_millis();
         match result {
-            Ok(execution) => {
-                print_live_receipt(&execution.receipt, execution.attempts, ms);
-                if let Some(u) = execution.usage {
+            Ok(executed) => {
+                print_request(&executed.request);
+                print_live_receipt(&executed.receipt, executed.attempts, ms);
+                if let Some(u) = executed.usage {
                     let rate = u.output_tokens as f64 / started.elapsed().as_secs_f64();
                     println!(
                         "   tokens: {} in, {} out ({rate:.1} output tokens/s)",
                         u.input_tokens, u.output_tokens
                     );
                 }
-                Ok(execution)
+                Ok(executed)
             }
             Err(error) => {
                 // The diagnostics go to stderr, from `main` (`report`).
-                print_live_receipt(&error.receipt, error.attempts, ms);
+                if let Some(receipt) = error.receipt() {
+                    print_live_receipt(receipt, error.attempts(), ms);
+                }
                 Err(error.into())
             }
         }
     }
+}
+
+/// One typed async call of a generated module on whichever provider `live`
+/// holds: `on_live!(live, adapter => extraction::execute_async(adapter, ..))`.
+macro_rules! on_live {
+    ($live:expr, $adapter:ident => $call:expr) => {
+        $live.run(async {
+            match $live {
+                Live::OpenAi($adapter) => $call.await,
+                Live::Anthropic($adapter) => $call.await,
+            }
+        })
+    };
 }
 
 fn print_live_receipt(receipt: &Receipt, attempts: u32, latency_ms: u128) {
@@ -214,18 +222,7 @@ fn print_live_receipt(receipt: &Receipt, attempts: u32, latency_ms: u128) {
 /// `  = help: …`), the layout of every Templiqx error; a failure that is
 /// not a diagnostic (a bad `CRM3_*` setting) as `error: message`.
 fn report(error: &(dyn std::error::Error + 'static)) -> String {
-    if let Some(e) = error.downcast_ref::<ExecutionError>() {
-        let mut diagnostics = Diagnostics::from(e.diagnostics.clone());
-        if diagnostics.is_empty() {
-            diagnostics.push(Diagnostic::error(e.failure.code, e.failure.detail.clone()));
-        }
-        return diagnostics.to_string();
-    }
-    if error.is::<DecodeError>()
-        || error.is::<RenderError>()
-        || error.is::<MockError>()
-        || error.is::<Diagnostics>()
-    {
+    if error.is::<ExecuteError>() || error.is::<MockError>() || error.is::<Diagnostics>() {
         return error.to_string();
     }
     format!("error: {error}")
@@ -275,33 +272,31 @@ fn run() -> Result<()> {
     };
     let target = templiqx::contracts::CapabilityProfile::parse_list("structured_output");
 
-    // 1. Render the extraction from its eval request, as typed values.
-    let request = read_json("evals/extraction-request.json")?;
-    let inputs: extraction::Inputs = json::from_json(&request["inputs"])?;
-    let context: extraction::Context = json::from_json(&request["context"])?;
-    let rendered = extraction::render(&inputs, &context)?;
-    print_request(
-        "lease-term-extraction",
-        extraction::CONTRACT_FINGERPRINT,
-        extraction::INTERACTION_FINGERPRINT,
-        &rendered,
-    );
+    // 1. The extraction's request, from its eval fixture, as typed values.
+    let fixture = extraction::EVALS
+        .iter()
+        .find(|f| f.id == "fixed-term-lease")
+        .ok_or("eval fixture `fixed-term-lease` is not in the extraction contract")?;
+    let inputs: extraction::Inputs = fixture.inputs()?;
+    let context: extraction::Context = fixture.context()?;
 
-    // 2. Execute it on the mock runtime (or the real model).
-    let execution = match &live {
-        Some(live) => live.run(&rendered, None)?,
+    // 2. One typed call: render, execute on the mock runtime (or the real
+    //    model), decode into the generated `Output`.
+    let executed = match &live {
+        Some(live) => {
+            on_live!(live, adapter => extraction::execute_async(adapter, &inputs, &context))?
+        }
         None => {
             let clock = VirtualClock::new();
             let model = ScriptedRuntime::new(scenario("lease-happy-path")?, &target)?
                 .with_clock(clock.clone());
-            let execution = RuntimeAdapter::execute(&model, &rendered)?;
-            print_receipt(&execution.receipt, execution.attempts, &clock);
-            execution
+            let executed = extraction::execute(&model, &inputs, &context)?;
+            print_request(&executed.request);
+            print_receipt(&executed.receipt, executed.attempts, &clock);
+            executed
         }
     };
-
-    // 3. Decode into the generated `Output` (validated against output_schema).
-    let facts = extraction::decode_output(&execution.output)?;
+    let facts = executed.output;
     println!(
         "   decoded: {} .. {}, EUR {} per month, {} days' notice, {} evidence links",
         facts.start_date,
@@ -310,6 +305,18 @@ fn run() -> Result<()> {
         facts.notice_days,
         facts.evidence.len()
     );
+
+    // 3. The fixture's `expect` checks, against the output of this run.
+    let outcomes = fixture.evaluate_checks(&inputs, &context, &facts);
+    let passed = outcomes.iter().filter(|o| o.passed()).count();
+    println!(
+        "   checks of `{}`: {passed} of {} passed",
+        fixture.id,
+        outcomes.len()
+    );
+    for outcome in outcomes.iter().filter(|o| !o.passed()) {
+        println!("   {}", outcome.to_string().replace('\n', "\n   "));
+    }
 
     // 4. Typed hand-off into the drafting contract.
     let inputs = drafting::Inputs {
@@ -321,13 +328,6 @@ fn run() -> Result<()> {
         matter_reference: context.matter_reference,
         locale: Some("nl-NL".to_owned()),
     };
-    let rendered = drafting::render(&inputs, &context)?;
-    print_request(
-        "lease-summary-drafting",
-        drafting::CONTRACT_FINGERPRINT,
-        drafting::INTERACTION_FINGERPRINT,
-        &rendered,
-    );
 
     // 5. Execute with streaming; the terminal event carries the receipt.
     let mut deltas = 0;
@@ -337,29 +337,32 @@ fn run() -> Result<()> {
         StreamEvent::Complete { receipt } => completed = Some(receipt),
         _ => {}
     };
-    let execution = match &live {
+    let executed = match &live {
         Some(live) => {
-            let execution = live.run(&rendered, Some(&mut sink))?;
+            let executed = on_live!(live, adapter => {
+                drafting::execute_streaming_async(adapter, &inputs, &context, &mut sink)
+            })?;
             println!(
                 "   streamed {deltas} deltas; Complete carried the execute receipt: {}",
-                completed.as_ref() == Some(&execution.receipt)
+                completed.as_ref() == Some(&executed.receipt)
             );
-            execution
+            executed
         }
         None => {
             let clock = VirtualClock::new();
             let model = ScriptedRuntime::new(scenario("lease-summary-streamed")?, &target)?
                 .with_clock(clock.clone());
-            let execution = RuntimeAdapter::execute_streaming(&model, &rendered, &mut sink)?;
+            let executed = drafting::execute_streaming(&model, &inputs, &context, &mut sink)?;
+            print_request(&executed.request);
             println!(
                 "   streamed {deltas} deltas; Complete carried the execute receipt: {}",
-                completed.as_ref() == Some(&execution.receipt)
+                completed.as_ref() == Some(&executed.receipt)
             );
-            print_receipt(&execution.receipt, execution.attempts, &clock);
-            execution
+            print_receipt(&executed.receipt, executed.attempts, &clock);
+            executed
         }
     };
-    let summary = drafting::decode_output(&execution.output)?;
+    let summary = executed.output;
     println!("   decoded: {:?}: {}", summary.title, summary.summary);
     Ok(())
 }

@@ -34,6 +34,7 @@ fn the_main_job_chains_extraction_into_drafting_on_the_mock_runtime() {
         "Check first: notice_days, start_date",
         "attempts 1, virtual time 40 ms",
         "decoded: 2026-03-01 .. 2027-02-28, EUR 1450.5 per month, 60 days' notice, 4 evidence links",
+        "checks of `fixed-term-lease`: 5 of 5 passed",
         "== lease-summary-drafting",
         "Term: 01-03-2026 to 28-02-2027\nMonthly rent: EUR 1.450,50",
         "Complete carried the execute receipt: true",
