@@ -262,6 +262,23 @@ Examples:
 Example:
   templiqx schema > templiqx.schema.json")]
     Schema,
+
+    /// Serve the Language Server Protocol over standard input and output.
+    ///
+    /// Editors attach it to contracts, partials and templiqx.yaml manifests:
+    /// the compiler's diagnostics while typing (unsaved buffers over the
+    /// disk), hover on references, go to definition, document symbols. The
+    /// client's initializationOptions.target overrides --target; with
+    /// neither, capability checks are skipped. See docs/cli.md, "lsp".
+    #[command(after_help = "\
+Example (Neovim):
+  vim.lsp.start({ name = 'templiqx', cmd = { 'templiqx', 'lsp', '--target', 'structured_output' } })")]
+    Lsp {
+        /// The target capability profile, comma-separated or repeated;
+        /// optional here (without it, capability checks are skipped).
+        #[arg(long, short = 't', value_name = "CAP,...", value_delimiter = ',')]
+        target: Option<Vec<String>>,
+    },
 }
 
 /// The subcommands of `templiqx scenarios`.

@@ -30,6 +30,11 @@ const BROKEN_PIPE: u8 = 141;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The server writes standard output from its own thread: it runs
+    // before the Ui takes the lock.
+    if let Command::Lsp { target } = &cli.command {
+        return ExitCode::from(lsp(target.as_deref()).code());
+    }
     let mut ui = Ui::new(cli.output.format, cli.output.color);
     let result = run(&mut ui, &cli.command).and_then(|status| {
         ui.flush()?;
@@ -105,10 +110,27 @@ fn run(ui: &mut Ui, command: &Command) -> io::Result<Status> {
             },
         ),
         Command::Schema => cmd::schema::run(ui),
+        Command::Lsp { .. } => unreachable!("`main` serves `lsp` before the Ui exists"),
         Command::Scenarios(ScenariosCommand::Run {
             inventory,
             target,
             receipts,
         }) => cmd::scenarios::run(ui, inventory, &target.profile(), *receipts),
+    }
+}
+
+/// `templiqx lsp`: serves one client on standard input and output; exit 1
+/// when the session does not end with `shutdown` and `exit`.
+fn lsp(target: Option<&[String]>) -> Status {
+    let options = templiqx_lsp::Options {
+        target: target
+            .map(|t| templiqx_contracts::CapabilityProfile::new(t.iter().map(|c| c.trim()))),
+    };
+    match templiqx_lsp::run_stdio(options) {
+        Ok(()) => Status::Success,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "templiqx lsp: {e}");
+            Status::Failure
+        }
     }
 }

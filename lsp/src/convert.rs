@@ -1,0 +1,212 @@
+//! Positions: the compiler's (1-based lines, columns in Unicode scalar
+//! values, byte offsets) and the protocol's (0-based lines, columns in
+//! UTF-16 code units, the encoding every client supports), and file paths
+//! as `file://` URLs.
+//!
+//! Lines end at `\n`, `\r\n` or a lone `\r`, for the compiler (YAML 1.2) as
+//! for the protocol.
+
+use lsp_types::{Position, Range, Url};
+use std::path::{Component, Path, PathBuf};
+use templiqx_contracts::Span;
+
+/// The line starts of one text, to convert positions in it.
+#[derive(Debug)]
+pub(crate) struct LineIndex<'a> {
+    text: &'a str,
+    /// Byte offset of the start of every line; the first is 0.
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub(crate) fn new(text: &'a str) -> LineIndex<'a> {
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => starts.push(i + 1),
+                b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
+                    starts.push(i + 2);
+                    i += 1;
+                }
+                b'\r' => starts.push(i + 1),
+                _ => {}
+            }
+            i += 1;
+        }
+        LineIndex { text, starts }
+    }
+
+    /// The text of line `line` (0-based) without its line break; empty past
+    /// the end.
+    fn line(&self, line: usize) -> (usize, &'a str) {
+        let Some(&start) = self.starts.get(line) else {
+            return (self.text.len(), "");
+        };
+        let rest = &self.text[start..];
+        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        (start, &rest[..end])
+    }
+
+    /// The protocol position of byte `offset` (clamped to the text and to
+    /// the start of the character it falls in).
+    pub(crate) fn position(&self, offset: usize) -> Position {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let (start, content) = self.line(line);
+        // An offset inside a `\r\n` (or at its `\n`) is the end of the line.
+        let within = (offset - start).min(content.len());
+        Position::new(
+            saturate(line),
+            saturate(content[..within].encode_utf16().count()),
+        )
+    }
+
+    /// The byte offset of a protocol position: a character past the end of
+    /// its line is the end of the line, a line past the end of the text is
+    /// the end of the text (as the protocol asks), and a position inside a
+    /// surrogate pair is the start of that character.
+    pub(crate) fn offset(&self, position: Position) -> usize {
+        let line = position.line as usize;
+        if line >= self.starts.len() {
+            return self.text.len();
+        }
+        let (start, content) = self.line(line);
+        let mut units = 0usize;
+        for (i, c) in content.char_indices() {
+            let next = units + c.len_utf16();
+            if next > position.character as usize {
+                return start + i;
+            }
+            units = next;
+        }
+        start + content.len()
+    }
+
+    /// The byte offset of a compiler position (1-based line and column in
+    /// Unicode scalar values), clamped to its line.
+    pub(crate) fn offset_of(&self, line: u32, column: u32) -> usize {
+        let line = (line.max(1) - 1) as usize;
+        if line >= self.starts.len() {
+            return self.text.len();
+        }
+        let (start, content) = self.line(line);
+        let skip = (column.max(1) - 1) as usize;
+        content
+            .char_indices()
+            .nth(skip)
+            .map_or(start + content.len(), |(i, _)| start + i)
+    }
+
+    /// The protocol range of a compiler span, from its lines and columns.
+    pub(crate) fn range(&self, span: &Span) -> Range {
+        let start = self.offset_of(span.start.line, span.start.column);
+        let end = self.offset_of(span.end.line, span.end.column).max(start);
+        Range::new(self.position(start), self.position(end))
+    }
+
+    /// The protocol range of the byte range `start..end`.
+    pub(crate) fn byte_range(&self, start: usize, end: usize) -> Range {
+        Range::new(self.position(start), self.position(end.max(start)))
+    }
+}
+
+fn saturate(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Applies one `didChange` edit to `text`: the whole text when `range` is
+/// `None`, else the replacement of `range`.
+pub(crate) fn apply_change(text: &mut String, range: Option<Range>, new_text: &str) {
+    match range {
+        None => new_text.clone_into(text),
+        Some(range) => {
+            let index = LineIndex::new(text);
+            let start = index.offset(range.start);
+            let end = index.offset(range.end).max(start);
+            text.replace_range(start..end, new_text);
+        }
+    }
+}
+
+/// The path of a `file://` URL.
+pub(crate) fn url_to_path(url: &Url) -> Option<PathBuf> {
+    if url.scheme() != "file" {
+        return None;
+    }
+    url.to_file_path().ok()
+}
+
+/// The `file://` URL of an absolute path.
+pub(crate) fn path_to_url(path: &Path) -> Option<Url> {
+    Url::from_file_path(path).ok()
+}
+
+/// `path` without `.` and `..` segments, lexically (`/a/b/../c` → `/a/c`);
+/// for display names of files outside the loader's base (`../lib/x.yaml`).
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_utf16_units() {
+        // `é` is 2 bytes and 1 unit; `𝄞` is 4 bytes and 2 units.
+        let text = "a: é𝄞x\r\nb\rc\n";
+        let index = LineIndex::new(text);
+        let x = text.find('x').unwrap();
+        assert_eq!(index.position(x), Position::new(0, 6));
+        assert_eq!(index.offset(Position::new(0, 6)), x);
+        // Inside the surrogate pair: the start of the character.
+        assert_eq!(index.offset(Position::new(0, 5)), text.find('𝄞').unwrap());
+        assert_eq!(index.offset_of(1, 6), x);
+        assert_eq!(index.position(text.find('b').unwrap()), Position::new(1, 0));
+        assert_eq!(index.position(text.find('c').unwrap()), Position::new(2, 0));
+        // The `\n` of `\r\n` is the end of line 0.
+        assert_eq!(index.position(x + 2), Position::new(0, 7));
+        // Past the end of a line, and of the text.
+        assert_eq!(
+            index.offset(Position::new(1, 99)),
+            text.find('b').unwrap() + 1
+        );
+        assert_eq!(index.offset(Position::new(9, 0)), text.len());
+        assert_eq!(index.offset_of(9, 1), text.len());
+    }
+
+    #[test]
+    fn incremental_edits_apply_in_utf16() {
+        let mut text = "x: é𝄞 name\n".to_owned();
+        let range = Range::new(Position::new(0, 7), Position::new(0, 11));
+        apply_change(&mut text, Some(range), "nmae");
+        assert_eq!(text, "x: é𝄞 nmae\n");
+        apply_change(&mut text, None, "y: 1\n");
+        assert_eq!(text, "y: 1\n");
+    }
+
+    #[test]
+    fn paths_normalise_lexically() {
+        assert_eq!(
+            normalize(Path::new("/pkg/app/../lib/./p.yaml")),
+            Path::new("/pkg/lib/p.yaml")
+        );
+    }
+}

@@ -1,0 +1,594 @@
+//! What the server knows: the open documents, laid over the disk, and the
+//! compilation units (packages and lone contract files) they belong to,
+//! each with its last compilation and the diagnostics last published for
+//! its files.
+//!
+//! A change marks units dirty: the unit of the changed file (the package of
+//! the nearest `templiqx.yaml`, else the file itself when it is a contract)
+//! and every unit whose last compilation read the file or looked for it.
+//! [`Workspace::flush`] recompiles the dirty units, whole, so a contract
+//! that includes a changed partial, or whose manifest changed, is
+//! recompiled too.
+
+use crate::convert;
+use crate::diagnostics;
+use crate::navigate::Tree;
+use lsp_types::Url;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use templiqx_build::yaml::{self, Node};
+use templiqx_build::{
+    CompiledContract, FileSystem, Loader, MANIFEST, Overlay, RealFileSystem, codegen, relative_to,
+};
+use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};
+
+/// An open document.
+#[derive(Debug)]
+struct Document {
+    /// The URL the client named it by (publications for it use this one).
+    url: Url,
+    version: i32,
+    text: String,
+}
+
+/// A compilation unit.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum UnitKey {
+    /// The package whose manifest is in this (real) directory.
+    Package(PathBuf),
+    /// A contract file outside any package.
+    File(PathBuf),
+}
+
+/// The last compilation of a unit.
+pub(crate) struct Compilation {
+    /// The directory display names are relative to.
+    base: PathBuf,
+    /// The loader that compiled it: its sources (texts and trees of every
+    /// file read), files read and paths looked for.
+    pub(crate) loader: Loader,
+    /// Problems of the package itself (its manifest).
+    problems: Vec<Diagnostic>,
+    /// Every contract compiled.
+    contracts: Vec<CompiledContract>,
+    /// The real path of every file read, by display name.
+    names: BTreeMap<String, PathBuf>,
+}
+
+impl Compilation {
+    /// The real path of the file with display name `name`.
+    pub(crate) fn path_of(&self, name: &str) -> Option<&Path> {
+        self.names.get(name).map(PathBuf::as_path)
+    }
+
+    /// The display name of the file at the real `path`.
+    fn name_of(&self, path: &Path) -> String {
+        let shown = relative_to(path, &self.base)
+            .to_string_lossy()
+            .replace('\\', "/");
+        if shown.is_empty() {
+            ".".to_owned()
+        } else {
+            shown
+        }
+    }
+
+    fn depends_on(&self, path: &Path) -> bool {
+        self.loader.files_read.iter().any(|p| p == path)
+            || self.loader.looked_for.iter().any(|p| p == path)
+    }
+}
+
+#[derive(Default)]
+struct Unit {
+    compilation: Option<Compilation>,
+    /// The diagnostics last published for each file (real path), only
+    /// non-empty sets.
+    published: BTreeMap<PathBuf, Vec<lsp_types::Diagnostic>>,
+}
+
+/// One `textDocument/publishDiagnostics`.
+#[derive(Debug)]
+pub(crate) struct Publication {
+    pub(crate) url: Url,
+    pub(crate) version: Option<i32>,
+    pub(crate) diagnostics: Vec<lsp_types::Diagnostic>,
+}
+
+/// The open documents and the units they belong to.
+pub(crate) struct Workspace {
+    /// The target profile; `None` skips capability checks.
+    target: Option<CapabilityProfile>,
+    /// Without a target: every capability a contract required so far.
+    learned: CapabilityProfile,
+    /// Where `docs/diagnostics.md` is, for `codeDescription`.
+    docs: Option<Url>,
+    /// Open documents by real path.
+    documents: BTreeMap<PathBuf, Document>,
+    /// The open documents over the disk.
+    overlay: Overlay,
+    units: BTreeMap<UnitKey, Unit>,
+    dirty: BTreeSet<UnitKey>,
+    /// Files changed since the last flush: their diagnostics are published
+    /// even when unchanged, so a client sees an answer to every edit.
+    touched: BTreeSet<PathBuf>,
+}
+
+impl Workspace {
+    pub(crate) fn new(target: Option<CapabilityProfile>, docs: Option<Url>) -> Workspace {
+        Workspace {
+            target,
+            learned: CapabilityProfile::default(),
+            docs,
+            documents: BTreeMap::new(),
+            overlay: Overlay::new(Arc::new(RealFileSystem)),
+            units: BTreeMap::new(),
+            dirty: BTreeSet::new(),
+            touched: BTreeSet::new(),
+        }
+    }
+
+    /// The real path of the file a URL names: the disk's canonical path, or
+    /// that of its directory joined with its name (a new file), as
+    /// [`Overlay`] keys documents.
+    pub(crate) fn key(url: &Url) -> Option<PathBuf> {
+        let path = convert::url_to_path(url)?;
+        let fs = RealFileSystem;
+        if let Ok(real) = fs.canonicalize(&path) {
+            return Some(real);
+        }
+        match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) => Some(
+                fs.canonicalize(parent)
+                    .map_or_else(|_| path.clone(), |p| p.join(name)),
+            ),
+            _ => Some(path),
+        }
+    }
+
+    /// The URL to publish for the file at real `path`: the client's own for
+    /// an open document.
+    pub(crate) fn url_of(&self, path: &Path) -> Option<Url> {
+        match self.documents.get(path) {
+            Some(d) => Some(d.url.clone()),
+            None => convert::path_to_url(path),
+        }
+    }
+
+    pub(crate) fn open(&mut self, url: Url, version: i32, text: String) {
+        let Some(key) = Workspace::key(&url) else {
+            return;
+        };
+        self.overlay.insert(&key, text.as_bytes());
+        self.documents
+            .insert(key.clone(), Document { url, version, text });
+        self.changed(&key);
+    }
+
+    /// Applies edits (`range` `None`: the whole text) to an open document.
+    pub(crate) fn change(
+        &mut self,
+        url: &Url,
+        version: i32,
+        edits: impl IntoIterator<Item = (Option<lsp_types::Range>, String)>,
+    ) {
+        let Some(key) = Workspace::key(url) else {
+            return;
+        };
+        let Some(document) = self.documents.get_mut(&key) else {
+            return;
+        };
+        for (range, text) in edits {
+            convert::apply_change(&mut document.text, range, &text);
+        }
+        document.version = version;
+        self.overlay.insert(&key, document.text.as_bytes());
+        self.changed(&key);
+    }
+
+    pub(crate) fn close(&mut self, url: &Url) {
+        let Some(key) = Workspace::key(url) else {
+            return;
+        };
+        self.documents.remove(&key);
+        self.overlay.remove(&key);
+        self.changed(&key);
+    }
+
+    /// A file changed on disk (saved, or changed by another program).
+    pub(crate) fn changed_on_disk(&mut self, url: &Url) {
+        if let Some(key) = Workspace::key(url) {
+            self.changed(&key);
+        }
+    }
+
+    fn changed(&mut self, path: &Path) {
+        self.touched.insert(path.to_path_buf());
+        if let Some(unit) = self.unit_of(path) {
+            self.dirty.insert(unit);
+        }
+        for (key, unit) in &self.units {
+            if unit
+                .compilation
+                .as_ref()
+                .is_some_and(|c| c.depends_on(path))
+            {
+                self.dirty.insert(key.clone());
+            }
+        }
+    }
+
+    /// The unit of the file at real `path`: the package of the nearest
+    /// directory holding `templiqx.yaml` (on disk or open), else the file
+    /// itself when it is a contract (it declares a `templiqx/` API
+    /// version); `None` for other YAML files outside packages.
+    fn unit_of(&self, path: &Path) -> Option<UnitKey> {
+        for dir in path.parent()?.ancestors() {
+            if self.overlay.is_file(&dir.join(MANIFEST)) {
+                return Some(UnitKey::Package(dir.to_path_buf()));
+            }
+        }
+        self.is_contract(path)
+            .then(|| UnitKey::File(path.to_path_buf()))
+    }
+
+    /// Whether the file at real `path` looks like a contract: not a
+    /// manifest, and it declares a `templiqx/` API version.
+    fn is_contract(&self, path: &Path) -> bool {
+        path.file_name().is_some_and(|n| n != MANIFEST)
+            && self
+                .text(path)
+                .is_some_and(|t| t.contains("api_version") && t.contains("templiqx/"))
+    }
+
+    /// The text of the file at real `path`: the open document's, else the
+    /// disk's (decoded as the compiler decodes it).
+    pub(crate) fn text(&self, path: &Path) -> Option<String> {
+        if let Some(d) = self.documents.get(path) {
+            return Some(d.text.clone());
+        }
+        let bytes = self.overlay.read(path).ok()?;
+        templiqx_build::text::decode(bytes, templiqx_build::text::Syntax::Yaml).ok()
+    }
+
+    /// Whether something changed since the last flush (a request must
+    /// flush first).
+    pub(crate) fn is_dirty(&self) -> bool {
+        !self.dirty.is_empty() || !self.touched.is_empty()
+    }
+
+    /// Recompiles the dirty units and returns the diagnostics to publish:
+    /// every file whose diagnostics changed (an empty list clears a file),
+    /// and every changed open document. Units that hold no open document
+    /// any more are forgotten, their diagnostics cleared. A file read by
+    /// several units (a dependency's partial) gets the diagnostics of all.
+    pub(crate) fn flush(&mut self) -> Vec<Publication> {
+        let dirty = std::mem::take(&mut self.dirty);
+        let touched = std::mem::take(&mut self.touched);
+        let mut paths: BTreeSet<PathBuf> = touched
+            .iter()
+            .filter(|p| self.documents.contains_key(*p))
+            .cloned()
+            .collect();
+        for key in dirty {
+            if !self.keeps(&key) {
+                if let Some(unit) = self.units.remove(&key) {
+                    paths.extend(unit.published.into_keys());
+                }
+                continue;
+            }
+            let compilation = self.compile(&key);
+            let fresh = self.diagnostics(&key, &compilation);
+            let unit = self.units.entry(key).or_default();
+            let old = std::mem::replace(&mut unit.published, fresh);
+            for path in old.keys().chain(unit.published.keys()) {
+                if old.get(path) != unit.published.get(path) {
+                    paths.insert(path.clone());
+                }
+            }
+            paths.extend(
+                touched
+                    .iter()
+                    .filter(|p| compilation.names.values().any(|n| n == *p))
+                    .cloned(),
+            );
+            unit.compilation = Some(compilation);
+        }
+        paths
+            .iter()
+            .filter_map(|path| {
+                let mut diagnostics: Vec<lsp_types::Diagnostic> = Vec::new();
+                for unit in self.units.values() {
+                    for d in unit.published.get(path).into_iter().flatten() {
+                        if !diagnostics.contains(d) {
+                            diagnostics.push(d.clone());
+                        }
+                    }
+                }
+                self.publication(path, diagnostics)
+            })
+            .collect()
+    }
+
+    /// Whether the unit `key` is still served: some open document belongs
+    /// to it or was read by its last compilation.
+    fn keeps(&self, key: &UnitKey) -> bool {
+        let compiled = self.units.get(key).and_then(|u| u.compilation.as_ref());
+        self.documents.keys().any(|path| {
+            self.unit_of(path).as_ref() == Some(key)
+                || compiled.is_some_and(|c| c.names.values().any(|n| n == path))
+        })
+    }
+
+    fn publication(
+        &self,
+        path: &Path,
+        diagnostics: Vec<lsp_types::Diagnostic>,
+    ) -> Option<Publication> {
+        Some(Publication {
+            url: self.url_of(path)?,
+            version: self.documents.get(path).map(|d| d.version),
+            diagnostics,
+        })
+    }
+
+    /// Compiles a unit as `templiqx check` does (eval fixtures' outputs
+    /// checked, code generated), through the overlay.
+    fn compile(&mut self, key: &UnitKey) -> Compilation {
+        let fs: Arc<dyn FileSystem> = Arc::new(self.overlay.clone());
+        let (base, mut loader) = match key {
+            UnitKey::Package(root) => (root.clone(), Loader::with_file_system(root, fs)),
+            UnitKey::File(path) => {
+                let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                (dir.clone(), Loader::with_file_system(dir, fs))
+            }
+        };
+        let mut problems = Vec::new();
+        let mut contracts = Vec::new();
+        match key {
+            UnitKey::Package(root) => match loader.load_package(root) {
+                Err(diagnostics) => problems = diagnostics,
+                Ok(package) => {
+                    let ids = loader.package(package).manifest.contracts.clone();
+                    for id in &ids {
+                        contracts.push(self.with_profile(&mut loader, |loader, profile| {
+                            loader.compile_listed(package, id, profile)
+                        }));
+                    }
+                    // An open contract the manifest does not list (yet) is
+                    // compiled as `templiqx check FILE` compiles it.
+                    let unlisted: Vec<PathBuf> = self
+                        .documents
+                        .keys()
+                        .filter(|p| {
+                            !loader.files_read.contains(p)
+                                && self.unit_of(p).as_ref() == Some(key)
+                                && self.is_contract(p)
+                        })
+                        .cloned()
+                        .collect();
+                    for path in unlisted {
+                        contracts.push(self.with_profile(&mut loader, |loader, profile| {
+                            loader.compile_file(&path, profile)
+                        }));
+                    }
+                }
+            },
+            UnitKey::File(path) => {
+                contracts.push(self.with_profile(&mut loader, |loader, profile| {
+                    loader.compile_file(path, profile)
+                }))
+            }
+        }
+        let generated =
+            codegen::generate_all(&contracts, &loader.sources, &codegen::Options::default());
+        for (c, generated) in contracts.iter_mut().zip(generated) {
+            if let Some(Err(diagnostics)) = generated {
+                c.diagnostics.extend(diagnostics);
+                c.interaction = None;
+            }
+        }
+        let mut compilation = Compilation {
+            base,
+            loader,
+            problems,
+            contracts,
+            names: BTreeMap::new(),
+        };
+        compilation.names = compilation
+            .loader
+            .files_read
+            .iter()
+            .map(|p| (compilation.name_of(p), p.clone()))
+            .collect();
+        compilation
+    }
+
+    /// Compiles one contract for the target; without one, for every
+    /// capability contracts required so far, and again with the contract's
+    /// own when it needs more (so `TQX_CAPABILITY_UNSUPPORTED` and
+    /// `TQX_EXTENSION_UNSUPPORTED` never fire; every other check is
+    /// independent of the profile).
+    fn with_profile(
+        &mut self,
+        loader: &mut Loader,
+        compile: impl Fn(&mut Loader, &CapabilityProfile) -> CompiledContract,
+    ) -> CompiledContract {
+        if let Some(target) = &self.target {
+            return compile(loader, target);
+        }
+        let compiled = compile(loader, &self.learned);
+        let unsupported = compiled.diagnostics.iter().any(|d| {
+            matches!(
+                d.code,
+                Code::CapabilityUnsupported | Code::ExtensionUnsupported
+            )
+        });
+        let Some(contract) = compiled.contract.as_ref().filter(|_| unsupported) else {
+            return compiled;
+        };
+        let needs = contract.capabilities.iter().map(String::as_str).chain(
+            contract
+                .extensions
+                .iter()
+                .map(|(_, e)| e.capability.as_str()),
+        );
+        let before = self.learned.0.len();
+        self.learned
+            .0
+            .extend(needs.filter(|c| !c.is_empty()).map(str::to_owned));
+        if self.learned.0.len() == before {
+            return compiled;
+        }
+        compile(loader, &self.learned)
+    }
+
+    /// The protocol diagnostics of a compilation, by real path.
+    fn diagnostics(
+        &self,
+        key: &UnitKey,
+        compilation: &Compilation,
+    ) -> BTreeMap<PathBuf, Vec<lsp_types::Diagnostic>> {
+        // Diagnostics without a file we can show (a manifest that cannot be
+        // read, a listed contract that is missing) go to the manifest, or to
+        // the lone contract.
+        let fallback = match key {
+            UnitKey::Package(root) => root.join(MANIFEST),
+            UnitKey::File(path) => path.clone(),
+        };
+        let mut out: BTreeMap<PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+        let all = compilation
+            .problems
+            .iter()
+            .chain(compilation.contracts.iter().flat_map(|c| &c.diagnostics));
+        for d in all {
+            let (path, located) = match d.file.as_deref().and_then(|f| compilation.path_of(f)) {
+                Some(path) => (path.to_path_buf(), true),
+                None => (fallback.clone(), false),
+            };
+            let text = compilation
+                .loader
+                .sources
+                .by_name(&compilation.name_of(&path))
+                .map(|s| s.text.as_str())
+                .unwrap_or_default();
+            let converted = diagnostics::convert(
+                d,
+                located.then_some(text),
+                compilation,
+                self,
+                self.docs.as_ref(),
+            );
+            let list = out.entry(path).or_default();
+            if !list.contains(&converted) {
+                list.push(converted);
+            }
+        }
+        out
+    }
+
+    /// The file at real `path` and the contract whose declarations its
+    /// references name: itself for a contract; for a partial, the first
+    /// contract (of the last compilations) that includes it, through any
+    /// chain of partials.
+    pub(crate) fn trees(&self, path: &Path) -> Option<(Tree, Tree)> {
+        let text = self.text(path)?;
+        let root = yaml::parse(&text).ok()?;
+        let file = Tree {
+            path: path.to_path_buf(),
+            text,
+            root,
+        };
+        if file.root.as_map().is_some() {
+            let decl = file.clone();
+            return Some((file, decl));
+        }
+        for unit in self.units.values() {
+            let Some(c) = &unit.compilation else { continue };
+            let sources = &c.loader.sources;
+            let name = c.name_of(path);
+            let Some(mut from) = sources
+                .files()
+                .iter()
+                .find(|f| f.name == name && f.included_from.is_some())
+                .and_then(|f| f.included_from.clone())
+            else {
+                continue;
+            };
+            let mut hops = 0;
+            while let Some(f) = sources.get(from.file) {
+                match &f.included_from {
+                    Some(next) if hops < 64 => {
+                        from = next.clone();
+                        hops += 1;
+                    }
+                    _ => {
+                        let (Some(root), Some(path)) = (&f.root, c.path_of(&f.name)) else {
+                            break;
+                        };
+                        let decl = Tree {
+                            path: path.to_path_buf(),
+                            text: f.text.clone(),
+                            root: root.clone(),
+                        };
+                        return Some((file, decl));
+                    }
+                }
+            }
+        }
+        let decl = file.clone();
+        Some((file, decl))
+    }
+
+    /// The root of the package the file at real `path` is in (the nearest
+    /// directory holding `templiqx.yaml`), else its directory.
+    pub(crate) fn include_root(&self, path: &Path) -> Option<PathBuf> {
+        let dir = path.parent()?;
+        Some(
+            dir.ancestors()
+                .find(|d| self.overlay.is_file(&d.join(MANIFEST)))
+                .unwrap_or(dir)
+                .to_path_buf(),
+        )
+    }
+
+    /// The file an include in the file at real `path` names: `partial`
+    /// under its package root, or under the root of the dependency
+    /// `from_dependency` its manifest declares.
+    pub(crate) fn resolve_include(
+        &self,
+        path: &Path,
+        partial: &str,
+        from_dependency: Option<&str>,
+    ) -> Option<PathBuf> {
+        let mut root = self.include_root(path)?;
+        if let Some(dependency) = from_dependency {
+            let fs: Arc<dyn FileSystem> = Arc::new(self.overlay.clone());
+            let mut loader = Loader::with_file_system(&root, fs);
+            let package = loader.load_package(&root).ok()?;
+            let relative = loader
+                .package(package)
+                .manifest
+                .dependencies
+                .get(dependency)?
+                .clone();
+            root = convert::normalize(&root.join(relative));
+        }
+        let target = convert::normalize(&root.join(partial));
+        self.overlay.is_file(&target).then_some(target)
+    }
+
+    /// The tree of the file with display name `name` in a compilation, for
+    /// related information.
+    pub(crate) fn source_tree<'c>(
+        compilation: &'c Compilation,
+        name: &str,
+    ) -> Option<(&'c str, Option<&'c Node>)> {
+        compilation
+            .loader
+            .sources
+            .by_name(name)
+            .map(|f| (f.text.as_str(), f.root.as_ref()))
+    }
+}
