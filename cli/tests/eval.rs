@@ -486,3 +486,37 @@ fn the_cache_reuses_each_repeat_of_an_earlier_run_and_checks_it_again() {
     assert_eq!(f["checks"][0]["rate"]["passed"], 2);
     assert_eq!(f["pass_rate"]["passed"], 2);
 }
+
+#[test]
+fn the_fake_provider_skips_fixtures_without_fake_output_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{CONTRACT}  - id: real-model-only\n    inputs: {{ clause: \"Notice: two months.\" }}\n"
+    );
+    std::fs::write(dir.path().join("notice.yaml"), text).unwrap();
+    let run = |format: &str| {
+        templiqx_in(dir.path())
+            .args([
+                "eval",
+                "notice.yaml",
+                "-t",
+                "structured_output",
+                "--provider",
+                "fake",
+            ])
+            .args(["--db", ":memory:", "--format", format])
+            .output()
+            .unwrap()
+    };
+    let json = run("json");
+    assert_eq!(json.status.code(), Some(0), "{}", stdout(&json));
+    // One envelope, nothing else on standard output.
+    let r = result(&json);
+    assert_eq!(r["skipped"], json!(["notice::real-model-only"]));
+    assert_eq!(r["stats"]["overall"]["fixtures"], 1);
+    let human = stdout(&run("human"));
+    assert!(
+        human.contains("Skipping notice::real-model-only (no fake_output)"),
+        "{human}"
+    );
+}

@@ -247,8 +247,10 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
         }
         accumulator.set_interaction_fingerprint(id, &interaction.interaction_fingerprint);
     }
-    for name in &skipped {
-        ui.status("Skipping", &format!("{name} (no fake_output)"))?;
+    if !ui.json() {
+        for name in &skipped {
+            ui.status("Skipping", &format!("{name} (no fake_output)"))?;
+        }
     }
 
     let total = fixtures.len() * options.repeat as usize;
@@ -314,6 +316,7 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
         accumulator,
         baseline,
         diagnostics,
+        &skipped,
     )
 }
 

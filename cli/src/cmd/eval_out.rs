@@ -34,6 +34,9 @@ struct EvalResult<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     comparison: Option<&'a Comparison>,
     gate: &'a GateVerdict,
+    /// Fixtures `--provider fake` skipped (no `fake_output`), by name.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    skipped: &'a [String],
 }
 
 /// Reports diagnostics that stopped the run before anything executed.
@@ -142,6 +145,7 @@ pub fn finish(
     accumulator: Accumulator,
     baseline: Option<Baseline>,
     diagnostics: Vec<Diagnostic>,
+    skipped: &[String],
 ) -> io::Result<Status> {
     let stats = accumulator.stats();
     let comparison = baseline
@@ -199,6 +203,7 @@ pub fn finish(
             baseline: baseline.as_ref().map(|b| b.source.as_str()),
             comparison: comparison.as_ref(),
             gate: &verdict,
+            skipped,
         };
         let env = OperationEnvelope::new(Operation::Eval, Some(result), diagnostics);
         ui.json_line(&env)?;
