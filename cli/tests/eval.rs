@@ -127,6 +127,11 @@ fn fixture<'a>(result: &'a Value, name: &str) -> &'a Value {
 
 #[test]
 fn the_crm3_example_passes_offline_with_the_fake_provider() {
+    // What the README tells users to run, run here with a history of its own.
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(readme.contains(
+        "cargo run --locked -p templiqx-cli -- eval examples/crm3 --target structured_output --provider fake"
+    ));
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("eval.sqlite");
     let run = |format: &str| {
