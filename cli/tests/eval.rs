@@ -244,6 +244,13 @@ fn every_outcome_is_recorded_and_the_gate_sets_the_exit_status() {
     // 1 of 5 passed: below 0.5, the gate fails.
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let r = result(&out);
+    // The failed gate is the envelope's error.
+    let env = &envelopes(&out)[0];
+    assert_eq!(env["ok"], false);
+    assert_eq!(codes(env), ["TQX_EVAL_GATE"]);
+    // The transport failures are called out.
+    let note = r["notes"][0].as_str().unwrap();
+    assert!(note.contains("TQX_RUNTIME_RATE_LIMITED × 1"), "{note}");
     let f = fixture(&r, "notice::sixty-days");
     assert_eq!(f["executions"], 5);
     assert_eq!(f["pass_rate"]["passed"], 1);
@@ -324,7 +331,12 @@ fn a_lower_gate_passes_and_usage_errors_exit_2() {
             &["--filter", "other::*"][..],
             "no eval fixture matches --filter other::*",
         ),
-        (&["--baseline", "last"][..], "names no finished run"),
+        (&["--baseline", "42"][..], "names no finished run"),
+        (
+            &["--filter", "*", "--filter", "zzz"][..],
+            "no eval fixture matches --filter zzz",
+        ),
+        (&["notice.yaml"][..], "contract `notice` is given twice"),
         (&["--min-pass-rate", "2"][..], "is not a rate in [0, 1]"),
         (&["--fail-on-regression"][..], "--baseline"),
     ] {
@@ -348,6 +360,31 @@ fn a_lower_gate_passes_and_usage_errors_exit_2() {
             "{args:?}: missing {needle:?} in {all}"
         );
     }
+    // A first run has no `last` baseline: said, not an error.
+    let out = templiqx_in(dir.path())
+        .args([
+            "eval",
+            "notice.yaml",
+            "-t",
+            "structured_output",
+            "--provider",
+            "fake",
+        ])
+        .args([
+            "--db",
+            "first.sqlite",
+            "--baseline",
+            "last",
+            "--fail-on-regression",
+        ])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("note: --baseline last: no earlier finished run of fake `fake`"),
+        "{text}"
+    );
     // The real providers need a base URL and a model.
     let out = templiqx_in(dir.path())
         .args([
@@ -436,7 +473,9 @@ fn a_regression_between_two_runs_fails_the_gate_against_the_baseline() {
         "{text}"
     );
     assert!(
-        text.contains("error: gate: notice::sixty-days: regression: pass rate fell"),
+        text.contains(
+            "error[TQX_EVAL_GATE]: gate failed for `notice::sixty-days`: regression: pass rate fell"
+        ),
         "{text}"
     );
 
@@ -524,4 +563,42 @@ fn the_fake_provider_skips_fixtures_without_fake_output_and_says_so() {
         human.contains("Skipping notice::real-model-only (no fake_output)"),
         "{human}"
     );
+}
+
+#[test]
+fn an_interrupted_run_keeps_the_executions_it_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    // The second answer never comes within the minute the contract allows.
+    let slow = CONTRACT.replace("timeout_ms: 500", "timeout_ms: 60000");
+    std::fs::write(dir.path().join("notice.yaml"), slow).unwrap();
+    let (_rt, base) = server(vec![answer(60), Reply::Hang]);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_templiqx"))
+        .current_dir(dir.path())
+        .args([
+            "eval",
+            "notice.yaml",
+            "-t",
+            "structured_output",
+            "--provider",
+            "openai",
+        ])
+        .args(["--base-url", &format!("{base}/v1"), "--model", "m"])
+        .args(["--repeat", "2", "--concurrency", "1", "--db", "eval.sqlite"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let count = || -> i64 {
+        rusqlite::Connection::open(dir.path().join("eval.sqlite"))
+            .and_then(|c| c.query_row("SELECT count(*) FROM executions", [], |r| r.get(0)))
+            .unwrap_or(0)
+    };
+    // The first execution is committed within a second or so, while the
+    // second one still waits.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while count() == 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(count(), 1);
 }

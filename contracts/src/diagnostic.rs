@@ -138,6 +138,10 @@ codes! {
     /// receive the output schema with `strict: false` (a node outside its
     /// strict subset even after optional properties are lowered).
     LintOpenAiNotStrict => "TQX_LINT_OPENAI_NOT_STRICT",
+    /// `templiqx eval` ran, and its gate failed: a pass rate below
+    /// `--min-pass-rate`, or a regression against the baseline with
+    /// `--fail-on-regression` (`docs/eval.md`, "Gating and exit status").
+    EvalGate => "TQX_EVAL_GATE",
 }
 
 impl fmt::Display for Code {

@@ -57,6 +57,7 @@ CREATE TABLE executions (
   provider TEXT NOT NULL,
   model TEXT NOT NULL,
   sampling TEXT NOT NULL,
+  transport TEXT NOT NULL,       -- JSON: base URL and wire settings
   code TEXT,                     -- NULL on success, else the TQX_* code
   schema_valid INTEGER NOT NULL, -- 0 | 1
   latency_ms REAL NOT NULL,
@@ -69,7 +70,7 @@ CREATE TABLE executions (
 );
 CREATE INDEX executions_by_run ON executions(run_id);
 CREATE INDEX executions_by_request ON executions(
-  request_fingerprint, interaction_fingerprint, provider, model, sampling, repeat);
+  request_fingerprint, interaction_fingerprint, provider, model, sampling, transport, repeat);
 CREATE TABLE checks (
   execution_id INTEGER NOT NULL REFERENCES executions(id),
   position INTEGER NOT NULL,     -- the check's index in the fixture's expect
@@ -108,7 +109,7 @@ fn fail(action: &str) -> impl Fn(rusqlite::Error) -> HistoryError + '_ {
 /// contract fingerprint decide whether an earlier execution can stand for a
 /// new one (`--cache`): the same interaction and rendered request
 /// (fingerprints), sent to the same provider and model with the same
-/// sampling parameters. The contract fingerprint also changes with
+/// sampling parameters, the same way (transport). The contract fingerprint also changes with
 /// descriptions, provenance and eval fixtures (their `expect` checks
 /// included), none of which changes what the model is sent: an edited
 /// check is evaluated again on the cached output.
@@ -126,6 +127,12 @@ pub struct ExecutionKey {
     pub model: String,
     /// The sampling parameters, as JSON object text.
     pub sampling: String,
+    /// How the request reached the model, as JSON object text: the base
+    /// URL and the adapter's wire settings (structured-output mode, roles,
+    /// token-cap field, the names — never the values — of extra headers);
+    /// `{}` for the fake provider. Another server or another way of sending
+    /// the schema is another experiment.
+    pub transport: String,
 }
 
 /// An earlier execution found for `--cache`.
@@ -320,9 +327,9 @@ impl History {
                 "INSERT INTO executions (run_id, contract, fixture, repeat, contract_fingerprint,
                    interaction_fingerprint, request_fingerprint, provider, model, sampling, code,
                    schema_valid, latency_ms, input_tokens, output_tokens, attempts,
-                   output_fingerprint, output, cached)
+                   output_fingerprint, output, cached, transport)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                   ?17, ?18, ?19)",
+                   ?17, ?18, ?19, ?20)",
             )
             .map_err(fail("storing an execution"))?;
             insert
@@ -346,6 +353,7 @@ impl History {
                     record.output_fingerprint,
                     output,
                     record.cached,
+                    key.transport,
                 ])
                 .map_err(fail("storing an execution"))?;
             let execution = self.conn.last_insert_rowid();
@@ -423,7 +431,7 @@ impl History {
                  FROM executions
                  WHERE request_fingerprint = ?1 AND interaction_fingerprint = ?2
                    AND provider = ?3 AND model = ?4 AND sampling = ?5 AND repeat = ?6
-                   AND cached = 0
+                   AND transport = ?7 AND cached = 0
                    AND (code IS NULL OR code = 'TQX_OUTPUT_SCHEMA')
                  ORDER BY id DESC LIMIT 1",
             )
@@ -435,7 +443,8 @@ impl History {
                     key.provider,
                     key.model,
                     key.sampling,
-                    repeat
+                    repeat,
+                    key.transport
                 ],
                 |r| {
                     Ok((
@@ -493,8 +502,8 @@ impl History {
     }
 
     /// The finished run a `--baseline` reference names: `last` (the latest
-    /// finished run other than `current`) or a run id. `Ok(None)` when
-    /// there is no such finished run.
+    /// finished run other than `current` with the same provider and model,
+    /// `like`) or a run id. `Ok(None)` when there is no such finished run.
     ///
     /// # Errors
     ///
@@ -503,13 +512,15 @@ impl History {
         &self,
         reference: &str,
         current: Option<i64>,
+        like: (&str, &str),
     ) -> Result<Option<StoredRun>, HistoryError> {
         let row = if reference == "last" {
             self.conn
                 .query_row(
                     "SELECT id, started_at, stats FROM runs
-                     WHERE stats IS NOT NULL AND id IS NOT ?1 ORDER BY id DESC LIMIT 1",
-                    params![current],
+                     WHERE stats IS NOT NULL AND id IS NOT ?1 AND provider = ?2 AND model = ?3
+                     ORDER BY id DESC LIMIT 1",
+                    params![current, like.0, like.1],
                     |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
                 )
                 .optional()
@@ -579,6 +590,7 @@ mod tests {
             provider: "fake".into(),
             model: "fake".into(),
             sampling: "{}".into(),
+            transport: "{}".into(),
         }
     }
 
@@ -655,12 +667,15 @@ mod tests {
     #[test]
     fn the_baseline_is_the_latest_finished_run_or_the_one_named() {
         let mut h = History::in_memory().unwrap();
-        assert_eq!(h.baseline("last", None).unwrap(), None);
+        let fake = ("fake", "fake");
+        assert_eq!(h.baseline("last", None, fake).unwrap(), None);
         let first = h.begin_run(&run()).unwrap();
         h.add_contract(first, "lease", "c1", "i1").unwrap();
         h.finish_run(first, "t", "{\"n\":1}").unwrap();
         let unfinished = h.begin_run(&run()).unwrap();
-        let last = h.baseline("last", Some(unfinished)).unwrap().unwrap();
+        let last = h.baseline("last", Some(unfinished), fake).unwrap().unwrap();
+        // Another model's runs are not this one's baseline.
+        assert_eq!(h.baseline("last", None, ("openai", "gpt")).unwrap(), None);
         assert_eq!(last.id, first);
         assert_eq!(last.stats, "{\"n\":1}");
         assert_eq!(
@@ -668,11 +683,17 @@ mod tests {
             vec![("lease".to_owned(), "i1".to_owned())]
         );
         assert_eq!(
-            h.baseline(&first.to_string(), None).unwrap().unwrap().id,
+            h.baseline(&first.to_string(), None, fake)
+                .unwrap()
+                .unwrap()
+                .id,
             first
         );
-        assert_eq!(h.baseline(&unfinished.to_string(), None).unwrap(), None);
-        assert_eq!(h.baseline("nonsense", None).unwrap(), None);
+        assert_eq!(
+            h.baseline(&unfinished.to_string(), None, fake).unwrap(),
+            None
+        );
+        assert_eq!(h.baseline("nonsense", None, fake).unwrap(), None);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::compile::compile_inputs;
 use crate::provider::Adapter;
 use crate::ui::{Status, Ui};
 use futures_util::StreamExt;
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobMatcher};
 use std::cell::RefCell;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -93,11 +93,16 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
         eval_out::refused(ui, vec![diagnostic])?;
         Ok(Status::Error)
     };
-    let filters = match glob_set(options.filters) {
+    let filters = match globs(options.filters) {
         Ok(f) => f,
         Err(d) => return usage(ui, d),
     };
-    let (provider, provider_name, model) = match configure(options) {
+    let Configured {
+        provider,
+        name: provider_name,
+        model,
+        transport,
+    } = match configure(options) {
         Ok(p) => p,
         Err(d) => return usage(ui, d),
     };
@@ -120,6 +125,11 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
     let mut contracts: Vec<(&str, &Interaction)> = Vec::new();
     let mut fixtures: Vec<Fixture<'_>> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
+    // Which --filter globs matched a fixture: each must match one.
+    let mut matched = vec![false; filters.len()];
+    // Contract ids seen, and where: an id twice is refused (its statistics
+    // and history rows would merge).
+    let mut seen: Vec<(&str, &str)> = Vec::new();
     for input in &inputs {
         for c in &input.contracts {
             let (Some(contract), Some(interaction)) = (&c.contract, &c.interaction) else {
@@ -128,13 +138,34 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
             let checks =
                 templiqx_build::compile_checks(contract, interaction, &input.loader.sources);
             let sampling = sampling(interaction);
+            if let Some((_, first)) = seen.iter().find(|(id, _)| *id == contract.id) {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::Package,
+                        format!(
+                            "contract `{}` is given twice ({first} and {})",
+                            contract.id, c.file
+                        ),
+                    )
+                    .help("eval each contract id once: statistics and the history are keyed by it (a path given twice, or two packages with the same contract id)"),
+                );
+                continue;
+            }
+            seen.push((&contract.id, &c.file));
             let mut selected = false;
             for (i, eval) in contract.evals.iter().enumerate() {
                 let name = format!("{}::{}", contract.id, eval.id);
-                if let Some(f) = &filters
-                    && !f.is_match(&name)
-                {
-                    continue;
+                if !filters.is_empty() {
+                    let mut any = false;
+                    for ((_, glob), hit) in filters.iter().zip(&mut matched) {
+                        if glob.is_match(&name) {
+                            *hit = true;
+                            any = true;
+                        }
+                    }
+                    if !any {
+                        continue;
+                    }
                 }
                 let fake_output = eval.fake_output.clone().map(Json::from);
                 if matches!(provider, Provider::Fake(_)) && fake_output.is_none() {
@@ -155,6 +186,7 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
                     provider: provider_name.to_owned(),
                     model: model.clone(),
                     sampling: sampling.clone(),
+                    transport: transport.clone(),
                 };
                 fixtures.push(Fixture {
                     name,
@@ -178,23 +210,25 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
         eval_out::refused(ui, diagnostics)?;
         return Ok(Status::Error);
     }
-    if fixtures.is_empty() {
-        let why = if options.filters.is_empty() {
-            "no eval fixture to run".to_owned()
-        } else {
+    let unmatched: Vec<&str> = filters
+        .iter()
+        .zip(&matched)
+        .filter(|(_, hit)| !**hit)
+        .map(|((text, _), _)| *text)
+        .collect();
+    if !unmatched.is_empty() || fixtures.is_empty() {
+        let why = if !unmatched.is_empty() {
+            format!("no eval fixture matches --filter {}", unmatched.join(", "))
+        } else if !skipped.is_empty() {
             format!(
-                "no eval fixture matches --filter {}",
-                options.filters.join(", ")
+                "every fixture selected lacks a fake_output, which --provider fake answers with ({})",
+                skipped.join(", ")
             )
+        } else {
+            "no eval fixture to run".to_owned()
         };
-        let mut d = Diagnostic::error(Code::Io, why)
+        let d = Diagnostic::error(Code::Io, why)
             .help("fixtures are named `contract::fixture`; `templiqx test PATH` lists them");
-        if !skipped.is_empty() {
-            d = d.note(format!(
-                "{} fixture(s) without fake_output were skipped by --provider fake",
-                skipped.len()
-            ));
-        }
         return usage(ui, d);
     }
 
@@ -204,10 +238,12 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
     };
     let baseline = match options.baseline {
         None => None,
-        Some(reference) => match eval_out::load_baseline(&history, reference) {
-            Ok(b) => Some(b),
-            Err(d) => return usage(ui, d),
-        },
+        Some(reference) => {
+            match eval_out::load_baseline(&history, reference, (provider_name, &model)) {
+                Ok(b) => b,
+                Err(d) => return usage(ui, d),
+            }
+        }
     };
 
     let mut run = RunInfo {
@@ -270,6 +306,7 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let mut done = 0usize;
     let stored = runtime.block_on(async {
         // Repeat-major: a run cut short has covered every fixture alike.
         let jobs = (0..options.repeat)
@@ -292,31 +329,56 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
                 }
             })
             .buffer_unordered(options.concurrency);
-        while let Some((index, (record, output))) = executions.next().await {
-            let fixture = &fixtures[index];
-            history
-                .borrow_mut()
-                .insert(run_id, &fixture.key, &record, output.as_deref())?;
-            accumulator.push(&record);
-            ui.progress_message(&fixture.name);
-            ui.progress_inc();
+        // Finished executions are committed at least once a second even
+        // while the next ones take minutes (a real model), so an
+        // interrupted run keeps them.
+        let mut tick = tokio::time::interval(templiqx_eval::history::COMMIT_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                next = executions.next() => {
+                    let Some((index, (record, output))) = next else {
+                        break;
+                    };
+                    let fixture = &fixtures[index];
+                    history
+                        .borrow_mut()
+                        .insert(run_id, &fixture.key, &record, output.as_deref())
+                        .map_err(|e| (e, done))?;
+                    done += 1;
+                    accumulator.push(&record);
+                    ui.progress_message(&fixture.name);
+                    ui.progress_inc();
+                }
+                _ = tick.tick() => {
+                    history.borrow_mut().flush().map_err(|e| (e, done))?;
+                }
+            }
         }
-        Ok::<(), templiqx_eval::history::HistoryError>(())
+        Ok::<(), (templiqx_eval::history::HistoryError, usize)>(())
     });
     ui.finish_progress();
     let mut history = history.into_inner();
-    if let Err(e) = stored {
-        return usage(ui, io_diagnostic(&e.to_string()));
+    if let Err((e, done)) = stored {
+        // Model calls were made: say how far the run got, not that nothing
+        // was executed.
+        let d = io_diagnostic(&format!("the eval history failed: {e}")).help(format!(
+            "run {run_id} stopped after {done} of {total} executions, which the history keeps up to its last commit; another templiqx eval writing the same --db holds it, or the disk refused"
+        ));
+        eval_out::stopped(ui, d)?;
+        return Ok(Status::Error);
     }
     eval_out::finish(
         ui,
         options,
         &mut history,
-        &run,
-        accumulator,
-        baseline,
-        diagnostics,
-        &skipped,
+        eval_out::Ran {
+            run: &run,
+            accumulator,
+            baseline,
+            diagnostics,
+            skipped: &skipped,
+        },
     )
 }
 
@@ -466,13 +528,27 @@ impl AsyncRuntimeAdapter for FakeAdapter<'_> {
     }
 }
 
-/// The provider, its name and the model name, or a usage diagnostic.
-fn configure(options: &Options<'_>) -> Result<(Provider, &'static str, String), Diagnostic> {
+/// What the provider is: the adapter, its name, the model name and the
+/// transport part of the history key.
+struct Configured {
+    provider: Provider,
+    name: &'static str,
+    model: String,
+    transport: String,
+}
+
+/// The provider, or a usage diagnostic.
+fn configure(options: &Options<'_>) -> Result<Configured, Diagnostic> {
     let args = options.provider;
     let kind = match args.provider {
         EvalProviderKind::Fake => {
             let descriptor = AdapterDescriptor::new("fake", options.target.iter());
-            return Ok((Provider::Fake(descriptor), "fake", "fake".to_owned()));
+            return Ok(Configured {
+                provider: Provider::Fake(descriptor),
+                name: "fake",
+                model: "fake".to_owned(),
+                transport: "{}".to_owned(),
+            });
         }
         EvalProviderKind::Openai => ProviderKind::Openai,
         EvalProviderKind::Anthropic => ProviderKind::Anthropic,
@@ -481,7 +557,29 @@ fn configure(options: &Options<'_>) -> Result<(Provider, &'static str, String), 
     let base_url = args.base_url.as_deref().unwrap_or_default();
     let model = args.model.clone().unwrap_or_default();
     match Adapter::new(kind, base_url, &model, &args.wire) {
-        Ok(a) => Ok((Provider::Real(Box::new(a)), kind.name(), model)),
+        Ok(a) => {
+            let wire = &args.wire;
+            // Header values may be secrets: names only.
+            let headers: Vec<&str> = wire
+                .headers
+                .iter()
+                .map(|h| h.split_once(':').map_or(h.as_str(), |(n, _)| n.trim()))
+                .collect();
+            let transport = serde_json::json!({
+                "base_url": without_userinfo(base_url),
+                "structured_output": format!("{:?}", wire.structured_output),
+                "developer_as_system": wire.developer_as_system,
+                "max_tokens_field_legacy": wire.max_tokens_field_legacy,
+                "headers": headers,
+            })
+            .to_string();
+            Ok(Configured {
+                provider: Provider::Real(Box::new(a)),
+                name: kind.name(),
+                model,
+                transport,
+            })
+        }
         Err(message) => Err(Diagnostic::error(
             Code::RuntimePermanent,
             format!("the {} adapter refuses its configuration: {message}", kind.name()),
@@ -490,22 +588,33 @@ fn configure(options: &Options<'_>) -> Result<(Provider, &'static str, String), 
     }
 }
 
-/// The compiled `--filter` globs (`None`: every fixture).
-fn glob_set(filters: &[String]) -> Result<Option<GlobSet>, Diagnostic> {
-    if filters.is_empty() {
-        return Ok(None);
+/// `url` without the `user:password@` a URL may carry: what the history
+/// keeps is never a secret.
+fn without_userinfo(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
+        None => url.to_owned(),
     }
-    let mut set = GlobSetBuilder::new();
-    for f in filters {
-        let glob = Glob::new(f).map_err(|e| {
-            Diagnostic::error(Code::Io, format!("--filter `{f}` is not a glob: {e}"))
-                .help("a glob over `contract::fixture`, e.g. `lease-*::*` or `*::dutch-client`")
-        })?;
-        set.add(glob);
-    }
-    set.build()
-        .map(Some)
-        .map_err(|e| Diagnostic::error(Code::Io, format!("--filter: {e}")))
+}
+
+/// The compiled `--filter` globs, each with its text.
+fn globs(filters: &[String]) -> Result<Vec<(&str, GlobMatcher)>, Diagnostic> {
+    filters
+        .iter()
+        .map(|f| {
+            Glob::new(f)
+                .map(|g| (f.as_str(), g.compile_matcher()))
+                .map_err(|e| {
+                    Diagnostic::error(Code::Io, format!("--filter `{f}` is not a glob: {e}")).help(
+                        "a glob over `contract::fixture`, e.g. `lease-*::*` or `*::dutch-client`",
+                    )
+                })
+        })
+        .collect()
 }
 
 /// The sampling parameters the contract's runtime policy sends, as JSON

@@ -10,7 +10,7 @@ use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 use std::io;
 use std::path::Path;
-use templiqx_contracts::{Diagnostic, Operation, OperationEnvelope};
+use templiqx_contracts::{Code, Diagnostic, Operation, OperationEnvelope};
 use templiqx_eval::compare::{Comparison, RateComparison};
 pub use templiqx_eval::stats::Accumulator;
 use templiqx_eval::stats::{Gate, GateScope, GateVerdict, Rate, RunStats, Summary};
@@ -34,9 +34,25 @@ struct EvalResult<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     comparison: Option<&'a Comparison>,
     gate: &'a GateVerdict,
+    /// What the reader should know to read the figures right.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
     /// Fixtures `--provider fake` skipped (no `fake_output`), by name.
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     skipped: &'a [String],
+}
+
+/// Reports a failure that stopped a run part way (the history refused a
+/// write): no statistics, exit 2.
+pub fn stopped(ui: &mut Ui, diagnostic: Diagnostic) -> io::Result<()> {
+    if ui.json() {
+        let env =
+            OperationEnvelope::<serde_json::Value>::new(Operation::Eval, None, vec![diagnostic]);
+        ui.json_line(&env)
+    } else {
+        ui.diagnostics(&[diagnostic], &SourceTexts::default())?;
+        ui.error_line("the run stopped before its end; no statistics")
+    }
 }
 
 /// Reports diagnostics that stopped the run before anything executed.
@@ -62,7 +78,15 @@ pub fn refused_with_sources(
 /// The baseline `reference` names: a results file written by
 /// `templiqx eval --format json` when a file of that name exists, else
 /// `last` or a run id in `history`.
-pub fn load_baseline(history: &History, reference: &str) -> Result<Baseline, Diagnostic> {
+///
+/// `Ok(None)` for `last` when the history has no earlier finished run of
+/// this provider and model: a first run (a fresh CI checkout) has nothing
+/// to compare with, and is not an error.
+pub fn load_baseline(
+    history: &History,
+    reference: &str,
+    like: (&str, &str),
+) -> Result<Option<Baseline>, Diagnostic> {
     let path = Path::new(reference);
     if path.is_file() {
         let text = std::fs::read_to_string(path).map_err(|e| {
@@ -77,14 +101,17 @@ pub fn load_baseline(history: &History, reference: &str) -> Result<Baseline, Dia
             ))
             .help("write one with `templiqx eval … --format json > results.json`")
         })?;
-        return Ok(Baseline {
+        return Ok(Some(Baseline {
             source: reference.to_owned(),
             stats,
-        });
+        }));
     }
     let stored = history
-        .baseline(reference, None)
+        .baseline(reference, None, like)
         .map_err(|e| io_diagnostic(&e.to_string()))?;
+    if stored.is_none() && reference == "last" {
+        return Ok(None);
+    }
     let Some(stored) = stored else {
         return Err(io_diagnostic(&format!(
             "--baseline `{reference}` names no finished run in the history and no file"
@@ -97,10 +124,10 @@ pub fn load_baseline(history: &History, reference: &str) -> Result<Baseline, Dia
             stored.id
         ))
     })?;
-    Ok(Baseline {
+    Ok(Some(Baseline {
         source: format!("run {} ({})", stored.id, stored.started_at),
         stats,
-    })
+    }))
 }
 
 /// The statistics of a results file: the last line that is an `eval`
@@ -136,18 +163,58 @@ fn results_stats(text: &str) -> Result<RunStats, String> {
     Err(last_error)
 }
 
+/// What a run leaves for [`finish`].
+pub struct Ran<'a> {
+    /// The run.
+    pub run: &'a RunInfo,
+    /// Its executions' statistics so far.
+    pub accumulator: Accumulator,
+    /// The baseline it compares with.
+    pub baseline: Option<Baseline>,
+    /// Problems found on the way (none are errors, or it would not have run).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Fixtures `--provider fake` skipped.
+    pub skipped: &'a [String],
+}
+
 /// Computes the statistics, compares, gates, stores, and reports.
 pub fn finish(
     ui: &mut Ui,
     options: &Options<'_>,
     history: &mut History,
-    run: &RunInfo,
-    accumulator: Accumulator,
-    baseline: Option<Baseline>,
-    diagnostics: Vec<Diagnostic>,
-    skipped: &[String],
+    ran: Ran<'_>,
 ) -> io::Result<Status> {
+    let Ran {
+        run,
+        accumulator,
+        baseline,
+        diagnostics,
+        skipped,
+    } = ran;
     let stats = accumulator.stats();
+    let mut notes = Vec::new();
+    if options.baseline == Some("last") && baseline.is_none() {
+        notes.push(format!(
+            "--baseline last: no earlier finished run of {} `{}` in the history; nothing to compare with (this run is the next one's baseline)",
+            run.provider, run.model
+        ));
+    }
+    // Calls that never produced an answer count as failed executions: say
+    // so, since a fall they cause is the provider's, not the prompt's.
+    let transport: Vec<String> = stats
+        .overall
+        .summary
+        .failure_codes
+        .iter()
+        .filter(|(code, _)| code.starts_with("TQX_RUNTIME_") || code.starts_with("TQX_CAPABILITY"))
+        .map(|(code, n)| format!("{code} × {n}"))
+        .collect();
+    if !transport.is_empty() {
+        notes.push(format!(
+            "executions failed before the model answered ({}); they count as not passed, so these rates measure the provider as well as the prompt",
+            transport.join(", ")
+        ));
+    }
     let comparison = baseline
         .as_ref()
         .map(|b| templiqx_eval::compare::compare(&b.stats, &stats));
@@ -160,9 +227,23 @@ pub fn finish(
         fail_on_regression: options.fail_on_regression,
     };
     let verdict = gate.evaluate(&stats, comparison.as_ref());
+    let mut diagnostics = diagnostics;
+    diagnostics.extend(verdict.failures.iter().map(|f| {
+        let place = match (&f.contract, &f.fixture) {
+            (Some(contract), Some(fixture)) => format!("`{contract}::{fixture}`"),
+            (Some(contract), None) => format!("`{contract}`"),
+            _ => "the run".to_owned(),
+        };
+        Diagnostic::error(Code::EvalGate, format!("gate failed for {place}: {}", f.reason)).help(
+            if f.reason.starts_with("regression") {
+                "--fail-on-regression fails on a significant fall against --baseline (docs/eval.md, \"Comparing with a baseline\")"
+            } else {
+                "--min-pass-rate sets the least pass rate (docs/eval.md, \"Gating and exit status\")"
+            },
+        )
+    }));
     let finished = jiff::Timestamp::now().to_string();
     let stats_json = serde_json::to_string(&stats).map_err(io::Error::other)?;
-    let mut diagnostics = diagnostics;
     if let (Some(id), Err(e)) = (
         run.id,
         history.finish_run(run.id.unwrap_or(0), &finished, &stats_json),
@@ -203,17 +284,21 @@ pub fn finish(
             baseline: baseline.as_ref().map(|b| b.source.as_str()),
             comparison: comparison.as_ref(),
             gate: &verdict,
+            notes: &notes,
             skipped,
         };
         let env = OperationEnvelope::new(Operation::Eval, Some(result), diagnostics);
         ui.json_line(&env)?;
         return Ok(status);
     }
-    ui.diagnostics(&diagnostics, &SourceTexts::default())?;
     table(ui, &stats)?;
     if let (Some(b), Some(c)) = (&baseline, &comparison) {
         compared(ui, &b.source, c)?;
     }
+    for note in &notes {
+        ui.line(&format!("note: {note}"))?;
+    }
+    ui.diagnostics(&diagnostics, &SourceTexts::default())?;
     gate_lines(ui, run, &gate, &verdict)?;
     Ok(status)
 }
@@ -457,14 +542,6 @@ fn compared(ui: &mut Ui, source: &str, c: &Comparison) -> io::Result<()> {
 }
 
 fn gate_lines(ui: &mut Ui, run: &RunInfo, gate: &Gate, verdict: &GateVerdict) -> io::Result<()> {
-    for f in &verdict.failures {
-        let place = match (&f.contract, &f.fixture) {
-            (Some(contract), Some(fixture)) => format!("{contract}::{fixture}"),
-            (Some(contract), None) => contract.clone(),
-            _ => "overall".to_owned(),
-        };
-        ui.error_line(&format!("gate: {place}: {}", f.reason))?;
-    }
     let id = run.id.map_or_else(String::new, |id| format!("run {id}: "));
     let gated = gate.min_pass_rate.is_some() || gate.fail_on_regression;
     let verdict_text = match (gated, verdict.passed) {
