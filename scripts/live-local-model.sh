@@ -15,7 +15,8 @@
 #    pass^N, distinct outputs, latency and tokens/s, an HTML report.
 #
 # Environment: TEMPLIQX_LIVE_VENV (default /tmp/templiqx-live-venv),
-# TEMPLIQX_LIVE_PORT (8765), TEMPLIQX_LIVE_RUNS (20), TEMPLIQX_LIVE_CTX (4096),
+# TEMPLIQX_LIVE_PORT (8765), TEMPLIQX_LIVE_RUNS (20), TEMPLIQX_LIVE_CTX (2048: it also bounds a generation that runs away, since
+# the drafting contract sets no max_output_tokens),
 # TEMPLIQX_LIVE_TIMEOUT_MS (per attempt, 300000), TEMPLIQX_LIVE_OUT (where the
 # eval report, JUnit file and history go; target/live), TEMPLIQX_LIVE_DB (the
 # eval history; $TEMPLIQX_LIVE_OUT/eval.sqlite, kept across runs, so a second
@@ -40,7 +41,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 venv=${TEMPLIQX_LIVE_VENV:-/tmp/templiqx-live-venv}
 port=${TEMPLIQX_LIVE_PORT:-8765}
 runs=${TEMPLIQX_LIVE_RUNS:-20}
-ctx=${TEMPLIQX_LIVE_CTX:-4096}
+ctx=${TEMPLIQX_LIVE_CTX:-2048}
 timeout_ms=${TEMPLIQX_LIVE_TIMEOUT_MS:-300000}
 portable="-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
 cmake_args=${TEMPLIQX_LIVE_CMAKE_ARGS-$portable}
