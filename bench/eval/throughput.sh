@@ -12,8 +12,10 @@
 #    SQLite file per N), under `/usr/bin/time -v`;
 # 4. checks that the run really executed — the JSON result counts N
 #    executions at pass rate 1.0, the fake answered N requests, the history
-#    holds N execution rows (and 5 check rows each) — and prints the wall
-#    time, executions/s and peak RSS per N, the marginal rate between the
+#    holds N execution rows (and 5 check rows each), read with python3's
+#    sqlite3 module — and prints the wall time, executions/s, peak RSS,
+#    the resident set sampled once a second during the run, and the CPU
+#    time of templiqx and of the fake per N; then the marginal rate between the
 #    smallest and largest N (start-up and final statistics cancel out), and
 #    the RSS of the largest N over that of the smallest (flat memory: ~1.0).
 #
@@ -35,8 +37,15 @@ server_threads=${THROUGHPUT_SERVER_THREADS:-1}
 output_file="$root/examples/crm3/evals/extraction-output.json"
 work=$(mktemp -d "${TMPDIR:-/tmp}/templiqx-eval-throughput.XXXXXX")
 fake_pid=
+timed=
 
 cleanup() {
+  # A run cut short: templiqx (under /usr/bin/time) stops too.
+  if [ -n "$timed" ] && kill -0 "$timed" 2>/dev/null; then
+    child=$(pgrep -P "$timed" -x templiqx || true)
+    if [ -n "$child" ]; then kill "$child" 2>/dev/null || true; fi
+    wait "$timed" 2>/dev/null || true
+  fi
   if [ -n "$fake_pid" ]; then
     kill "$fake_pid" 2>/dev/null || true
     wait "$fake_pid" 2>/dev/null || true
@@ -48,6 +57,7 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM HUP PIPE
 
 if [ ! -x /usr/bin/time ]; then
   echo "error: /usr/bin/time is missing (Debian: apt-get install -y time)" >&2
