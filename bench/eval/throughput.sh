@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Throughput and memory of `templiqx eval` against a zero-latency fake
-# (issue 23, item 8; docs/benchmarks.md, "`templiqx eval` throughput").
+# (docs/benchmarks.md, "`templiqx eval` throughput"; docs/eval.md, "Cost").
 #
 # 1. builds `templiqx` and `fake-openai` (test-support/fake-provider) in
 #    release;
