@@ -182,6 +182,27 @@ pub fn locate(suite: Suite) -> Option<PathBuf> {
     None
 }
 
+/// Skips a test that needs a program of the machine rather than a suite
+/// (`nvim`, for the Neovim test of `templiqx lsp`) the way [`locate`]
+/// skips a missing suite: one line on standard error, `skipped in
+/// binary::test: {what}; to run it, {how}`, past the output capture.
+/// `TEMPLIQX_SHARED` plays no part: only `CI` makes the program required.
+///
+/// # Panics
+/// Under CI (`CI` set to anything but the empty string, `0`, `false`, `no`
+/// or `off`), with a message that says `what` is missing, that CI requires
+/// it, and `how` to get it.
+pub fn skip_unless_ci(what: &str, how: &str) {
+    if ci() {
+        panic!("{what}; it is required because CI is set (CI=false skips it): {how}");
+    }
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "skipped in {}: {what}; to run it, {how}",
+        test_name()
+    );
+}
+
 /// `binary::test` for the skip line: the test binary's name (its file stem
 /// without cargo's hash) and the test's thread name.
 fn test_name() -> String {
