@@ -50,6 +50,7 @@
 //! | show diagnostics with source snippets | [`report`] |
 //! | read YAML and JSON as every Templiqx reader does | [`yaml`] (strict YAML, with spans), [`text`] (decoding, strict JSON) |
 //! | compile a JSON Schema into the runtime's bounded [`Schema`](templiqx_contracts::Schema) | [`schema::compile_schema`] |
+//! | the closed sets of names the format spells (for editors) | [`NODE_KINDS`], [`EXPR_KINDS`], [`FILTERS`] |
 //! | the format's data model (the strict DTOs) | [`dto`]; its JSON Schema with the `json-schema` feature (`json_schema`) |
 //!
 //! Everything else (the checker's phases, the lowering to IR, the parsers of
@@ -80,4 +81,5 @@ pub use package::{
     CompiledContract, Loader, MANIFEST, MAX_INCLUDE_DEPTH, Manifest, Package, ToolContract,
     manifest_fingerprint, relative_to,
 };
+pub use parse::{EXPR_KINDS, FILTERS, NODE_KINDS};
 pub use source::{SourceFile, Sources};

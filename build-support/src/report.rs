@@ -110,6 +110,112 @@ pub fn render_human_styled(diagnostic: &Diagnostic, source: Option<&str>, color:
     renderer.render(&[group])
 }
 
+/// One place a [`render_places`] report shows: a file, its text, a span in
+/// it and a label written under the span.
+#[derive(Clone, Copy, Debug)]
+pub struct Place<'a> {
+    /// The file, as diagnostics name it.
+    pub file: &'a str,
+    /// The file's text, for the snippet.
+    pub source: Option<&'a str>,
+    /// The span; without one (or without `source`) only the file is named.
+    pub span: Option<Span>,
+    /// Written under the span (`new`, `old (origin/main)`).
+    pub label: &'a str,
+}
+
+/// The level of a [`render_places`] report: its colour, and the name
+/// written before `[id]` (`breaking[INPUT_FIELD_REMOVED]: …`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    /// Coloured as an error.
+    Error,
+    /// Coloured as a warning.
+    Warning,
+    /// Coloured as a note.
+    Note,
+}
+
+/// A report about several places, for [`render_places`].
+#[derive(Clone, Copy, Debug)]
+pub struct PlacesReport<'a> {
+    /// Its colour.
+    pub tone: Tone,
+    /// The name before `[id]` (`breaking`).
+    pub name: &'a str,
+    /// The id in brackets (`INPUT_FIELD_REMOVED`).
+    pub id: &'a str,
+    /// One sentence.
+    pub message: &'a str,
+    /// The places, the primary one first.
+    pub places: &'a [Place<'a>],
+    /// The help line.
+    pub help: Option<&'a str>,
+    /// The notes.
+    pub notes: &'a [String],
+}
+
+/// Renders a report about several places in rustc's layout: `name[id]:
+/// message`, the first place as the primary snippet (`-->`), each other as
+/// a secondary one (`:::`), each span labelled, then the help line and the
+/// notes. Used for changes between two versions of a file (`templiqx
+/// diff`), where one place is in each. No trailing newline.
+pub fn render_places(report: &PlacesReport<'_>, color: bool) -> String {
+    let PlacesReport {
+        tone,
+        name,
+        id,
+        message,
+        places,
+        help,
+        notes,
+    } = *report;
+    let level = match tone {
+        Tone::Error => Level::ERROR,
+        Tone::Warning => Level::WARNING,
+        Tone::Note => Level::NOTE,
+    }
+    .with_name(name);
+    let mut group = Group::with_title(level.primary_title(message).id(id));
+    for (i, place) in places.iter().enumerate() {
+        let kind = if i == 0 {
+            AnnotationKind::Primary
+        } else {
+            AnnotationKind::Context
+        };
+        let lines = place
+            .source
+            .zip(place.span)
+            .and_then(|(source, span)| excerpt(source, span));
+        group = match (lines, place.span) {
+            (Some((text, first_line, range)), _) => group.element(
+                Snippet::source(text)
+                    .line_start(first_line)
+                    .path(place.file)
+                    .annotation(kind.span(range).label(place.label)),
+            ),
+            (None, Some(span)) => group.element(
+                Origin::path(place.file)
+                    .line(to_usize(span.start.line))
+                    .char_column(to_usize(span.start.column)),
+            ),
+            (None, None) => group.element(Origin::path(place.file)),
+        };
+    }
+    if let Some(help) = help {
+        group = group.element(Level::HELP.message(help));
+    }
+    for note in notes {
+        group = group.element(Level::NOTE.message(note.as_str()));
+    }
+    let renderer = if color {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    renderer.render(&[group])
+}
+
 /// Renders diagnostics with [`render_human`], a blank line between them,
 /// then a summary line: `error: 3 errors found`, `error: 1 error and 2
 /// warnings found`, or `warning: 2 warnings found`. Empty input renders as

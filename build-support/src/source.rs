@@ -2,8 +2,9 @@
 //! located [`Diagnostic`]s.
 
 use crate::dto::{FileId, Loc};
-use crate::yaml::Node;
-use templiqx_contracts::{Code, Diagnostic};
+use crate::yaml::{self, Node};
+use std::ops::Range;
+use templiqx_contracts::{Code, Diagnostic, Suggestion};
 
 /// One source file: its display name, text, and parsed tree (when it parsed).
 #[derive(Clone, Debug)]
@@ -119,6 +120,39 @@ impl Sources {
             d.span = Some(span);
         }
         d
+    }
+
+    /// The fix that writes `replacement` in place of the whole scalar at
+    /// `loc` (with `key`, of the mapping key under which it sits), when
+    /// there is a replacement, the node exists, and the replacement is a
+    /// plain word ([`yaml::replace_whole`]).
+    pub(crate) fn fix_whole(
+        &self,
+        loc: &Loc,
+        key: bool,
+        replacement: Option<String>,
+    ) -> Option<Suggestion> {
+        let root = self.get(loc.file)?.root.as_ref()?;
+        let span = if key {
+            root.key_span(&loc.pointer)?
+        } else {
+            root.pointer(&loc.pointer)?.span
+        };
+        yaml::replace_whole(span, replacement?)
+    }
+
+    /// The fix that writes `replacement` in place of the bytes `range` of
+    /// the string scalar at `loc` (a segment of a reference path), when
+    /// that scalar is written verbatim ([`yaml::replace_part`]).
+    pub(crate) fn fix_part(
+        &self,
+        loc: &Loc,
+        range: Range<usize>,
+        replacement: Option<String>,
+    ) -> Option<Suggestion> {
+        let file = self.get(loc.file)?;
+        let node = file.root.as_ref()?.pointer(&loc.pointer)?;
+        yaml::replace_part(&file.text, &node.span, node.as_str()?, range, replacement?)
     }
 
     /// Places a diagnostic that already has a JSON pointer into `file`,

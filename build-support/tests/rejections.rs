@@ -153,6 +153,17 @@ fn unknown_field_in_a_content_node_suggests_the_right_one() {
         "valeu",
     );
     assert!(d.help.unwrap().contains("did you mean `value`"));
+    assert_eq!(d.suggestion.unwrap().replacement, "value");
+    // When the node already has `value`, the help still says so, but no
+    // fix writes it: it would repeat the key.
+    let t = with_content("      - { kind: text, value: hi, valeu: ho }\n");
+    let d = diagnostics(&t, &target()).remove(0);
+    assert_eq!(
+        d.json_pointer.as_deref(),
+        Some("/messages/0/content/0/valeu")
+    );
+    assert!(d.help.unwrap().contains("did you mean `value`"));
+    assert_eq!(d.suggestion, None);
 }
 
 #[test]
@@ -1323,4 +1334,141 @@ fn every_problem_is_reported_at_once() {
     ] {
         assert!(codes.contains(&want), "{want} missing from {codes:?}");
     }
+}
+
+// ---- Machine-applicable suggestions ---------------------------------------
+
+/// The text of `d`'s suggestion's span in `text`, and `text` with the
+/// suggestion applied.
+#[track_caller]
+fn apply(text: &str, d: &Diagnostic) -> (String, String) {
+    let fix = d
+        .suggestion
+        .as_ref()
+        .unwrap_or_else(|| panic!("{d} has no suggestion"));
+    let (start, end) = fix.span.bytes;
+    // The line and columns agree with the byte offsets.
+    assert_eq!(fix.span.start, templiqx_contracts::position(text, start));
+    assert_eq!(fix.span.end, templiqx_contracts::position(text, end));
+    let mut fixed = text.to_owned();
+    fixed.replace_range(start..end, &fix.replacement);
+    (text[start..end].to_owned(), fixed)
+}
+
+#[test]
+fn a_misspelt_reference_carries_the_fix_its_help_proposes() {
+    let pointer = "/messages/0/content/0/expression/path";
+    // (path as written, the text replaced, the replacement)
+    let cases = [
+        ("inputs.nmae", "inputs.nmae", "inputs.name"),
+        ("\"inputs.nmae\"", "inputs.nmae", "inputs.name"),
+        (
+            "'inputs.person.adress.city'",
+            "inputs.person.adress",
+            "inputs.person.address",
+        ),
+        ("inptus.name", "inptus", "inputs"),
+        (
+            "inputs.person.frist",
+            "inputs.person.frist",
+            "inputs.person.first",
+        ),
+    ];
+    for (written, replaced, replacement) in cases {
+        let t = person(interp(written, ""));
+        let d = expect(&t, Code::RefUnknown, pointer, written);
+        assert_eq!(
+            d.help.as_deref(),
+            Some(format!("did you mean `{replacement}`?").as_str())
+        );
+        let (old, fixed) = apply(&t, &d);
+        assert_eq!(d.suggestion.unwrap().replacement, replacement);
+        assert_eq!(old, replaced, "{written}");
+        assert_eq!(diagnostics(&fixed, &target()), [], "{fixed}");
+    }
+}
+
+#[test]
+fn a_reference_not_written_verbatim_or_without_a_close_name_has_no_fix() {
+    let pointer = "/messages/0/content/0/expression/path";
+    // An escape: the misspelt text is not in the file as the value reads.
+    let t = person(interp("\"inputs.nm\\x61e\"", ""));
+    let d = expect(&t, Code::RefUnknown, pointer, "inputs.nm");
+    assert!(d.help.unwrap().contains("did you mean `inputs.name`"));
+    assert_eq!(d.suggestion, None);
+    // Nothing close: the help lists the declared names, and there is no fix.
+    let t = person(interp("inputs.zzzzzz", ""));
+    let d = expect(&t, Code::RefUnknown, pointer, "zzzzzz");
+    assert!(d.help.unwrap().starts_with("declared in `inputs`: "));
+    assert_eq!(d.suggestion, None);
+}
+
+#[test]
+fn misspelt_names_of_the_format_and_of_the_contract_carry_fixes() {
+    let kind = with_content("      - { kind: txet, value: hi }\n");
+    let field = with_content("      - { kind: text, \"valeu\": hi }\n");
+    let filter = person(interp("inputs.name", "trmi"));
+    let component = comp("      - { kind: component, name: bdage, with: {} }\n");
+    let eval = Doc {
+        extra: "evals:\n  - id: one\n    inputs: { nmae: Ada }\n",
+        ..Doc::default()
+    }
+    .text();
+    let cases = [
+        (
+            &kind,
+            Code::UnknownVariant,
+            "/messages/0/content/0/kind",
+            "txet",
+            "text",
+        ),
+        (
+            &field,
+            Code::UnknownField,
+            "/messages/0/content/0/valeu",
+            "\"valeu\"",
+            "value",
+        ),
+        (
+            &filter,
+            Code::UnknownVariant,
+            "/messages/0/content/0/filters/0",
+            "trmi",
+            "trim",
+        ),
+        (
+            &component,
+            Code::ComponentUnknown,
+            "/messages/0/content/0/name",
+            "bdage",
+            "badge",
+        ),
+        (
+            &eval,
+            Code::EvalInvalid,
+            "/evals/0/inputs/nmae",
+            "nmae",
+            "name",
+        ),
+    ];
+    for (t, code, pointer, replaced, replacement) in cases {
+        let d = expect(t, code, pointer, replaced);
+        let (old, fixed) = apply(t, &d);
+        assert_eq!(d.suggestion.unwrap().replacement, replacement);
+        assert_eq!(old, replaced, "{pointer}");
+        assert!(
+            !diagnostics(&fixed, &target())
+                .iter()
+                .any(|d| d.code == code),
+            "{fixed}"
+        );
+    }
+    // A fixture that sets `name` already: no fix renames `nmae` to it.
+    let eval = Doc {
+        extra: "evals:\n  - id: one\n    inputs: { name: Ada, nmae: Ada }\n",
+        ..Doc::default()
+    }
+    .text();
+    let d = expect(&eval, Code::EvalInvalid, "/evals/0/inputs/nmae", "nmae");
+    assert_eq!(d.suggestion, None);
 }

@@ -367,6 +367,21 @@ fn flow_mapping_entries_have_exact_spans() {
 }
 
 #[test]
+fn quoted_scalars_end_at_their_closing_quote() {
+    // The scanner's end runs over the blanks and the comment after a
+    // quoted scalar; the span does not.
+    let text = "a: { 'k' : \"x\\\"y\"   # c\n  }\nb: [ 'it''s'  , z ]\nc: \"v\" # c\n\"d\"  : 1\n";
+    let root = parse(text);
+    let a = root.get("a").unwrap().as_map().unwrap();
+    assert_eq!(slice(text, a[0].0.span), "'k'");
+    assert_eq!(slice(text, a[0].1.span), "\"x\\\"y\"");
+    assert_eq!(slice(text, root.pointer("/b/0").unwrap().span), "'it''s'");
+    assert_eq!(slice(text, root.get("c").unwrap().span), "\"v\"");
+    let d = &root.as_map().unwrap()[3].0;
+    assert_eq!((d.text.as_str(), slice(text, d.span)), ("d", "\"d\""));
+}
+
+#[test]
 fn block_collections_span_their_entries() {
     let text = "a:\n  b: 1\n  c: [2]\n\n# trailing\nd:\n  - x\n  - 'y'\n";
     let root = parse(text);

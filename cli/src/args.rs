@@ -250,6 +250,51 @@ Examples:
         #[arg(long, value_name = "FILE.xml")]
         junit: Option<PathBuf>,
     },
+
+    /// Compare two versions of contracts or packages: what changed, whether
+    /// it breaks callers, consumers or hosts, and whether the version bump
+    /// is enough.
+    ///
+    /// Each side is a package directory or a contract file; with --base REV,
+    /// the old side is the path as it was at the git revision REV (read
+    /// through git, nothing is checked out) and the new side the path in the
+    /// working tree. Contracts are matched by id. Each change is reported
+    /// with its rule id and class (breaking, may-break, compatible-shape,
+    /// behaviour, no-compiled-change); each contract's and the package's
+    /// version is checked against Cargo's semver rules. Exit status: 0 when
+    /// every version bump suffices, 1 when one does not or a side does not
+    /// compile, 2 for usage errors. See docs/diff.md.
+    #[command(after_help = "\
+Examples:
+  templiqx diff ../released/crm3 examples/crm3
+  templiqx diff --base origin/main examples/crm3
+  templiqx diff --base HEAD~1 contracts/greeting.yaml --format json")]
+    Diff {
+        /// The old package directory or contract file; with --base, the path
+        /// compared with itself at the revision.
+        #[arg(value_name = "OLD")]
+        old: PathBuf,
+
+        /// The new package directory or contract file (not with --base).
+        #[arg(
+            value_name = "NEW",
+            required_unless_present = "base",
+            conflicts_with = "base"
+        )]
+        new: Option<PathBuf>,
+
+        /// Compare OLD as it was at this git revision (a branch, a tag, a
+        /// commit, origin/main, HEAD~1) with OLD in the working tree.
+        #[arg(long, value_name = "REV")]
+        base: Option<String>,
+
+        /// The target capability profile, comma-separated or repeated;
+        /// optional here: without it, each side compiles for the
+        /// capabilities its contracts require.
+        #[arg(long, short = 't', value_name = "CAP,...", value_delimiter = ',')]
+        target: Option<Vec<String>>,
+    },
+
     /// Run mock scenarios (templiqx.mock/v1alpha1).
     #[command(subcommand)]
     Scenarios(ScenariosCommand),

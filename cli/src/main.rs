@@ -109,6 +109,12 @@ fn run(ui: &mut Ui, command: &Command) -> io::Result<Status> {
                 junit: junit.as_deref(),
             },
         ),
+        Command::Diff {
+            old,
+            new,
+            base,
+            target,
+        } => cmd::diff::run(ui, old, new.as_deref(), base.as_deref(), target.as_deref()),
         Command::Schema => cmd::schema::run(ui),
         Command::Lsp { .. } => unreachable!("`main` serves `lsp` before the Ui exists"),
         Command::Scenarios(ScenariosCommand::Run {

@@ -109,6 +109,11 @@ impl Ui {
         self.format == Format::Json
     }
 
+    /// Whether human output is coloured (for text rendered elsewhere).
+    pub fn colored(&self) -> bool {
+        self.color
+    }
+
     /// Starts a progress bar over `total` items, drawn on standard error
     /// only when it is a terminal and there is more than one item.
     pub fn start_progress(&mut self, total: usize, verb: &str) {

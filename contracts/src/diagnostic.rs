@@ -142,6 +142,10 @@ codes! {
     /// `--min-pass-rate`, or a regression against the baseline with
     /// `--fail-on-regression` (`docs/eval.md`, "Gating and exit status").
     EvalGate => "TQX_EVAL_GATE",
+    /// `templiqx diff`: a contract's or package's new version is not bumped
+    /// enough for the changes found (Cargo's semver rules, `docs/diff.md`,
+    /// "The version gate").
+    VersionBump => "TQX_VERSION_BUMP",
 }
 
 impl fmt::Display for Code {
@@ -245,6 +249,40 @@ pub struct Diagnostic {
     /// Further context, e.g. the include chain (`"included from ..."`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// A fix that can be applied as is: the text that replaces a span of
+    /// `file` (the "did you mean" of the help, `docs/diagnostics.md`,
+    /// "Suggestions"). Set only where the compiler knows exactly which
+    /// source text the suggestion replaces. Boxed: most diagnostics have
+    /// none, and diagnostics are moved often.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<Box<Suggestion>>,
+}
+
+/// A machine-applicable fix of a [`Diagnostic`]: write `replacement` in
+/// place of the text at `span` (in the diagnostic's file). rustc's JSON
+/// diagnostics call the same pair a span's `suggested_replacement`.
+///
+/// ```
+/// use templiqx_contracts::{Code, Diagnostic, Position, Span, Suggestion};
+///
+/// let at = |column| Position { line: 3, column };
+/// let span = Span { start: at(25), end: at(36), bytes: (60, 71) };
+/// let d = Diagnostic::error(Code::RefUnknown, "`inputs` declares no field `nmae`")
+///     .help("did you mean `inputs.name`?")
+///     .suggest("inputs.name", span);
+/// let json = serde_json::to_value(&d).unwrap();
+/// assert_eq!(json["suggestion"]["replacement"], "inputs.name");
+/// assert_eq!(json["suggestion"]["span"]["start"]["column"], 25);
+/// let back: Diagnostic = serde_json::from_value(json).unwrap();
+/// assert_eq!(back.suggestion.map(|s| s.replacement).as_deref(), Some("inputs.name"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Suggestion {
+    /// The text to write.
+    pub replacement: String,
+    /// The text it replaces: all or part of the one scalar or mapping key
+    /// the suggestion corrects.
+    pub span: Span,
 }
 
 impl Diagnostic {
@@ -259,6 +297,7 @@ impl Diagnostic {
             span: None,
             help: None,
             notes: Vec::new(),
+            suggestion: None,
         }
     }
 
@@ -283,6 +322,16 @@ impl Diagnostic {
     /// Adds a note.
     pub fn note(mut self, note: impl Into<String>) -> Diagnostic {
         self.notes.push(note.into());
+        self
+    }
+
+    /// Sets the [`Suggestion`]: `replacement` in place of the text at
+    /// `span` of the diagnostic's file.
+    pub fn suggest(mut self, replacement: impl Into<String>, span: Span) -> Diagnostic {
+        self.suggestion = Some(Box::new(Suggestion {
+            replacement: replacement.into(),
+            span,
+        }));
         self
     }
 

@@ -37,6 +37,9 @@ pub enum Operation {
     Conformance,
     /// A run of eval fixtures on a model (`templiqx eval`, `docs/eval.md`).
     Eval,
+    /// A comparison of two versions of contracts or packages (`templiqx
+    /// diff`, `docs/diff.md`).
+    Diff,
 }
 
 /// The result of one operation, with its diagnostics and named fingerprints.

@@ -47,7 +47,9 @@ pub mod validate;
 pub mod value;
 pub mod words;
 
-pub use diagnostic::{Code, Diagnostic, Diagnostics, Position, Severity, Span, position};
+pub use diagnostic::{
+    Code, Diagnostic, Diagnostics, Position, Severity, Span, Suggestion, position,
+};
 pub use envelope::{API_VERSION, Operation, OperationEnvelope};
 pub use fixture::{CheckOutcome, EvalFixture};
 pub use ir::{Filter, Interaction, Role, RuntimePolicy};

@@ -82,7 +82,15 @@ pub fn did_you_mean_qualified(
 /// not a list: `did you mean `{qualifier}{s}`?` for the [`closest`]
 /// candidate `s`, or `None`.
 pub fn suggestion(word: &str, candidates: &[&str], qualifier: &str) -> Option<String> {
-    closest(word, candidates).map(|s| format!("did you mean `{qualifier}{s}`?"))
+    replacement(word, candidates, qualifier).map(|r| format!("did you mean `{r}`?"))
+}
+
+/// The text a [`suggestion`] proposes, `{qualifier}{s}` for the
+/// [`closest`] candidate `s`, or `None`: what a machine-applicable fix
+/// writes in place of the misspelt text
+/// ([`Diagnostic::suggest`](crate::Diagnostic::suggest)).
+pub fn replacement(word: &str, candidates: &[&str], qualifier: &str) -> Option<String> {
+    closest(word, candidates).map(|s| format!("{qualifier}{s}"))
 }
 
 /// Names in backticks, separated by commas, in the given order; `none`
@@ -208,6 +216,12 @@ mod tests {
             Some("did you mean `tool_contract:search`?")
         );
         assert_eq!(suggestion("zzz", &["search"], ""), None);
+        // The fix writes exactly what the help proposes.
+        assert_eq!(
+            replacement("nmae", &["name"], "inputs.").as_deref(),
+            Some("inputs.name")
+        );
+        assert_eq!(replacement("zzz", &["search"], ""), None);
         assert_eq!(names(&["a", "b"]), "`a`, `b`");
     }
 

@@ -16,7 +16,8 @@ use templiqx_contracts::{Diagnostic, Severity};
 /// `docs/diagnostics.md` when `docs` is known; the message is followed by
 /// the help and by the notes that do not point anywhere; an "included from
 /// FILE:LINE:COLUMN (POINTER)" note becomes related information at the
-/// include node.
+/// include node. A suggestion of the compiler goes in `data`, for the quick
+/// fix ([`crate::actions`]).
 pub(crate) fn convert(
     d: &Diagnostic,
     text: Option<&str>,
@@ -63,7 +64,11 @@ pub(crate) fn convert(
         message,
         related_information: (!related.is_empty()).then_some(related),
         tags: None,
-        data: None,
+        // The compiler's fix, for the quick fix (`crate::actions`).
+        data: match (text, &d.suggestion) {
+            (Some(text), Some(s)) => crate::actions::data(text, s),
+            _ => None,
+        },
     }
 }
 

@@ -20,10 +20,35 @@
 //! * **Hover** on a reference path (`inputs.customer.name`, a `for_each`
 //!   item, a component parameter, `output.x` in an eval check): the
 //!   declared type, whether it is required, its description and schema;
-//!   on a component invocation's name, its parameters.
+//!   on a component invocation's name, its parameters; on a filter, what
+//!   it accepts and writes; on a capability or an extension key, what the
+//!   target must provide and which contracts of the package need it; on an
+//!   eval fixture's `id`, the prompt preview (its messages rendered by
+//!   [`templiqx::render()`] from the last compilation), or the `TQX_*` codes
+//!   of why it cannot be rendered.
+//! * **Completion** of reference paths (after `inputs.`, `context.`, a
+//!   `for_each` item, a component parameter, `output.` in an eval check;
+//!   nested properties, with types and descriptions), filters, content
+//!   node and expression kinds, component names, capability names and the
+//!   keywords of the bounded JSON Schema subset, each where the format
+//!   expects it; in a half-typed document too (never an error).
 //! * **Go to definition** from a reference (each segment) to its
 //!   declaration, from a component invocation to the component, from an
-//!   include path to the partial.
+//!   include path to the partial; from an include's `from_dependency` to
+//!   its entry in the package manifest's `dependencies` (and from there to
+//!   the dependency's manifest), from an extension schema's
+//!   `$ref: tool_contract:NAME` to its entry in `tool_contracts`.
+//! * **Find references** and **rename** of an input or context field, or
+//!   a property below one: every reference path that resolves to it (in
+//!   the contract, its eval checks and the partials it includes), the eval
+//!   fixtures' keys that set it, its declaration key and `required` entry;
+//!   a rename is refused for a name that is not a field name
+//!   (`docs/format.md`, "Field declarations") or is taken.
+//! * **Quick fixes** from the compiler's suggestions ("did you mean
+//!   `inputs.name`?"): the diagnostic's [`Suggestion`], carried in its
+//!   `data`, as a preferred `quickfix` code action.
+//!
+//! [`Suggestion`]: templiqx_contracts::Suggestion
 //! * **Document symbols**: a contract's inputs, context, messages,
 //!   components, output schema and evals; a manifest's contracts and
 //!   dependencies; a partial's nodes.
@@ -41,9 +66,13 @@
 //! templiqx_lsp::run_stdio(templiqx_lsp::Options::default()).unwrap();
 //! ```
 
+mod actions;
+mod complete;
 mod convert;
 mod diagnostics;
+mod hover;
 mod navigate;
+mod rename;
 mod server;
 mod workspace;
 

@@ -18,29 +18,36 @@ pub(crate) struct Tree {
 }
 
 impl Tree {
+    /// The tree of `text`, the file at `path`; `None` when it does not
+    /// parse.
+    pub(crate) fn parse(path: PathBuf, text: String) -> Option<Tree> {
+        let root = templiqx_build::yaml::parse(&text).ok()?;
+        Some(Tree { path, text, root })
+    }
+
     fn range(&self, span: &Span) -> Range {
         LineIndex::new(&self.text).byte_range(span.bytes.0, span.bytes.1)
     }
 }
 
 /// The node under a byte offset, with the path to it from the root.
-struct Hit<'a> {
+pub(crate) struct Hit<'a> {
     /// The pointer tokens from the root to the node.
-    tokens: Vec<String>,
+    pub(crate) tokens: Vec<String>,
     /// The nodes from the root to the node (one more than `tokens`).
-    nodes: Vec<&'a Node>,
+    pub(crate) nodes: Vec<&'a Node>,
 }
 
 impl<'a> Hit<'a> {
-    fn node(&self) -> &'a Node {
+    pub(crate) fn node(&self) -> &'a Node {
         self.nodes[self.nodes.len() - 1]
     }
 
-    fn parent(&self) -> Option<&'a Node> {
+    pub(crate) fn parent(&self) -> Option<&'a Node> {
         self.nodes.len().checked_sub(2).map(|i| self.nodes[i])
     }
 
-    fn last_token(&self) -> Option<&str> {
+    pub(crate) fn last_token(&self) -> Option<&str> {
         self.tokens.last().map(String::as_str)
     }
 }
@@ -50,7 +57,7 @@ fn contains(span: &Span, offset: usize) -> bool {
 }
 
 /// The deepest node whose span holds `offset` (a key counts as its value).
-fn hit(root: &Node, offset: usize) -> Hit<'_> {
+pub(crate) fn hit(root: &Node, offset: usize) -> Hit<'_> {
     let mut h = Hit {
         tokens: Vec::new(),
         nodes: vec![root],
@@ -85,7 +92,7 @@ fn hit(root: &Node, offset: usize) -> Hit<'_> {
     }
 }
 
-fn kind_of(node: &Node) -> Option<&str> {
+pub(crate) fn kind_of(node: &Node) -> Option<&str> {
     node.get("kind").and_then(Node::as_str)
 }
 
@@ -166,7 +173,7 @@ fn segment_at<'a>(
 
 /// Which tree a node is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
+pub(crate) enum Side {
     /// The file under the cursor.
     Here,
     /// The contract that declares what it references.
@@ -174,20 +181,23 @@ enum Side {
 }
 
 /// What a reference (prefix) names.
-struct Declared<'a> {
+pub(crate) struct Declared<'a> {
     /// `input`, `context field`, `output`, `property`, ….
-    what: &'static str,
+    pub(crate) what: &'static str,
     /// The reference prefix, `inputs.customer.name`.
-    name: String,
+    pub(crate) name: String,
     /// Its schema.
-    schema: Option<(Side, &'a Node)>,
-    required: Option<bool>,
-    description: Option<&'a str>,
+    pub(crate) schema: Option<(Side, &'a Node)>,
+    pub(crate) required: Option<bool>,
+    pub(crate) description: Option<&'a str>,
     /// Where it is declared (a key, or the `item` of a `for_each`).
-    at: Option<(Side, Span)>,
+    pub(crate) at: Option<(Side, Span)>,
 }
 
-fn entry<'a>(map: &'a Node, key: &str) -> Option<(&'a templiqx_build::yaml::Key, &'a Node)> {
+pub(crate) fn entry<'a>(
+    map: &'a Node,
+    key: &str,
+) -> Option<(&'a templiqx_build::yaml::Key, &'a Node)> {
     map.as_map()?
         .iter()
         .find(|(k, _)| k.text == key)
@@ -220,7 +230,7 @@ fn field<'a>(
 /// cursor), whose roots are declared in `decl`; local names (`for_each`
 /// items, component parameters) are looked up in the first `depth`
 /// ancestors.
-fn resolve<'a>(
+pub(crate) fn resolve<'a>(
     decl: &'a Tree,
     hit: &Hit<'a>,
     depth: usize,
@@ -310,7 +320,7 @@ fn resolve<'a>(
 
 /// Steps from a declaration into its schema: a property of an object, the
 /// items of an array (a numeric segment).
-fn walk<'a>(mut d: Declared<'a>, rest: &[&str]) -> Option<Declared<'a>> {
+pub(crate) fn walk<'a>(mut d: Declared<'a>, rest: &[&str]) -> Option<Declared<'a>> {
     for segment in rest {
         let (side, schema) = d.schema?;
         let name = format!("{}.{segment}", d.name);
@@ -347,7 +357,7 @@ fn walk<'a>(mut d: Declared<'a>, rest: &[&str]) -> Option<Declared<'a>> {
 
 /// A one-line type of a schema: `string`, `integer | null`,
 /// `array of string`, `string (date)`, `one of "a", "b"`.
-fn type_summary(schema: &Node, depth: usize) -> String {
+pub(crate) fn type_summary(schema: &Node, depth: usize) -> String {
     let types: Vec<&str> = match schema.get("type").map(|t| &t.value) {
         Some(NodeValue::String(t)) => vec![t.as_str()],
         Some(NodeValue::Seq(items)) => items.iter().filter_map(Node::as_str).collect(),
@@ -386,7 +396,9 @@ fn type_summary(schema: &Node, depth: usize) -> String {
 /// The most lines of a schema a hover shows.
 const SCHEMA_LINES: usize = 30;
 
-fn hover_text(d: &Declared<'_>) -> String {
+/// The hover of a declaration: its name, type, what it is, whether it is
+/// required, its description and (when short) its schema.
+pub(crate) fn hover_text(d: &Declared<'_>) -> String {
     let mut text = format!("`{}`", d.name);
     if let Some((_, schema)) = d.schema {
         text.push_str(&format!(": `{}`", type_summary(schema, 0)));
@@ -429,35 +441,41 @@ pub(crate) fn hover(here: &Tree, decl: &Tree, offset: usize) -> Option<(String, 
         }
         Target::Component { name, span } => {
             let component = decl.root.get("components")?.get(name)?;
-            let mut text = format!("component `{name}`");
-            match component.get("parameters").and_then(Node::as_map) {
-                Some(parameters) if !parameters.is_empty() => {
-                    text.push_str("\n\nparameters:");
-                    for (key, p) in parameters {
-                        let d = field("parameter", key.text.clone(), Side::Decl, key, p);
-                        let ty = d
-                            .schema
-                            .map_or("any".to_owned(), |(_, s)| type_summary(s, 0));
-                        let required = if d.required == Some(true) {
-                            "required"
-                        } else {
-                            "optional"
-                        };
-                        text.push_str(&format!("\n- `{}`: `{ty}`, {required}", key.text));
-                        if let Some(description) = d.description {
-                            text.push_str(&format!(" — {description}"));
-                        }
-                    }
-                }
-                _ if component.as_seq().is_some() => text.push_str(
-                    "\n\nlegacy form: the names it references are required string parameters",
-                ),
-                _ => text.push_str("\n\nno parameters"),
-            }
-            Some((text, here.range(&span)))
+            Some((component_text(name, component), here.range(&span)))
         }
         Target::Include { .. } => None,
     }
+}
+
+/// The hover of a component: its name and parameters (type, whether
+/// required, description), or how its legacy form infers them.
+pub(crate) fn component_text(name: &str, component: &Node) -> String {
+    let mut text = format!("component `{name}`");
+    match component.get("parameters").and_then(Node::as_map) {
+        Some(parameters) if !parameters.is_empty() => {
+            text.push_str("\n\nparameters:");
+            for (key, p) in parameters {
+                let d = field("parameter", key.text.clone(), Side::Decl, key, p);
+                let ty = d
+                    .schema
+                    .map_or("any".to_owned(), |(_, s)| type_summary(s, 0));
+                let required = if d.required == Some(true) {
+                    "required"
+                } else {
+                    "optional"
+                };
+                text.push_str(&format!("\n- `{}`: `{ty}`, {required}", key.text));
+                if let Some(description) = d.description {
+                    text.push_str(&format!(" — {description}"));
+                }
+            }
+        }
+        _ if component.as_seq().is_some() => {
+            text.push_str("\n\nlegacy form: the names it references are required string parameters")
+        }
+        _ => text.push_str("\n\nno parameters"),
+    }
+    text
 }
 
 /// Where to go from `offset` in `here`.
@@ -470,16 +488,29 @@ pub(crate) enum Jump {
         path: String,
         from_dependency: Option<String>,
     },
+    /// The entry `name` of the table `table` (`dependencies` for an
+    /// include's `from_dependency`, `tool_contracts` for an extension
+    /// schema's `$ref: tool_contract:NAME`) of the manifest of the package
+    /// `here` is in.
+    ManifestEntry { table: &'static str, name: String },
+    /// A manifest's `dependencies` entry: the manifest of the package in
+    /// the directory `path` (relative to the manifest's).
+    Package { path: String },
 }
 
 /// The definition of what is at `offset` in `here`: a reference's
-/// declaration, a component's, or an include's partial.
+/// declaration, a component's, an include's partial, the manifest entry
+/// of an include's `from_dependency` or of a tool-contract `$ref`, the
+/// manifest of a dependency.
 pub(crate) fn definition(
     here: &Tree,
     decl: &Tree,
     offset: usize,
     url: impl Fn(&std::path::Path) -> Option<Url>,
 ) -> Option<Jump> {
+    if let Some(jump) = package_jump(here, offset) {
+        return Some(jump);
+    }
     let located = |side: Side, span: Span| {
         let tree = match side {
             Side::Here => here,
@@ -508,6 +539,124 @@ pub(crate) fn definition(
             path: path.to_owned(),
             from_dependency: from_dependency.map(str::to_owned),
         }),
+    }
+}
+
+/// What at `offset` names something of the package manifest: an
+/// include's `from_dependency` (in a contract or a partial), a
+/// `$ref: tool_contract:NAME` in an extension's schema (`docs/format.md`,
+/// "Tool contracts"), or, in a manifest, a `dependencies` entry.
+fn package_jump(here: &Tree, offset: usize) -> Option<Jump> {
+    let hit = hit(&here.root, offset);
+    let text = hit.node().as_str()?;
+    let tokens: Vec<&str> = hit.tokens.iter().map(String::as_str).collect();
+    let manifest = here.root.get("package").is_some();
+    match tokens.as_slice() {
+        ["dependencies", _] if manifest => Some(Jump::Package {
+            path: text.to_owned(),
+        }),
+        ["extensions", _, "schema", "$ref"] if !manifest => Some(Jump::ManifestEntry {
+            table: "tool_contracts",
+            name: text.strip_prefix("tool_contract:")?.to_owned(),
+        }),
+        [.., "from_dependency"] if kind_of(hit.parent()?) == Some("include") => {
+            Some(Jump::ManifestEntry {
+                table: "dependencies",
+                name: text.to_owned(),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The range of the key of entry `name` of the table `table` of a
+/// manifest (`dependencies`, `tool_contracts`).
+pub(crate) fn manifest_entry(manifest: &Tree, table: &str, name: &str) -> Option<Range> {
+    let (key, _) = entry(manifest.root.get(table)?, name)?;
+    Some(manifest.range(&key.span))
+}
+
+/// A reference path written in a tree: the `path` scalar of a
+/// `{kind: ref}` expression, with the path to it from the root (so
+/// [`resolve`] sees the `for_each` items and component parameters in
+/// scope there).
+pub(crate) struct RefSite<'a> {
+    /// The tokens and nodes from the root to the `path` scalar.
+    pub(crate) hit: Hit<'a>,
+    /// The path as it reads.
+    pub(crate) path: &'a str,
+}
+
+impl<'a> RefSite<'a> {
+    /// The declaration the first `n` segments of the path name, with
+    /// their roots declared in `decl`: which tree, and the span of the key
+    /// (or `for_each` item) that declares it.
+    pub(crate) fn declaration(&self, decl: &'a Tree, n: usize) -> Option<(Side, Span)> {
+        let segments: Vec<&str> = self.path.split('.').take(n).collect();
+        if segments.len() < n {
+            return None;
+        }
+        resolve(decl, &self.hit, self.hit.tokens.len(), &segments, 8)?.at
+    }
+
+    /// The `path` scalar.
+    pub(crate) fn node(&self) -> &'a Node {
+        self.hit.node()
+    }
+}
+
+/// Every reference path in `root`, in document order.
+pub(crate) fn ref_sites(root: &Node) -> Vec<RefSite<'_>> {
+    fn visit<'a>(
+        node: &'a Node,
+        tokens: &mut Vec<String>,
+        nodes: &mut Vec<&'a Node>,
+        out: &mut Vec<RefSite<'a>>,
+    ) {
+        let children: Vec<(String, &'a Node)> = match &node.value {
+            NodeValue::Map(entries) => {
+                if kind_of(node) == Some("ref")
+                    && let Some(path) = node.get("path")
+                    && let Some(text) = path.as_str()
+                {
+                    let mut hit = Hit {
+                        tokens: tokens.clone(),
+                        nodes: nodes.clone(),
+                    };
+                    hit.tokens.push("path".to_owned());
+                    hit.nodes.push(path);
+                    out.push(RefSite { hit, path: text });
+                }
+                entries.iter().map(|(k, v)| (k.text.clone(), v)).collect()
+            }
+            NodeValue::Seq(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i.to_string(), v))
+                .collect(),
+            _ => return,
+        };
+        for (token, child) in children {
+            tokens.push(token);
+            nodes.push(child);
+            visit(child, tokens, nodes, out);
+            tokens.pop();
+            nodes.pop();
+        }
+    }
+    let mut out = Vec::new();
+    visit(root, &mut Vec::new(), &mut vec![root], &mut out);
+    out
+}
+
+/// The declaration of the reference segment under `offset` in `here`
+/// (whose roots are declared in `decl`), as [`RefSite::declaration`].
+pub(crate) fn declaration_at(here: &Tree, decl: &Tree, offset: usize) -> Option<(Side, Span)> {
+    match target(here, offset)? {
+        Target::Ref { hit, segments, .. } => {
+            resolve(decl, &hit, hit.tokens.len(), &segments, 8)?.at
+        }
+        _ => None,
     }
 }
 

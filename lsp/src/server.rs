@@ -9,7 +9,8 @@ use lsp_types::notification::{
     DidSaveTextDocument, Notification as _, PublishDiagnostics, ShowMessage,
 };
 use lsp_types::request::{
-    DocumentSymbolRequest, GotoDefinition, HoverRequest, RegisterCapability, Request as _,
+    CodeActionRequest, Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest,
+    PrepareRenameRequest, References, RegisterCapability, Rename, Request as _,
 };
 use lsp_types::{
     DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
@@ -24,6 +25,7 @@ use lsp_types::{
 };
 use serde_json::Value;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use templiqx_build::MANIFEST;
 use templiqx_contracts::CapabilityProfile;
 
 /// What stops the server: a broken connection or a protocol error.
@@ -54,6 +56,18 @@ struct Init {
     target: Option<CapabilityProfile>,
     docs: Option<Option<Url>>,
     watch: bool,
+    client: Client,
+}
+
+/// What the client supports, of what the answers depend on.
+#[derive(Clone, Copy, Debug, Default)]
+struct Client {
+    /// `textDocument/prepareRename` (`rename.prepareSupport`): only then
+    /// may the server announce it.
+    prepare_rename: bool,
+    /// Workspace edits as versioned `documentChanges`
+    /// (`workspaceEdit.documentChanges`).
+    document_changes: bool,
 }
 
 impl Init {
@@ -71,19 +85,25 @@ impl Init {
                 .filter(|s| !s.is_empty())
                 .and_then(|s| Url::parse(s).ok())
         });
-        let watch = params
-            .pointer("/capabilities/workspace/didChangeWatchedFiles/dynamicRegistration")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
+        let capability = |pointer: &str| {
+            params
+                .pointer(&format!("/capabilities{pointer}"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+        };
         Init {
             target,
             docs,
-            watch,
+            watch: capability("/workspace/didChangeWatchedFiles/dynamicRegistration"),
+            client: Client {
+                prepare_rename: capability("/textDocument/rename/prepareSupport"),
+                document_changes: capability("/workspace/workspaceEdit/documentChanges"),
+            },
         }
     }
 }
 
-fn capabilities() -> ServerCapabilities {
+fn capabilities(client: Client) -> ServerCapabilities {
     ServerCapabilities {
         position_encoding: Some(PositionEncodingKind::UTF16),
         text_document_sync: Some(TextDocumentSyncCapability::Options(
@@ -98,15 +118,39 @@ fn capabilities() -> ServerCapabilities {
             },
         )),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
+        completion_provider: Some(lsp_types::CompletionOptions {
+            trigger_characters: Some(
+                crate::complete::TRIGGERS
+                    .iter()
+                    .map(|&c| c.to_owned())
+                    .collect(),
+            ),
+            ..lsp_types::CompletionOptions::default()
+        }),
         definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        rename_provider: Some(if client.prepare_rename {
+            OneOf::Right(lsp_types::RenameOptions {
+                prepare_provider: Some(true),
+                work_done_progress_options: lsp_types::WorkDoneProgressOptions::default(),
+            })
+        } else {
+            OneOf::Left(true)
+        }),
+        code_action_provider: Some(lsp_types::CodeActionProviderCapability::Options(
+            lsp_types::CodeActionOptions {
+                code_action_kinds: Some(vec![lsp_types::CodeActionKind::QUICKFIX]),
+                ..lsp_types::CodeActionOptions::default()
+            },
+        )),
         document_symbol_provider: Some(OneOf::Left(true)),
         ..ServerCapabilities::default()
     }
 }
 
 /// Serves one client on `connection` until it sends `exit`: the
-/// initialize handshake, then diagnostics, hover, go to definition and
-/// document symbols.
+/// initialize handshake, then diagnostics, hover, completion, go to
+/// definition, find references, rename, quick fixes and document symbols.
 ///
 /// # Errors
 /// When the connection breaks, the handshake is malformed, or the client
@@ -118,13 +162,14 @@ pub fn run(connection: &Connection, options: Options) -> Result<(), Error> {
     let target = init.target.or(options.target);
     let docs = init.docs.unwrap_or_else(default_docs);
     let result = serde_json::json!({
-        "capabilities": capabilities(),
+        "capabilities": capabilities(init.client),
         "serverInfo": { "name": "templiqx", "version": env!("CARGO_PKG_VERSION") },
     });
     connection.initialize_finish(id, result)?;
     let mut server = Server {
         connection,
         workspace: Workspace::new(target.clone(), docs),
+        client: init.client,
         next_id: 0,
     };
     if target.is_none() {
@@ -154,6 +199,7 @@ pub fn run_stdio(options: Options) -> Result<(), Error> {
 struct Server<'a> {
     connection: &'a Connection,
     workspace: Workspace,
+    client: Client,
     next_id: i32,
 }
 
@@ -299,8 +345,8 @@ impl Server<'_> {
 
     fn request(&mut self, request: Request) -> Response {
         let id = request.id.clone();
-        let workspace = &self.workspace;
-        let answer = catch_unwind(AssertUnwindSafe(|| answer(workspace, request)));
+        let (workspace, client) = (&self.workspace, self.client);
+        let answer = catch_unwind(AssertUnwindSafe(|| answer(workspace, client, request)));
         match answer {
             Ok(Ok(value)) => Response::new_ok(id, value),
             Ok(Err((code, message))) => Response::new_err(id, code as i32, message),
@@ -315,13 +361,23 @@ impl Server<'_> {
 
 type Answer = Result<Value, (ErrorCode, String)>;
 
-fn answer(workspace: &Workspace, request: Request) -> Answer {
+fn answer(workspace: &Workspace, client: Client, request: Request) -> Answer {
     let invalid =
         |e: lsp_server::ExtractError<Request>| (ErrorCode::InvalidParams, format!("{e:?}"));
     match request.method.as_str() {
         HoverRequest::METHOD => {
             let p: HoverParams = request.extract(HoverRequest::METHOD).map_err(invalid)?.1;
             to_value(hover(workspace, &p.text_document_position_params))
+        }
+        Completion::METHOD => {
+            let p: lsp_types::CompletionParams =
+                request.extract(Completion::METHOD).map_err(invalid)?.1;
+            let at = &p.text_document_position;
+            // A document the server cannot read gets an empty list.
+            let items = Workspace::key(&at.text_document.uri)
+                .map(|path| crate::complete::completion(workspace, &path, at.position))
+                .unwrap_or_default();
+            to_value(lsp_types::CompletionResponse::Array(items))
         }
         GotoDefinition::METHOD => {
             let p: GotoDefinitionParams =
@@ -338,6 +394,36 @@ fn answer(workspace: &Workspace, request: Request) -> Answer {
                 .map(|(tree, _)| DocumentSymbolResponse::Nested(navigate::symbols(&tree)));
             to_value(symbols)
         }
+        References::METHOD => {
+            let p: lsp_types::ReferenceParams =
+                request.extract(References::METHOD).map_err(invalid)?.1;
+            let at = &p.text_document_position;
+            let found = crate::rename::references(workspace, at, p.context.include_declaration);
+            to_value(found)
+        }
+        PrepareRenameRequest::METHOD => {
+            let p: TextDocumentPositionParams = request
+                .extract(PrepareRenameRequest::METHOD)
+                .map_err(invalid)?
+                .1;
+            to_value(crate::rename::prepare(workspace, &p))
+        }
+        Rename::METHOD => {
+            let p: lsp_types::RenameParams = request.extract(Rename::METHOD).map_err(invalid)?.1;
+            let at = &p.text_document_position;
+            match crate::rename::rename(workspace, at, &p.new_name, client.document_changes) {
+                Ok(edit) => to_value(edit),
+                Err(crate::rename::Refusal::InvalidName(m)) => Err((ErrorCode::InvalidParams, m)),
+                Err(crate::rename::Refusal::Failed(m)) => Err((ErrorCode::RequestFailed, m)),
+            }
+        }
+        CodeActionRequest::METHOD => {
+            let p: lsp_types::CodeActionParams = request
+                .extract(CodeActionRequest::METHOD)
+                .map_err(invalid)?
+                .1;
+            to_value(crate::actions::quick_fixes(workspace, &p))
+        }
         method => Err((
             ErrorCode::MethodNotFound,
             format!("templiqx lsp does not implement `{method}`"),
@@ -350,7 +436,7 @@ fn to_value(value: impl serde::Serialize) -> Answer {
 }
 
 /// The file and byte offset of a position, with the trees to read.
-fn locate(
+pub(crate) fn locate(
     workspace: &Workspace,
     at: &TextDocumentPositionParams,
 ) -> Option<(navigate::Tree, navigate::Tree, usize)> {
@@ -362,7 +448,7 @@ fn locate(
 
 fn hover(workspace: &Workspace, at: &TextDocumentPositionParams) -> Option<Hover> {
     let (here, decl, offset) = locate(workspace, at)?;
-    let (value, range) = navigate::hover(&here, &decl, offset)?;
+    let (value, range) = crate::hover::hover(workspace, &here, &decl, offset)?;
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
@@ -385,6 +471,25 @@ fn definition(
         } => {
             let target =
                 workspace.resolve_include(&here.path, &path, from_dependency.as_deref())?;
+            let start = Position::new(0, 0);
+            Location {
+                uri: workspace.url_of(&target)?,
+                range: Range::new(start, start),
+            }
+        }
+        // The name's declaration: its entry in the package manifest.
+        Jump::ManifestEntry { table, name } => {
+            let path = workspace.include_root(&here.path)?.join(MANIFEST);
+            let (manifest, _) = workspace.trees(&path)?;
+            Location {
+                range: navigate::manifest_entry(&manifest, table, &name)?,
+                uri: workspace.url_of(&path)?,
+            }
+        }
+        Jump::Package { path } => {
+            let root = workspace.include_root(&here.path)?;
+            let target = crate::convert::normalize(&root.join(path).join(MANIFEST));
+            workspace.text(&target)?;
             let start = Position::new(0, 0);
             Location {
                 uri: workspace.url_of(&target)?,

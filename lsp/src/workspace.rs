@@ -17,9 +17,10 @@ use lsp_types::Url;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use templiqx_build::yaml::{self, Node};
+use templiqx_build::yaml::Node;
 use templiqx_build::{
-    CompiledContract, FileSystem, Loader, MANIFEST, Overlay, RealFileSystem, codegen, relative_to,
+    CompiledContract, FileSystem, Loader, MANIFEST, Overlay, RealFileSystem, SourceFile, codegen,
+    relative_to,
 };
 use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};
 
@@ -62,8 +63,14 @@ impl Compilation {
         self.names.get(name).map(PathBuf::as_path)
     }
 
+    /// Every contract compiled, in the order the manifest lists them (then
+    /// the open contracts it does not list).
+    pub(crate) fn contracts(&self) -> &[CompiledContract] {
+        &self.contracts
+    }
+
     /// The display name of the file at the real `path`.
-    fn name_of(&self, path: &Path) -> String {
+    pub(crate) fn name_of(&self, path: &Path) -> String {
         let shown = relative_to(path, &self.base)
             .to_string_lossy()
             .replace('\\', "/");
@@ -86,6 +93,17 @@ struct Unit {
     /// The diagnostics last published for each file (real path), only
     /// non-empty sets.
     published: BTreeMap<PathBuf, Vec<lsp_types::Diagnostic>>,
+}
+
+/// A file a compilation read ([`Workspace::files_read`]).
+pub(crate) struct Read<'w> {
+    /// Its real path.
+    pub(crate) path: &'w Path,
+    /// Its text and tree, as compiled.
+    pub(crate) file: &'w SourceFile,
+    /// For a partial: the real path and source of the file at the top of
+    /// its include chain (the contract); `None` for a contract or manifest.
+    pub(crate) top: Option<(&'w Path, &'w SourceFile)>,
 }
 
 /// One `textDocument/publishDiagnostics`.
@@ -113,6 +131,9 @@ pub(crate) struct Workspace {
     /// Files changed since the last flush: their diagnostics are published
     /// even when unchanged, so a client sees an answer to every edit.
     touched: BTreeSet<PathBuf>,
+    /// The last tree of each open document that parsed, for completion in
+    /// a half-typed document.
+    good: BTreeMap<PathBuf, Tree>,
 }
 
 impl Workspace {
@@ -126,7 +147,38 @@ impl Workspace {
             units: BTreeMap::new(),
             dirty: BTreeSet::new(),
             touched: BTreeSet::new(),
+            good: BTreeMap::new(),
         }
+    }
+
+    /// The target profile; `None` when capability checks are skipped.
+    pub(crate) fn target(&self) -> Option<&CapabilityProfile> {
+        self.target.as_ref()
+    }
+
+    /// Without a target: every capability a contract required so far.
+    pub(crate) fn learned(&self) -> &CapabilityProfile {
+        &self.learned
+    }
+
+    /// Where `docs/diagnostics.md` is (`None`: no links).
+    pub(crate) fn docs(&self) -> Option<&Url> {
+        self.docs.as_ref()
+    }
+
+    /// The last compilation that read the file at real `path`: that of its
+    /// own unit, else of any unit that read it (a dependency's partial).
+    pub(crate) fn compilation_of(&self, path: &Path) -> Option<&Compilation> {
+        let reads = |c: &&Compilation| c.names.values().any(|p| p == path);
+        self.unit_of(path)
+            .and_then(|key| self.units.get(&key)?.compilation.as_ref())
+            .filter(reads)
+            .or_else(|| {
+                self.units
+                    .values()
+                    .filter_map(|u| u.compilation.as_ref())
+                    .find(reads)
+            })
     }
 
     /// The real path of the file a URL names: the disk's canonical path, or
@@ -193,7 +245,14 @@ impl Workspace {
         };
         self.documents.remove(&key);
         self.overlay.remove(&key);
+        self.good.remove(&key);
         self.changed(&key);
+    }
+
+    /// The last tree of the open document at real `path` that parsed (of
+    /// the last compilations), when its text does not parse now.
+    pub(crate) fn last_good(&self, path: &Path) -> Option<&Tree> {
+        self.good.get(path)
     }
 
     /// A file changed on disk (saved, or changed by another program).
@@ -279,6 +338,25 @@ impl Workspace {
                 continue;
             }
             let compilation = self.compile(&key);
+            for path in touched.iter().filter(|p| self.documents.contains_key(*p)) {
+                let source = compilation
+                    .loader
+                    .sources
+                    .by_name(&compilation.name_of(path));
+                if let Some(SourceFile {
+                    text,
+                    root: Some(root),
+                    ..
+                }) = source
+                {
+                    let tree = Tree {
+                        path: path.clone(),
+                        text: text.clone(),
+                        root: root.clone(),
+                    };
+                    self.good.insert(path.clone(), tree);
+                }
+            }
             let fresh = self.diagnostics(&key, &compilation);
             let unit = self.units.entry(key).or_default();
             let old = std::mem::replace(&mut unit.published, fresh);
@@ -493,52 +571,70 @@ impl Workspace {
     /// contract (of the last compilations) that includes it, through any
     /// chain of partials.
     pub(crate) fn trees(&self, path: &Path) -> Option<(Tree, Tree)> {
-        let text = self.text(path)?;
-        let root = yaml::parse(&text).ok()?;
-        let file = Tree {
-            path: path.to_path_buf(),
-            text,
-            root,
+        let file = Tree::parse(path.to_path_buf(), self.text(path)?)?;
+        let decl = match file.root.as_map() {
+            Some(_) => file.clone(),
+            None => self
+                .including_contract(path)
+                .unwrap_or_else(|| file.clone()),
         };
-        if file.root.as_map().is_some() {
-            let decl = file.clone();
-            return Some((file, decl));
-        }
-        for unit in self.units.values() {
-            let Some(c) = &unit.compilation else { continue };
+        Some((file, decl))
+    }
+
+    /// The contract that includes the partial at real `path` (of the last
+    /// compilations), through any chain of partials.
+    pub(crate) fn including_contract(&self, path: &Path) -> Option<Tree> {
+        self.files_read().into_iter().find_map(|read| {
+            let (top, file) = read.top.filter(|_| read.path == path)?;
+            Some(Tree {
+                path: top.to_path_buf(),
+                text: file.text.clone(),
+                root: file.root.clone()?,
+            })
+        })
+    }
+
+    /// Every file the last compilations read (a file once per read: a
+    /// partial once per include), unit by unit in the order read, with the
+    /// file at the top of a partial's include chain (the contract).
+    pub(crate) fn files_read(&self) -> Vec<Read<'_>> {
+        let mut out = Vec::new();
+        for c in self.units.values().filter_map(|u| u.compilation.as_ref()) {
             let sources = &c.loader.sources;
-            let name = c.name_of(path);
-            let Some(mut from) = sources
-                .files()
-                .iter()
-                .find(|f| f.name == name && f.included_from.is_some())
-                .and_then(|f| f.included_from.clone())
-            else {
-                continue;
-            };
-            let mut hops = 0;
-            while let Some(f) = sources.get(from.file) {
-                match &f.included_from {
-                    Some(next) if hops < 64 => {
-                        from = next.clone();
-                        hops += 1;
-                    }
-                    _ => {
-                        let (Some(root), Some(path)) = (&f.root, c.path_of(&f.name)) else {
+            for file in sources.files() {
+                let Some(path) = c.path_of(&file.name) else {
+                    continue;
+                };
+                let mut top = None;
+                let mut from = file.included_from.as_ref();
+                for _ in 0..=templiqx_build::MAX_INCLUDE_DEPTH {
+                    let Some(f) = from.and_then(|l| sources.get(l.file)) else {
+                        break;
+                    };
+                    match &f.included_from {
+                        Some(next) => from = Some(next),
+                        None => {
+                            top = c.path_of(&f.name).map(|p| (p, f));
                             break;
-                        };
-                        let decl = Tree {
-                            path: path.to_path_buf(),
-                            text: f.text.clone(),
-                            root: root.clone(),
-                        };
-                        return Some((file, decl));
+                        }
                     }
                 }
+                out.push(Read { path, file, top });
             }
         }
-        let decl = file.clone();
-        Some((file, decl))
+        out
+    }
+
+    /// The version of the open document at real `path`.
+    pub(crate) fn version(&self, path: &Path) -> Option<i32> {
+        self.documents.get(path).map(|d| d.version)
+    }
+
+    /// The diagnostics last published for the file at real `path`.
+    pub(crate) fn published(&self, path: &Path) -> impl Iterator<Item = &lsp_types::Diagnostic> {
+        self.units
+            .values()
+            .flat_map(move |u| u.published.get(path).into_iter().flatten())
     }
 
     /// The root of the package the file at real `path` is in (the nearest

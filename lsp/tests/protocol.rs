@@ -7,7 +7,6 @@ mod common;
 use common::*;
 use lsp_types::Url;
 use serde_json::{Value, json};
-use std::path::PathBuf;
 
 #[test]
 fn initialize_announces_the_features_and_the_missing_target() {
@@ -491,34 +490,6 @@ fn closing_a_document_forgets_its_package() {
     // The disk holds the clean contract; nothing is open: cleared.
     assert_eq!(client.diagnostics(&url), Vec::<Value>::new());
     client.shutdown();
-}
-
-/// `app` includes `partials/sig.yaml` from its dependency `lib`.
-fn app_and_lib() -> (tempfile::TempDir, PathBuf, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let outer = dir.path().canonicalize().unwrap();
-    let (app, lib) = (outer.join("app"), outer.join("lib"));
-    let write = |path: PathBuf, text: &str| {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
-    write(
-        app.join("templiqx.yaml"),
-        "api_version: templiqx/v1alpha1\npackage: app\nversion: 0.1.0\ncontracts: [main]\ndependencies:\n  common: ../lib\n",
-    );
-    write(
-        app.join("contracts/main.yaml"),
-        "api_version: templiqx/v1alpha1\nid: main\nversion: 0.1.0\ninputs:\n  name: { schema: { type: string }, required: true }\ncapabilities: [structured_output]\nmessages:\n  - role: user\n    content:\n      - { kind: include, path: partials/sig.yaml, from_dependency: common }\noutput_schema: { type: object }\n",
-    );
-    write(
-        lib.join("templiqx.yaml"),
-        "api_version: templiqx/v1alpha1\npackage: common\nversion: 1.0.0\ncontracts: []\n",
-    );
-    write(
-        lib.join("partials/sig.yaml"),
-        "- { kind: text, value: signature }\n",
-    );
-    (dir, app, lib)
 }
 
 #[test]

@@ -163,6 +163,9 @@ impl Cx<'_> {
                         &vloc,
                         help,
                     );
+                    let fix =
+                        words::replacement(key, &names, "").filter(|r| !values.contains_key(r));
+                    self.suggest(self.sources.fix_whole(&vloc, true, fix));
                 }
                 Some(f) => {
                     if let Some(schema) = &f.schema {

@@ -157,6 +157,10 @@ impl<'d> Lowerer<'_, '_, 'd> {
         self.cx.err(code, message, loc, help);
     }
 
+    fn suggest(&mut self, fix: Option<templiqx_contracts::Suggestion>) {
+        self.cx.suggest(fix);
+    }
+
     fn nodes(&mut self, nodes: &[ContentNode]) -> Vec<ir::Node> {
         let mut out = Vec::with_capacity(nodes.len());
         for node in nodes {
@@ -315,12 +319,15 @@ impl<'d> Lowerer<'_, '_, 'd> {
         let names = &decls.names;
         let Some(index) = names.iter().position(|n| *n == name) else {
             let help = words::did_you_mean(name, names, "declared components: ");
+            let at = node.loc.child("name");
             self.err(
                 Code::ComponentUnknown,
                 format!("unknown component `{name}`"),
-                &node.loc.child("name"),
+                &at,
                 help,
             );
+            let fix = words::replacement(name, names, "");
+            self.suggest(self.cx.sources.fix_whole(&at, false, fix));
             return None;
         };
         let sig = &decls.components[index];
@@ -347,6 +354,8 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     &e.loc,
                     help,
                 );
+                let fix = words::replacement(arg, &pnames, "").filter(|r| with.get(r).is_none());
+                self.suggest(self.cx.sources.fix_whole(&e.loc, true, fix));
             }
         }
         let mut args = Vec::with_capacity(sig.params.len());

@@ -35,7 +35,9 @@ use crate::source::Sources;
 use components::{Signature, component_depths};
 use templiqx_contracts::ir::{self, Root};
 use templiqx_contracts::validate::{SchemaViolation, validate};
-use templiqx_contracts::{AsValue, CapabilityProfile, Code, Diagnostic, Interaction, Schema, Str};
+use templiqx_contracts::{
+    AsValue, CapabilityProfile, Code, Diagnostic, Interaction, Schema, Str, Suggestion,
+};
 
 /// The root scopes of a reference, in the order validation matches them.
 ///
@@ -252,6 +254,13 @@ impl Cx<'_> {
     fn err(&mut self, code: Code, message: impl Into<String>, loc: &Loc, help: impl Into<String>) {
         let d = self.sources.error(code, message, loc).help(help);
         self.diags.push(d);
+    }
+
+    /// Gives the diagnostic reported last the fix of its did-you-mean help.
+    fn suggest(&mut self, fix: Option<Suggestion>) {
+        if let (Some(d), Some(fix)) = (self.diags.last_mut(), fix) {
+            d.suggestion = Some(Box::new(fix));
+        }
     }
 
     fn schema(&mut self, doc: &serde_json::Value, loc: &Loc) -> Option<Schema> {

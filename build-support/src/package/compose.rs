@@ -139,12 +139,11 @@ impl Loader {
                 } else {
                     words::did_you_mean(dep, &names, "declared dependencies: ")
                 };
-                diags.push(self.include_error(
-                    Code::IncludeUnresolved,
-                    msg,
-                    &loc.child("from_dependency"),
-                    &help,
-                ));
+                let at = loc.child("from_dependency");
+                let mut d = self.include_error(Code::IncludeUnresolved, msg, &at, &help);
+                let fix = words::replacement(dep, &names, "");
+                d.suggestion = self.sources.fix_whole(&at, false, fix).map(Box::new);
+                diags.push(d);
                 None
             }
         }
@@ -313,12 +312,11 @@ impl Loader {
                 let help = words::suggestion(name, &names, "tool_contract:").unwrap_or_else(|| {
                     "declare it under `tool_contracts` in templiqx.yaml".to_owned()
                 });
-                diags.push(fail(
-                    self,
-                    format!("unknown tool contract `{name}`"),
-                    &help,
-                    &loc.child("$ref"),
-                ));
+                let at = loc.child("$ref");
+                let mut d = fail(self, format!("unknown tool contract `{name}`"), &help, &at);
+                let fix = words::replacement(name, &names, "tool_contract:");
+                d.suggestion = self.sources.fix_whole(&at, false, fix).map(Box::new);
+                diags.push(d);
                 continue;
             };
             let real = format!("sha256:{}", fingerprint(&entry.schema));

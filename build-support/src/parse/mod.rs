@@ -82,7 +82,9 @@ const CONTRACT_FIELDS: &[&str] = &[
 const FIELD_FIELDS: &[&str] = &["schema", "required", "description"];
 const MESSAGE_FIELDS: &[&str] = &["role", "content"];
 const ROLES: &[&str] = &["system", "developer", "user", "assistant"];
-const NODE_KINDS: &[&str] = &[
+/// The content node kinds, as `kind` spells them (`docs/format.md`,
+/// "Content nodes"); any other is `TQX_UNKNOWN_VARIANT`.
+pub const NODE_KINDS: &[&str] = &[
     "text",
     "interpolate",
     "when",
@@ -90,11 +92,15 @@ const NODE_KINDS: &[&str] = &[
     "component",
     "include",
 ];
-const EXPR_KINDS: &[&str] = &[
+/// The expression kinds, as `kind` spells them (`docs/format.md`,
+/// "Expressions"); any other is `TQX_UNKNOWN_VARIANT`.
+pub const EXPR_KINDS: &[&str] = &[
     "ref", "literal", "equals", "not", "and", "or", "compare", "contains", "length",
 ];
 const COMPARE_OPS: &[&str] = &["lt", "le", "gt", "ge"];
-const FILTERS: &[&str] = &[
+/// The interpolation filters, as `filters` spells them (`docs/format.md`,
+/// "Filters"); any other is `TQX_UNKNOWN_VARIANT`.
+pub const FILTERS: &[&str] = &[
     "trim",
     "lower",
     "upper",
@@ -200,6 +206,10 @@ impl Cx<'_> {
                     &pointer_push(pointer, &key.text),
                     Some(help),
                 );
+                // Not to a key the mapping already has (a duplicate key).
+                let fix = words::replacement(&key.text, allowed, "")
+                    .filter(|r| !entries.iter().any(|(k, _)| k.text == *r));
+                self.suggest(key.span, fix);
             }
         }
         for r in required {
@@ -324,5 +334,17 @@ impl Cx<'_> {
             pointer,
             Some(help),
         );
+        self.suggest(node.span, words::replacement(value, allowed, ""));
+    }
+
+    /// Gives the diagnostic pushed last the fix of its did-you-mean help:
+    /// `replacement` in place of the whole key or scalar at `span`.
+    fn suggest(&mut self, span: Span, replacement: Option<String>) {
+        if let (Some(d), Some(fix)) = (
+            self.diags.last_mut(),
+            replacement.and_then(|r| crate::yaml::replace_whole(span, r)),
+        ) {
+            d.suggestion = Some(Box::new(fix));
+        }
     }
 }

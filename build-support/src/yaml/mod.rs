@@ -45,7 +45,7 @@ mod builder;
 mod scalar;
 mod source;
 
-use templiqx_contracts::{Diagnostic, JsonType, Number, Span};
+use templiqx_contracts::{Diagnostic, JsonType, Number, Span, Suggestion, position};
 
 /// The most nodes that alias expansion may copy while parsing one document.
 ///
@@ -349,4 +349,150 @@ pub fn parse(text: &str) -> Result<Node, Diagnostic> {
 /// `TQX_PARSE_YAML`, as [`parse`], for text that is not a YAML document.
 pub fn parse_spans(text: &str) -> Result<Node, Diagnostic> {
     builder::parse(text, true).map_err(|d| *d)
+}
+
+/// Whether `word` reads back as the same string wherever a scalar or a key
+/// is written, plain, in block or flow context: it starts with a letter or
+/// `_`, continues with letters, digits, `_`, `-`, `.`, and `:` followed by
+/// one of those, and is not a YAML 1.2 core-schema null or boolean
+/// (`null`, `True`, ...). Replacing a whole scalar or key, whatever its
+/// style, by such a word keeps the document's structure.
+///
+/// ```
+/// use templiqx_build::yaml::is_plain_word;
+///
+/// assert!(is_plain_word("inputs.name"));
+/// assert!(is_plain_word("tool_contract:search"));
+/// assert!(!is_plain_word("first name"));
+/// assert!(!is_plain_word("2fa"));
+/// assert!(!is_plain_word("null"));
+/// assert!(!is_plain_word("a:"));
+/// ```
+pub fn is_plain_word(word: &str) -> bool {
+    let inner = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
+    let mut chars = word.chars().peekable();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    if !(first.is_alphabetic() || first == '_') {
+        return false;
+    }
+    while let Some(c) = chars.next() {
+        let ok = inner(c) || (c == ':' && chars.peek().is_some_and(|&n| inner(n)));
+        if !ok {
+            return false;
+        }
+    }
+    !matches!(
+        word,
+        "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
+    )
+}
+
+/// `value` as a YAML double-quoted scalar, which reads back as `value`
+/// wherever a scalar or a key is written: `"` and `\` escaped, and every
+/// character outside YAML 1.2's printable set (control characters, DEL,
+/// the C1 controls, U+FEFF, U+FFFE, U+FFFF) written as a `\u` escape.
+///
+/// ```
+/// use templiqx_build::yaml::{self, double_quoted};
+///
+/// let name = "first \"name\"\u{7f}";
+/// let text = format!("{}: 1\n", double_quoted(name));
+/// assert_eq!(text, "\"first \\\"name\\\"\\u007F\": 1\n");
+/// let root = yaml::parse(&text).unwrap();
+/// assert_eq!(root.as_map().unwrap()[0].0.text, name);
+/// ```
+pub fn double_quoted(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('"');
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}') => {
+                out.push_str(&format!("\\u{:04X}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The byte offset in `text` at which the string `value` of the scalar or
+/// key spanning `span` is written as is: plain, or quoted without escapes
+/// or folded lines (the offset is then past the opening quote). `None`
+/// when it is written otherwise, or `span` is not in `text`.
+///
+/// ```
+/// use templiqx_build::yaml::{self, verbatim};
+///
+/// let text = "a: inputs.x\nb: { c: \"inputs.y\" }\nd: \"inputs.\\x7a\"\n";
+/// let root = yaml::parse(text).unwrap();
+/// let at = |p: &str| {
+///     let node = root.pointer(p).unwrap();
+///     verbatim(text, &node.span, node.as_str().unwrap())
+/// };
+/// assert_eq!(at("/a"), Some(3));
+/// assert_eq!(at("/b/c"), Some(21));
+/// assert_eq!(at("/d"), None);
+/// ```
+pub fn verbatim(text: &str, span: &Span, value: &str) -> Option<usize> {
+    let (start, end) = span.bytes;
+    let raw = text.get(start..end)?;
+    if raw == value {
+        return Some(start);
+    }
+    let quoted = raw.len() == value.len() + 2
+        && matches!(raw.as_bytes()[0], b'"' | b'\'')
+        && raw.as_bytes()[0] == raw.as_bytes()[raw.len() - 1]
+        && raw.get(1..raw.len() - 1) == Some(value);
+    quoted.then_some(start + 1)
+}
+
+/// The fix that writes `replacement` in place of the whole scalar or key
+/// at `span`, whatever its style: `None` unless `replacement` is a
+/// [plain word](is_plain_word).
+pub fn replace_whole(span: Span, replacement: String) -> Option<Suggestion> {
+    is_plain_word(&replacement).then_some(Suggestion { replacement, span })
+}
+
+/// The fix that writes `replacement` in place of the bytes `range` of the
+/// string `value` of the scalar or key spanning `span` in `text` (a
+/// misspelt segment of a reference path): `None` unless the value is
+/// written [verbatim], `range` is in it, and `replacement` is a
+/// [plain word](is_plain_word), so the edit keeps the scalar's style.
+///
+/// ```
+/// use templiqx_build::yaml::{self, replace_part};
+///
+/// let text = "path: \"inputs.nmae.first\"\n";
+/// let node = yaml::parse(text).unwrap().pointer("/path").unwrap().clone();
+/// let fix = replace_part(text, &node.span, "inputs.nmae.first", 0..11, "inputs.name".into())
+///     .unwrap();
+/// assert_eq!(&text[fix.span.bytes.0..fix.span.bytes.1], "inputs.nmae");
+/// assert_eq!((fix.span.start.column, fix.span.end.column), (8, 19));
+/// ```
+pub fn replace_part(
+    text: &str,
+    span: &Span,
+    value: &str,
+    range: std::ops::Range<usize>,
+    replacement: String,
+) -> Option<Suggestion> {
+    let at = verbatim(text, span, value)?;
+    value.get(range.clone())?;
+    if !is_plain_word(&replacement) {
+        return None;
+    }
+    let (start, end) = (at + range.start, at + range.end);
+    Some(Suggestion {
+        replacement,
+        span: Span {
+            start: position(text, start),
+            end: position(text, end),
+            bytes: (start, end),
+        },
+    })
 }

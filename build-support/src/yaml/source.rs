@@ -158,6 +158,11 @@ impl<'a> Source<'a> {
             from += self.text[from..to].len() - self.text[from..to].trim_start().len();
             to = from + self.text[from..to].trim_end().len();
         }
+        // The scanner's end of a quoted scalar may be past its closing
+        // quote, over blanks and a comment (`"x"   # c`).
+        if matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted) {
+            to = from + closing_quote(&self.text.as_bytes()[from..to]).unwrap_or(to - from);
+        }
         let first = self.advance(start, from);
         let last = self.advance(first, to);
         self.span(first, last)
@@ -215,4 +220,20 @@ pub(super) fn position(m: Mark) -> Position {
         line: sat(m.line),
         column: sat(m.col.saturating_add(1)),
     }
+}
+
+/// The length of a quoted scalar written at the start of `raw`, through
+/// its closing quote: `"` after no escaping `\`, or `'` not doubled.
+fn closing_quote(raw: &[u8]) -> Option<usize> {
+    let quote = *raw.first()?;
+    let mut i = 1;
+    while i < raw.len() {
+        match (raw[i], raw.get(i + 1)) {
+            (b'\\', _) if quote == b'"' => i += 2,
+            (b'\'', Some(b'\'')) if quote == b'\'' => i += 2,
+            (c, _) if c == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
 }

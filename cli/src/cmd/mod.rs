@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod check;
+pub mod diff;
 pub mod eval;
 pub mod eval_out;
 pub mod fingerprint;

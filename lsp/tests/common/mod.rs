@@ -68,6 +68,12 @@ pub struct Client {
 
 impl Client {
     pub fn start(initialization_options: Value) -> Client {
+        Client::start_with(json!({}), initialization_options)
+    }
+
+    /// A client that announces `capabilities` (`initialize`'s
+    /// `capabilities`).
+    pub fn start_with(capabilities: Value, initialization_options: Value) -> Client {
         let (server, connection) = Connection::memory();
         let handle = std::thread::spawn(move || {
             templiqx_lsp::run(&server, templiqx_lsp::Options::default()).map_err(|e| e.to_string())
@@ -84,7 +90,7 @@ impl Client {
             json!({
                 "processId": null,
                 "rootUri": null,
-                "capabilities": {},
+                "capabilities": capabilities,
                 "initializationOptions": initialization_options,
             }),
         );
@@ -99,17 +105,23 @@ impl Client {
     }
 
     pub fn request(&mut self, method: &str, params: Value) -> Value {
+        self.try_request(method, params)
+            .unwrap_or_else(|e| panic!("{method}: {e:?}"))
+    }
+
+    /// A request whose answer may be an error.
+    pub fn try_request(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, lsp_server::ResponseError> {
         self.next_id += 1;
         let id = RequestId::from(self.next_id);
         let r = Request::new(id.clone(), method.to_owned(), params);
         self.connection.sender.send(r.into()).unwrap();
         loop {
             match self.connection.receiver.recv_timeout(TIMEOUT).unwrap() {
-                Message::Response(r) if r.id == id => {
-                    return r
-                        .response_result
-                        .unwrap_or_else(|e| panic!("{method}: {e:?}"));
-                }
+                Message::Response(r) if r.id == id => return r.response_result,
                 Message::Notification(n) => self.pending.push_back(n),
                 other => panic!("unexpected {other:?}"),
             }
@@ -207,3 +219,44 @@ pub fn codes(diagnostics: &[Value]) -> Vec<&str> {
 
 pub const EXTRACTION: &str = "contracts/lease-term-extraction.yaml";
 pub const PARTIAL: &str = "partials/grounding-rules.yaml";
+
+/// A client started with `initialization_options`, with `rel` of a fresh
+/// CRM3 copy open and its first diagnostics read: the package, the
+/// document's URL and text, and the client.
+pub fn crm3_open(rel: &str, initialization_options: Value) -> (Package, Url, String, Client) {
+    let pkg = Package::crm3();
+    let url = pkg.url(rel);
+    let text = pkg.text(rel);
+    let mut client = Client::start(initialization_options);
+    client.open(&url, &text);
+    client.diagnostics(&url);
+    (pkg, url, text, client)
+}
+
+/// `app` includes `partials/sig.yaml` from its dependency `lib`.
+pub fn app_and_lib() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let outer = dir.path().canonicalize().unwrap();
+    let (app, lib) = (outer.join("app"), outer.join("lib"));
+    let write = |path: PathBuf, text: &str| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        app.join("templiqx.yaml"),
+        "api_version: templiqx/v1alpha1\npackage: app\nversion: 0.1.0\ncontracts: [main]\ndependencies:\n  common: ../lib\n",
+    );
+    write(
+        app.join("contracts/main.yaml"),
+        "api_version: templiqx/v1alpha1\nid: main\nversion: 0.1.0\ninputs:\n  name: { schema: { type: string }, required: true }\ncapabilities: [structured_output]\nmessages:\n  - role: user\n    content:\n      - { kind: include, path: partials/sig.yaml, from_dependency: common }\noutput_schema: { type: object }\n",
+    );
+    write(
+        lib.join("templiqx.yaml"),
+        "api_version: templiqx/v1alpha1\npackage: common\nversion: 1.0.0\ncontracts: []\n",
+    );
+    write(
+        lib.join("partials/sig.yaml"),
+        "- { kind: text, value: signature }\n",
+    );
+    (dir, app, lib)
+}

@@ -128,6 +128,10 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 loc,
                 help,
             );
+            // The fix rewrites `inputs.nmae`, the rest of the path stays.
+            let fix = words::replacement(field_name, &names, &format!("{first}."));
+            let misspelt = 0..first.len() + 1 + field_name.len();
+            self.suggest(self.cx.sources.fix_part(loc, misspelt, fix));
             return None;
         };
         Some(match &field.schema {
@@ -156,12 +160,14 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 words::names(&names)
             ),
         };
+        let fix = words::replacement(first, &names, "").filter(|_| first != OUTPUT);
         self.err(
             Code::RefUnknown,
             format!("unknown name `{first}` in reference `{path}`"),
             loc,
             help,
         );
+        self.suggest(self.cx.sources.fix_part(loc, 0..first.len(), fix));
     }
 
     /// One segment `seg` below `here`, whose type is `ty`.
@@ -277,6 +283,9 @@ impl<'d> Lowerer<'_, '_, 'd> {
             loc,
             help,
         );
+        let fix = words::replacement(seg, &names, &format!("{here}."));
+        let misspelt = 0..here.len() + 1 + seg.len();
+        self.suggest(self.cx.sources.fix_part(loc, misspelt, fix));
         None
     }
 

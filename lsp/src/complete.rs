@@ -1,0 +1,1029 @@
+//! Completion (`textDocument/completion`; `docs/cli.md`, "lsp"): reference
+//! paths, filters, content node and expression kinds, component names,
+//! capability names and the keywords of the bounded JSON Schema subset,
+//! each where the format expects it.
+//!
+//! The document is read with the compiler's parser (`templiqx_build::yaml`)
+//! after inserting a marker at the cursor, as rust-analyzer inserts a fake
+//! identifier: the node being typed then exists even when nothing is typed
+//! yet (`path: ` becomes `path: M`, `filters: [` becomes `filters: [M`).
+//! When that text does not parse, the line of the cursor is repaired
+//! (flow collections and quotes closed, a bare word made a key, the rest of
+//! the line dropped) and other lines the parser stops at are blanked. When
+//! nothing parses, the key before the cursor on its line decides, with the
+//! declarations of the last tree of the file that parsed. A broken document
+//! gets fewer candidates, never an error.
+//!
+//! References are completed from the declarations the hover reads
+//! ([`navigate::resolve`]), the names of closed sets from the compiler's
+//! own tables ([`templiqx_build::FILTERS`], [`templiqx_build::NODE_KINDS`],
+//! [`templiqx_build::EXPR_KINDS`], [`templiqx_build::schema::KEYWORDS`]).
+
+use crate::convert::LineIndex;
+use crate::hover;
+use crate::navigate::{self, Declared, Hit, Tree};
+use crate::workspace::Workspace;
+use lsp_types::{
+    CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, MarkupContent,
+    MarkupKind, Position, TextEdit,
+};
+use std::collections::BTreeSet;
+use std::path::Path;
+use templiqx_build::yaml::{self, Node};
+
+/// The characters after which a client asks for completion: `.` between
+/// reference segments, `:` after a key, `[` and `,` in a flow list.
+pub(crate) const TRIGGERS: &[&str] = &[".", ":", "[", ","];
+
+/// What is inserted at the cursor before parsing.
+const MARKER: &str = "templiqxCompletionCursor";
+
+/// How many other lines the parser stops at are blanked before giving up.
+const BLANKED_LINES: usize = 4;
+
+/// The most nested `for_each` collections a completed reference's type is
+/// followed through (as the hover follows them).
+const BUDGET: usize = 8;
+
+/// One candidate.
+struct Candidate {
+    label: String,
+    kind: CompletionItemKind,
+    detail: Option<String>,
+    /// Markdown.
+    documentation: Option<String>,
+}
+
+/// The candidates at the cursor, and how they are inserted.
+#[derive(Default)]
+struct Completions {
+    candidates: Vec<Candidate>,
+    /// The value must be a list and the cursor is on a scalar: insert
+    /// `[name]`.
+    wrap: bool,
+    /// Inserted after the name (`: ` after a key not followed by one).
+    suffix: &'static str,
+    /// The word being replaced ends at a `.` (a reference segment) rather
+    /// than at white space or punctuation (a capability `openai.reasoning`).
+    segment: bool,
+}
+
+impl Completions {
+    fn of(candidates: Vec<Candidate>) -> Completions {
+        Completions {
+            candidates,
+            ..Completions::default()
+        }
+    }
+
+    fn wrapped(mut self, wrap: bool) -> Completions {
+        self.wrap = wrap;
+        self
+    }
+}
+
+/// The completion items at `position` in the file at real `path`; empty
+/// when nothing fits (or the file is unknown).
+pub(crate) fn completion(
+    workspace: &Workspace,
+    path: &Path,
+    position: Position,
+) -> Vec<CompletionItem> {
+    let Some(text) = workspace.text(path) else {
+        return Vec::new();
+    };
+    let index = LineIndex::new(&text);
+    let offset = index.offset(position);
+    let completions = match probe(&text, offset) {
+        Some((here, marker)) => {
+            let including;
+            let decl = if here.root.as_map().is_some() {
+                &here
+            } else {
+                including = workspace
+                    .including_contract(path)
+                    .unwrap_or_else(|| here.clone());
+                &including
+            };
+            in_tree(
+                workspace,
+                path,
+                &here,
+                decl,
+                marker,
+                after_word(&text, offset),
+            )
+        }
+        None => on_line(workspace, path, &text, offset),
+    };
+    let start = word_start(&text, offset, completions.segment);
+    let range = index.byte_range(start, offset);
+    // After `key:` with no space (the `:` trigger), a value needs one.
+    let space = if text[..start].ends_with(':') {
+        " "
+    } else {
+        ""
+    };
+    completions
+        .candidates
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let name = if completions.wrap {
+                format!("[{}]", c.label)
+            } else {
+                c.label.clone()
+            };
+            CompletionItem {
+                text_edit: Some(CompletionTextEdit::Edit(TextEdit {
+                    range,
+                    new_text: format!("{space}{name}{}", completions.suffix),
+                })),
+                filter_text: Some(c.label.clone()),
+                sort_text: Some(format!("{i:04}")),
+                label: c.label,
+                kind: Some(c.kind),
+                detail: c.detail,
+                documentation: c.documentation.map(|value| {
+                    Documentation::MarkupContent(MarkupContent {
+                        kind: MarkupKind::Markdown,
+                        value,
+                    })
+                }),
+                ..CompletionItem::default()
+            }
+        })
+        .collect()
+}
+
+/// Whether `c` ends the word being completed (`segment`: a reference
+/// segment, which also ends at `.`).
+fn stops(c: char, segment: bool) -> bool {
+    c.is_whitespace()
+        || matches!(c, ',' | ':' | '[' | ']' | '{' | '}' | '"' | '\'' | '#')
+        || (segment && c == '.')
+}
+
+/// Where the word before `offset` starts.
+fn word_start(text: &str, offset: usize, segment: bool) -> usize {
+    text[..offset]
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| stops(c, segment))
+        .map_or(0, |(i, c)| i + c.len_utf8())
+}
+
+/// The text after the word the cursor is in (on its line).
+fn after_word(text: &str, offset: usize) -> &str {
+    let rest = &text[offset..];
+    let end = rest
+        .char_indices()
+        .find(|&(_, c)| stops(c, true))
+        .map_or(rest.len(), |(i, _)| i);
+    let line = rest.find(['\n', '\r']).unwrap_or(rest.len());
+    &rest[end.min(line)..line]
+}
+
+fn line_start(text: &str, offset: usize) -> usize {
+    text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1)
+}
+
+fn line_end(text: &str, offset: usize) -> usize {
+    text[offset..]
+        .find(['\n', '\r'])
+        .map_or(text.len(), |i| offset + i)
+}
+
+/// What closes the flow collections and the quoted scalar left open on a
+/// line up to the cursor: `"}]` for `{ a: ["x`.
+fn closers(line: &str) -> String {
+    let mut open = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut chars = line.chars().peekable();
+    let mut previous = ' ';
+    while let Some(c) = chars.next() {
+        match quote {
+            Some('"') if c == '\\' => {
+                chars.next();
+            }
+            Some(q) if c == q => {
+                // `''` is an escaped quote in a single-quoted scalar.
+                if q == '\'' && chars.peek() == Some(&'\'') {
+                    chars.next();
+                } else {
+                    quote = None;
+                }
+            }
+            Some(_) => {}
+            None => match c {
+                '"' | '\'' => quote = Some(c),
+                '[' => open.push(']'),
+                '{' => open.push('}'),
+                ']' | '}' => {
+                    open.pop();
+                }
+                '#' if previous.is_whitespace() => break,
+                _ => {}
+            },
+        }
+        previous = c;
+    }
+    quote.into_iter().chain(open.into_iter().rev()).collect()
+}
+
+/// Whether the line up to the cursor is only indentation, an optional
+/// `- `, and a word (a key being typed in a block mapping).
+fn bare_word(line: &str) -> bool {
+    let rest = line.trim_start();
+    let rest = rest.strip_prefix("- ").unwrap_or(rest).trim_start();
+    !rest.contains(|c| stops(c, false))
+}
+
+/// The tree of `text` with the marker at `offset` (after a space when a
+/// `:` ends the text before it), repaired as the module docs say, and the
+/// offset of the marker; `None` when no repair parses.
+fn probe(text: &str, offset: usize) -> Option<(Tree, usize)> {
+    let head = &text[..offset];
+    let pad = if head.ends_with(':') { " " } else { "" };
+    let marker = offset + pad.len();
+    let start = line_start(text, offset);
+    let end = line_end(text, offset);
+    let mut variants = vec![format!("{head}{pad}{MARKER}{}", &text[offset..])];
+    let close = closers(&text[start..offset]);
+    if !close.is_empty() {
+        variants.push(format!("{head}{pad}{MARKER}{close}{}", &text[end..]));
+    }
+    if bare_word(&text[start..offset]) {
+        variants.push(format!("{head}{MARKER}:{}", &text[end..]));
+    }
+    if end > offset {
+        variants.push(format!("{head}{pad}{MARKER}{}", &text[end..]));
+    }
+    variants.into_iter().find_map(|variant| {
+        let (text, root) = parse_around(variant, marker)?;
+        let tree = Tree {
+            path: std::path::PathBuf::new(),
+            text,
+            root,
+        };
+        Some((tree, marker))
+    })
+}
+
+/// Parses `text`, blanking up to [`BLANKED_LINES`] lines the parser stops
+/// at, other than the line of `keep` (offsets do not move: a line is
+/// replaced by as many spaces as it has bytes).
+fn parse_around(mut text: String, keep: usize) -> Option<(String, Node)> {
+    for _ in 0..=BLANKED_LINES {
+        let error = match yaml::parse(&text) {
+            Ok(root) => return Some((text, root)),
+            Err(error) => error,
+        };
+        let mut at = error.span?.bytes.0.min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let (start, end) = (line_start(&text, at), line_end(&text, at));
+        if (start..=end).contains(&keep) || start == end {
+            return None;
+        }
+        text.replace_range(start..end, &" ".repeat(end - start));
+    }
+    None
+}
+
+/// The candidates at the marker (at `marker`) of the parsed `here`, whose
+/// references are declared in `decl`; `after` is what follows the word
+/// being typed on the original line.
+fn in_tree(
+    workspace: &Workspace,
+    path: &Path,
+    here: &Tree,
+    decl: &Tree,
+    marker: usize,
+    after: &str,
+) -> Completions {
+    let hit = navigate::hit(&here.root, marker);
+    let tokens: Vec<&str> = hit.tokens.iter().map(String::as_str).collect();
+    let n = hit.nodes.len();
+    let manifest = here.root.get("package").is_some();
+    let contract = here.root.as_map().is_some() && !manifest;
+    // A key being typed.
+    let key_suffix = if after.starts_with(':') { "" } else { ": " };
+    if let Some((last, map)) = tokens.split_last()
+        && last.contains(MARKER)
+    {
+        if !is_schema(map, manifest) {
+            return Completions::default();
+        }
+        let mut keywords = keywords(workspace, Some(hit.nodes[n - 2]));
+        keywords.suffix = key_suffix;
+        return keywords;
+    }
+    let Some(typed) = hit
+        .node()
+        .as_str()
+        .and_then(|s| s.find(MARKER).map(|i| &s[..i]))
+    else {
+        return Completions::default();
+    };
+    let parent = hit.parent().and_then(navigate::kind_of);
+    let index = |token: &str| token.parse::<usize>().is_ok();
+    match tokens.as_slice() {
+        [.., "path"] if parent == Some("ref") => references(decl, &hit, typed),
+        [.., "filters"] if parent == Some("interpolate") => filters(workspace).wrapped(true),
+        [.., "filters", i]
+            if index(i) && navigate::kind_of(hit.nodes[n - 3]) == Some("interpolate") =>
+        {
+            filters(workspace)
+        }
+        [.., "kind"] => match slot(&hit, n - 2) {
+            Some(Slot::Content) => kinds(templiqx_build::NODE_KINDS, "content node"),
+            Some(Slot::Expression) => kinds(templiqx_build::EXPR_KINDS, "expression"),
+            None => Completions::default(),
+        },
+        [.., "name"] if parent == Some("component") => components(decl),
+        ["capabilities"] if contract => capabilities(workspace, path, &[]).wrapped(true),
+        ["capabilities", i] if contract && index(i) => {
+            let listed: Vec<&str> = hit.nodes[1]
+                .as_seq()
+                .unwrap_or_default()
+                .iter()
+                .filter_map(Node::as_str)
+                .filter(|s| !s.contains(MARKER))
+                .collect();
+            capabilities(workspace, path, &listed)
+        }
+        ["extensions", _, "capability"] if contract => capabilities(workspace, path, &[]),
+        // `schema:` followed by a word on the next line: a key is begun.
+        _ if is_schema(&tokens, manifest) && !typed.contains(|c| stops(c, false)) => {
+            let mut keywords = keywords(workspace, None);
+            keywords.suffix = key_suffix;
+            keywords
+        }
+        _ => Completions::default(),
+    }
+}
+
+/// The candidates when nothing parses: from the key before the cursor on
+/// its line, with the declarations of the contract including the file (a
+/// partial) or of its last tree that parsed.
+fn on_line(workspace: &Workspace, path: &Path, text: &str, offset: usize) -> Completions {
+    let line = &text[line_start(text, offset)..offset];
+    let Some((key, value)) = key_before(line) else {
+        return Completions::default();
+    };
+    let decl = workspace
+        .including_contract(path)
+        .or_else(|| workspace.last_good(path).cloned());
+    // The names before the one being typed in a flow list.
+    let listed = |value: &str| -> Vec<String> {
+        let mut names: Vec<String> = value
+            .trim_start_matches('[')
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .collect();
+        names.pop();
+        names
+    };
+    match key {
+        "path" => {
+            let Some(decl) = decl else {
+                return Completions::default();
+            };
+            let hit = Hit {
+                tokens: Vec::new(),
+                nodes: vec![&decl.root],
+            };
+            references(&decl, &hit, value.trim_start_matches(['"', '\'']))
+        }
+        "kind" => {
+            let mut all = kinds(templiqx_build::NODE_KINDS, "content node");
+            all.candidates
+                .extend(kinds(templiqx_build::EXPR_KINDS, "expression").candidates);
+            all
+        }
+        "filters" => filters(workspace).wrapped(!value.starts_with('[')),
+        "capabilities" => {
+            let listed = listed(value);
+            let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
+            capabilities(workspace, path, &listed).wrapped(!value.starts_with('['))
+        }
+        "capability" => capabilities(workspace, path, &[]),
+        "name" if line.contains("component") => match decl {
+            Some(decl) => components(&decl),
+            None => Completions::default(),
+        },
+        _ => Completions::default(),
+    }
+}
+
+/// The key whose value the cursor is in on `line` (`path` in
+/// `{ kind: ref, path: inputs.cu`) and the value typed so far.
+fn key_before(line: &str) -> Option<(&str, &str)> {
+    let colon = match line.rfind(": ") {
+        Some(i) => i,
+        None => line.strip_suffix(':')?.len(),
+    };
+    let key = &line[..colon];
+    let key_start = key
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    Some((&key[key_start..], line[colon + 1..].trim_start()))
+}
+
+/// Where a mapping is, by its position: content nodes and expressions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    Content,
+    Expression,
+}
+
+/// Whether `hit.nodes[k]` is a content node or an expression, by where it
+/// is (`docs/format.md`, "Content nodes", "Expressions", "Eval fixtures").
+fn slot(hit: &Hit<'_>, k: usize) -> Option<Slot> {
+    let token = |i: usize| hit.tokens.get(i).map(String::as_str);
+    let kind = |i: usize| hit.nodes.get(i).and_then(|n| navigate::kind_of(n));
+    let key = token(k.checked_sub(1)?)?;
+    if key.parse::<usize>().is_ok() {
+        // An item of a list: a partial's, a message's or a component's
+        // content, a branch, a body, operands.
+        if k == 1 {
+            return hit.nodes[0].as_seq().map(|_| Slot::Content);
+        }
+        return match (token(k - 2)?, kind(k - 2)) {
+            ("content", _) | ("then" | "else", Some("when")) | ("body", Some("for_each")) => {
+                Some(Slot::Content)
+            }
+            ("operands", Some("and" | "or")) => Some(Slot::Expression),
+            // A component in the legacy form: a bare list.
+            _ if k == 3 && token(0) == Some("components") => Some(Slot::Content),
+            _ => None,
+        };
+    }
+    match (key, kind(k - 1)) {
+        ("expression", Some("interpolate"))
+        | ("condition", Some("when"))
+        | ("collection", Some("for_each"))
+        | ("left" | "right", Some("equals" | "compare"))
+        | ("operand", Some("not"))
+        | ("container" | "item", Some("contains"))
+        | ("of", Some("length")) => Some(Slot::Expression),
+        // A component argument.
+        _ if k >= 2 && token(k - 2) == Some("with") && kind(k - 2) == Some("component") => {
+            Some(Slot::Expression)
+        }
+        // An eval check: `/evals/i/expect/j/check`.
+        ("check", _) if k == 5 && token(0) == Some("evals") && token(2) == Some("expect") => {
+            Some(Slot::Expression)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the mapping at `tokens` is a schema: the `schema` of an input, a
+/// context field, a component parameter, an extension or a tool contract
+/// (in a manifest), `output_schema`, or a property or `items` below one.
+fn is_schema(tokens: &[&str], manifest: bool) -> bool {
+    let below = match tokens {
+        ["inputs" | "context", _, "schema", rest @ ..] if !manifest => rest,
+        ["output_schema", rest @ ..] if !manifest => rest,
+        ["components", _, "parameters", _, "schema", rest @ ..] if !manifest => rest,
+        ["extensions", _, "schema", rest @ ..] if !manifest => rest,
+        ["tool_contracts", _, "schema", rest @ ..] if manifest => rest,
+        _ => return false,
+    };
+    let mut rest = below;
+    loop {
+        rest = match rest {
+            [] => return true,
+            ["properties", _, rest @ ..] | ["items", rest @ ..] => rest,
+            _ => return false,
+        }
+    }
+}
+
+fn markdown_link(workspace: &Workspace, title: &str, fragment: &str) -> Option<String> {
+    hover::format_link(workspace.docs(), fragment)
+        .map(|url| format!("[docs/format.md, \"{title}\"]({url})"))
+}
+
+/// A candidate for a declaration (an input, a property, a local), with its
+/// type as detail and its hover as documentation.
+fn declared(label: &str, d: &Declared<'_>, kind: CompletionItemKind) -> Candidate {
+    let mut detail = d
+        .schema
+        .map_or_else(|| "any".to_owned(), |(_, s)| navigate::type_summary(s, 0));
+    match d.required {
+        Some(true) => detail.push_str(", required"),
+        Some(false) => detail.push_str(", optional"),
+        None => {}
+    }
+    Candidate {
+        label: label.to_owned(),
+        kind,
+        detail: Some(detail),
+        documentation: Some(navigate::hover_text(d)),
+    }
+}
+
+/// The segments that can follow `typed` (a reference path up to the
+/// cursor) at `hit`: the roots, the fields of `inputs` or `context`, or the
+/// properties of what the complete segments name.
+fn references(decl: &Tree, hit: &Hit<'_>, typed: &str) -> Completions {
+    let segments: Vec<&str> = typed.split('.').collect();
+    let done = &segments[..segments.len() - 1];
+    let depth = hit.tokens.len();
+    let mut out = Completions::of(match done {
+        [] => roots(decl, hit),
+        [scope @ ("inputs" | "context")] => decl
+            .root
+            .get(scope)
+            .and_then(Node::as_map)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|(key, _)| {
+                let d = navigate::resolve(decl, hit, depth, &[scope, &key.text], BUDGET)?;
+                Some(declared(&key.text, &d, CompletionItemKind::FIELD))
+            })
+            .collect(),
+        ["output", ..] if !in_check(hit) && !locals(hit).contains(&"output") => Vec::new(),
+        _ => {
+            let properties = navigate::resolve(decl, hit, depth, done, BUDGET)
+                .and_then(|d| d.schema)
+                .and_then(|(_, schema)| schema.get("properties"))
+                .and_then(Node::as_map)
+                .unwrap_or_default();
+            properties
+                .iter()
+                .filter_map(|(key, _)| {
+                    let mut path = done.to_vec();
+                    path.push(&key.text);
+                    let d = navigate::resolve(decl, hit, depth, &path, BUDGET)?;
+                    Some(declared(&key.text, &d, CompletionItemKind::PROPERTY))
+                })
+                .collect()
+        }
+    });
+    out.segment = true;
+    out
+}
+
+/// Whether `hit` is in an eval check, where `output` is a root.
+fn in_check(hit: &Hit<'_>) -> bool {
+    hit.tokens.first().map(String::as_str) == Some("evals")
+        && hit.tokens.get(2).map(String::as_str) == Some("expect")
+}
+
+/// The local names in scope at `hit`: the items of the enclosing
+/// `for_each`es whose bodies hold it (innermost first), then the
+/// parameters of the component whose content holds it
+/// (`docs/format.md`, "References and scoping"). These are the scopes
+/// [`navigate::resolve`] looks a first segment up in, listed; each name is
+/// resolved through it for its type.
+fn locals<'a>(hit: &Hit<'a>) -> Vec<&'a str> {
+    let mut names: Vec<&'a str> = Vec::new();
+    for j in (0..hit.tokens.len()).rev() {
+        let node = hit.nodes[j];
+        if hit.tokens[j] == "body"
+            && navigate::kind_of(node) == Some("for_each")
+            && let Some(item) = node.get("item").and_then(Node::as_str)
+            && !names.contains(&item)
+        {
+            names.push(item);
+        }
+    }
+    if hit.tokens.first().map(String::as_str) == Some("components")
+        && let Some(parameters) = hit
+            .nodes
+            .get(2)
+            .and_then(|c| c.get("parameters"))
+            .and_then(Node::as_map)
+    {
+        for (key, _) in parameters {
+            if !names.contains(&key.text.as_str()) {
+                names.push(&key.text);
+            }
+        }
+    }
+    names
+}
+
+/// The first segments a reference can have at `hit`: its locals, `inputs`,
+/// `context`, and `output` in an eval check.
+fn roots(decl: &Tree, hit: &Hit<'_>) -> Vec<Candidate> {
+    let depth = hit.tokens.len();
+    let mut out: Vec<Candidate> = locals(hit)
+        .into_iter()
+        .filter_map(|name| {
+            let d = navigate::resolve(decl, hit, depth, &[name], BUDGET)?;
+            Some(declared(name, &d, CompletionItemKind::VARIABLE))
+        })
+        .collect();
+    for (scope, what) in [
+        ("inputs", "the caller's typed values"),
+        ("context", "host-supplied values"),
+    ] {
+        let names: Vec<String> = decl
+            .root
+            .get(scope)
+            .and_then(Node::as_map)
+            .unwrap_or_default()
+            .iter()
+            .map(|(k, _)| format!("`{}`", k.text))
+            .collect();
+        out.push(Candidate {
+            label: scope.to_owned(),
+            kind: CompletionItemKind::MODULE,
+            detail: Some(format!("{what}: {} declared", names.len())),
+            documentation: (!names.is_empty()).then(|| names.join(", ")),
+        });
+    }
+    if in_check(hit)
+        && let Some(d) = navigate::resolve(decl, hit, depth, &["output"], BUDGET)
+    {
+        out.push(declared("output", &d, CompletionItemKind::MODULE));
+    }
+    out
+}
+
+/// The filters, with what each accepts and writes.
+fn filters(workspace: &Workspace) -> Completions {
+    Completions::of(
+        hover::filters()
+            .map(|(name, filter)| {
+                let doc = hover::filter_doc(filter);
+                Candidate {
+                    label: name.to_owned(),
+                    kind: CompletionItemKind::FUNCTION,
+                    detail: Some(format!("filter: accepts {}", doc.accepts)),
+                    documentation: Some(hover::filter_text(name, filter, workspace.docs())),
+                }
+            })
+            .collect(),
+    )
+}
+
+/// The fields of each kind, as `docs/format.md` lists them ("Content
+/// nodes", "Expressions"); `?` marks an optional one.
+fn kind_fields(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "text" => "value",
+        "interpolate" => "expression, filters?",
+        "when" => "condition, then, else?",
+        "for_each" => "collection, item, body, separator?",
+        "component" => "name, with?",
+        "include" => "path, from_dependency?",
+        "ref" => "path",
+        "literal" => "value",
+        "equals" => "left, right",
+        "not" => "operand",
+        "and" | "or" => "operands",
+        "compare" => "op, left, right",
+        "contains" => "container, item",
+        "length" => "of",
+        _ => return None,
+    })
+}
+
+/// The kinds of `names` (the compiler's table), with their fields.
+fn kinds(names: &[&str], what: &str) -> Completions {
+    Completions::of(
+        names
+            .iter()
+            .map(|name| Candidate {
+                label: (*name).to_owned(),
+                kind: CompletionItemKind::ENUM_MEMBER,
+                detail: Some(match kind_fields(name) {
+                    Some(fields) => format!("{what}: {fields}"),
+                    None => what.to_owned(),
+                }),
+                documentation: None,
+            })
+            .collect(),
+    )
+}
+
+/// The components `decl` declares, with their parameters.
+fn components(decl: &Tree) -> Completions {
+    let declared = decl
+        .root
+        .get("components")
+        .and_then(Node::as_map)
+        .unwrap_or_default();
+    Completions::of(
+        declared
+            .iter()
+            .map(|(key, component)| {
+                let parameters: Vec<&str> = component
+                    .get("parameters")
+                    .and_then(Node::as_map)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|(k, _)| k.text.as_str())
+                    .collect();
+                Candidate {
+                    label: key.text.clone(),
+                    kind: CompletionItemKind::CLASS,
+                    detail: Some(format!("component({})", parameters.join(", "))),
+                    documentation: Some(navigate::component_text(&key.text, component)),
+                }
+            })
+            .collect(),
+    )
+}
+
+/// The capability names known here: the target profile's (or, without
+/// one, those contracts required so far) and those the package's
+/// contracts need; `listed` ones are left out.
+fn capabilities(workspace: &Workspace, path: &Path, listed: &[&str]) -> Completions {
+    let users = workspace
+        .compilation_of(path)
+        .map(hover::capability_users)
+        .unwrap_or_default();
+    let mut names: BTreeSet<&str> = users.keys().map(String::as_str).collect();
+    names.extend(workspace.learned().iter());
+    if let Some(target) = workspace.target() {
+        names.extend(target.iter());
+    }
+    let candidates = names
+        .into_iter()
+        .filter(|name| !name.is_empty() && !listed.contains(name))
+        .map(|name| {
+            let mut detail = Vec::new();
+            if workspace.target().is_some_and(|t| t.contains(name)) {
+                detail.push("in the target profile".to_owned());
+            }
+            let contracts: BTreeSet<&str> = users
+                .get(name)
+                .into_iter()
+                .flatten()
+                .map(|(id, _)| id.as_str())
+                .collect();
+            match contracts.len() {
+                0 => {}
+                1 => detail.push("needed by 1 contract".to_owned()),
+                n => detail.push(format!("needed by {n} contracts")),
+            }
+            Candidate {
+                label: name.to_owned(),
+                kind: CompletionItemKind::CONSTANT,
+                detail: Some(format!("capability: {}", detail.join("; "))),
+                documentation: markdown_link(
+                    workspace,
+                    "Capabilities and the target profile",
+                    "capabilities-and-the-target-profile",
+                ),
+            }
+        })
+        .collect();
+    Completions::of(candidates)
+}
+
+/// The keywords of the bounded JSON Schema subset
+/// ([`templiqx_build::schema::KEYWORDS`]) that `schema` does not have yet.
+fn keywords(workspace: &Workspace, schema: Option<&Node>) -> Completions {
+    let present: Vec<&str> = schema
+        .and_then(Node::as_map)
+        .unwrap_or_default()
+        .iter()
+        .map(|(k, _)| k.text.as_str())
+        .filter(|k| !k.contains(MARKER))
+        .collect();
+    let link = markdown_link(
+        workspace,
+        "The bounded JSON Schema subset",
+        "the-bounded-json-schema-subset",
+    );
+    Completions::of(
+        templiqx_build::schema::KEYWORDS
+            .iter()
+            .filter(|k| !present.contains(k))
+            .map(|k| Candidate {
+                label: (*k).to_owned(),
+                kind: CompletionItemKind::KEYWORD,
+                detail: Some("JSON Schema keyword (the bounded subset)".to_owned()),
+                documentation: link.clone(),
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lsp_types::Url;
+
+    /// The labels completed at `|` in `text` (a lone contract file).
+    fn labels(text: &str) -> Vec<String> {
+        let offset = text.find('|').unwrap();
+        let text = text.replacen('|', "", 1);
+        let path = std::path::PathBuf::from("/nonexistent-templiqx-test/c.yaml");
+        let mut workspace = Workspace::new(None, None);
+        workspace.open(Url::from_file_path(&path).unwrap(), 1, text.clone());
+        let position = LineIndex::new(&text).position(offset);
+        let key = Workspace::key(&Url::from_file_path(&path).unwrap()).unwrap();
+        completion(&workspace, &key, position)
+            .into_iter()
+            .map(|c| c.label)
+            .collect()
+    }
+
+    const CONTRACT: &str = "\
+api_version: templiqx/v1alpha1
+inputs:
+  customer:
+    schema:
+      type: object
+      properties:
+        name: { type: string, description: The full name. }
+        tags: { type: array, items: { type: object, properties: { label: { type: string } } } }
+    required: true
+context:
+  locale: { schema: { type: string } }
+messages:
+  - role: user
+    content:
+      - kind: for_each
+        collection: { kind: ref, path: inputs.customer.tags }
+        item: tag
+        body:
+          - { kind: interpolate, expression: { kind: ref, path: CURSOR } }
+";
+
+    fn at(cursor: &str) -> Vec<String> {
+        labels(&CONTRACT.replace("CURSOR", cursor))
+    }
+
+    #[test]
+    fn references_complete_segment_by_segment() {
+        assert_eq!(at("|"), ["tag", "inputs", "context"]);
+        assert_eq!(at("inputs.|"), ["customer"]);
+        assert_eq!(at("inputs.customer.n|"), ["name", "tags"]);
+        assert_eq!(at("tag.|"), ["label"]);
+        assert_eq!(at("context.|"), ["locale"]);
+        // `output` is a root in eval checks only.
+        assert_eq!(at("output.|"), Vec::<String>::new());
+        assert_eq!(at("inputs.nobody.|"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_collection_of_a_for_each_does_not_see_its_item() {
+        let text = CONTRACT
+            .replace("inputs.customer.tags }", "| }")
+            .replace("CURSOR", "tag");
+        assert_eq!(labels(&text), ["inputs", "context"]);
+    }
+
+    #[test]
+    fn half_typed_lines_are_repaired() {
+        // An unclosed flow mapping, then nothing after the cursor.
+        let text = CONTRACT.replace("path: CURSOR } }", "path: inputs.|");
+        assert_eq!(labels(&text), ["customer"]);
+        // An unclosed flow list and a quoted scalar.
+        let text = CONTRACT.replace("path: CURSOR } }", "path: \"tag.|");
+        assert_eq!(labels(&text), ["label"]);
+        let text = CONTRACT.replace(
+            "expression: { kind: ref, path: CURSOR } }",
+            "expression: { kind: ref, path: tag }, filters: [tr|",
+        );
+        assert!(labels(&text).contains(&"trim".to_owned()));
+    }
+
+    #[test]
+    fn kinds_depend_on_the_position() {
+        let node = CONTRACT.replace(
+            "- { kind: interpolate, expression: { kind: ref, path: CURSOR } }",
+            "- kind: |",
+        );
+        assert_eq!(labels(&node), templiqx_build::NODE_KINDS);
+        let expression = CONTRACT.replace("kind: ref, path: CURSOR", "kind: |");
+        assert_eq!(labels(&expression), templiqx_build::EXPR_KINDS);
+    }
+
+    #[test]
+    fn schema_keywords_complete_in_schemas_only() {
+        let text = CONTRACT.replace("      type: object\n", "      type: object\n      min|\n");
+        let labels_in_schema = labels(&text);
+        assert!(labels_in_schema.contains(&"minLength".to_owned()));
+        assert!(
+            !labels_in_schema.contains(&"type".to_owned()),
+            "already there"
+        );
+        let text = CONTRACT.replace("    required: true\n", "    required: true\n    sch|\n");
+        assert_eq!(labels(&text), Vec::<String>::new());
+        let flow = CONTRACT.replace(
+            "{ schema: { type: string } }",
+            "{ schema: { type: string, | } }",
+        );
+        assert!(labels(&flow).contains(&"enum".to_owned()));
+    }
+
+    #[test]
+    fn kinds_are_known_by_the_key_or_list_that_holds_them() {
+        let at = |body: &str| labels(&format!("api_version: templiqx/v1alpha1\n{body}"));
+        let message = |content: &str| {
+            at(&format!(
+                "messages:\n  - role: user\n    content:\n      - {content}\n"
+            ))
+        };
+        for expression in [
+            message("{ kind: when, condition: { kind: and, operands: [{ kind: | }] }, then: [] }"),
+            message("{ kind: component, name: c, with: { a: { kind: | } } }"),
+            message("{ kind: interpolate, expression: { kind: not, operand: { kind: | } } }"),
+            message("{ kind: for_each, collection: { kind: | }, item: i, body: [] }"),
+            at("evals:\n  - id: e\n    expect:\n      - id: x\n        check: { kind: | }\n"),
+        ] {
+            assert_eq!(expression, templiqx_build::EXPR_KINDS);
+        }
+        for content in [
+            message(
+                "{ kind: when, condition: { kind: literal, value: true }, then: [{ kind: | }] }",
+            ),
+            message(
+                "{ kind: for_each, collection: { kind: ref, path: inputs.x }, item: i, body: [{ kind: | }] }",
+            ),
+            at("components:\n  c:\n    content: [{ kind: | }]\n"),
+            at("components:\n  c:\n    - { kind: | }\n"),
+        ] {
+            assert_eq!(content, templiqx_build::NODE_KINDS);
+        }
+        // `kind` elsewhere (a fixture's value) is no kind.
+        assert_eq!(
+            at("evals:\n  - id: e\n    inputs: { kind: | }\n"),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn schemas_are_found_by_position() {
+        assert!(is_schema(&["inputs", "a", "schema"], false));
+        assert!(is_schema(
+            &["output_schema", "properties", "x", "items"],
+            false
+        ));
+        assert!(is_schema(
+            &[
+                "components",
+                "c",
+                "parameters",
+                "p",
+                "schema",
+                "properties",
+                "q"
+            ],
+            false
+        ));
+        assert!(is_schema(&["extensions", "a.b", "schema"], false));
+        assert!(is_schema(&["tool_contracts", "t", "schema"], true));
+        assert!(!is_schema(&["tool_contracts", "t", "schema"], false));
+        assert!(!is_schema(&["inputs", "a", "schema"], true));
+        assert!(!is_schema(&["output_schema", "properties"], false));
+        assert!(!is_schema(&["output_schema", "enum"], false));
+        // A key begun on the line below `schema:` reads as its value.
+        let begun = "api_version: templiqx/v1alpha1\ninputs:\n  a:\n    schema:\n      |\n    required: true\n";
+        assert_eq!(labels(begun), templiqx_build::schema::KEYWORDS);
+    }
+
+    #[test]
+    fn every_kind_of_the_compiler_has_its_fields() {
+        for kind in templiqx_build::NODE_KINDS
+            .iter()
+            .chain(templiqx_build::EXPR_KINDS)
+        {
+            assert!(kind_fields(kind).is_some(), "{kind}");
+        }
+    }
+
+    #[test]
+    fn line_helpers() {
+        assert_eq!(closers("a: { b: [\"x"), "\"]}");
+        assert_eq!(closers("a: 'it''s [' # ["), "");
+        assert_eq!(
+            key_before("  - { kind: ref, path: inputs.cu"),
+            Some(("path", "inputs.cu"))
+        );
+        assert_eq!(key_before("        filters:"), Some(("filters", "")));
+        assert_eq!(key_before("plain"), None);
+        assert!(bare_word("      - minL"));
+        assert!(!bare_word("  a: b"));
+        assert_eq!(word_start("path: inputs.cu", 15, true), 13);
+        assert_eq!(word_start("capability: openai.re", 21, false), 12);
+    }
+
+    #[test]
+    fn nothing_breaks_on_garbage() {
+        for text in [
+            "|",
+            "{|",
+            "- [|",
+            "a: \"|",
+            "\u{feff}|\u{1d11e}",
+            "path: |\r\n",
+        ] {
+            assert_eq!(labels(text), Vec::<String>::new(), "{text:?}");
+        }
+    }
+}

@@ -1,0 +1,811 @@
+//! Find references and rename of an input or context field
+//! (`textDocument/references`, `textDocument/prepareRename`,
+//! `textDocument/rename`; `docs/cli.md`, "lsp").
+//!
+//! A field is an input or a context field of a contract, or a property
+//! below one (`inputs.customer.name` is `name` under `customer`; through
+//! the `items` of arrays too). Its name is written in four kinds of places:
+//!
+//! * its declaration key, and its entry in the `required` list of the
+//!   object schema it is a property of;
+//! * a segment of every reference path that resolves to it: in the
+//!   contract's content and eval checks, and in every partial the contract
+//!   includes, where paths resolve in the including contract; below a
+//!   `for_each` item over it too (`item.name`);
+//! * the keys of the eval fixtures' `inputs` and `context` that set it.
+//!
+//! A reference is matched by resolving it as go to definition does
+//! ([`navigate::resolve`]): to the same declaration key, never by its
+//! text. The texts are those of the workspace's last compilations, which
+//! laid the open buffers over the disk (every request first recompiles
+//! what changed), so edits are computed on what the editor shows.
+//!
+//! A partial that several contracts include ties their fields together: a
+//! reference in it resolves in each of them, so renaming the field it
+//! names in one contract renames the field it names in the others too
+//! (else the partial would break them).
+
+use crate::convert::LineIndex;
+use crate::navigate::{self, RefSite, Side, Tree};
+use crate::workspace::Workspace;
+use lsp_types::{
+    DocumentChanges, Location, OneOf, OptionalVersionedTextDocumentIdentifier,
+    PrepareRenameResponse, Range, TextDocumentEdit, TextEdit, WorkspaceEdit,
+};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+use templiqx_build::yaml::{self, Key, Node};
+use templiqx_contracts::Span;
+
+/// The deepest schema nesting the declarations are enumerated to (the
+/// YAML reader bounds nesting at 256 anyway).
+const MAX_SCHEMA_DEPTH: usize = 64;
+
+/// One step from a root scope into a declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step<'t> {
+    /// A field or property name.
+    Name(&'t str),
+    /// The items of an array.
+    Items,
+}
+
+/// A declared field: an input or context field, or a property below one.
+struct Field<'t> {
+    /// `inputs` or `context`.
+    scope: &'static str,
+    /// The steps from the scope to it; the last is its name.
+    steps: Vec<Step<'t>>,
+    /// Its declaration key: what identifies it.
+    key: &'t Key,
+    /// The names declared beside it (itself included).
+    siblings: Vec<&'t str>,
+    /// Its entry in the `required` list of the object schema it is a
+    /// property of.
+    required: Option<&'t Node>,
+}
+
+impl Field<'_> {
+    fn name(&self) -> &str {
+        &self.key.text
+    }
+
+    /// `inputs.customer.name` (`[]` for array items).
+    fn display(&self) -> String {
+        let mut out = self.scope.to_owned();
+        for step in &self.steps {
+            match step {
+                Step::Name(name) => {
+                    out.push('.');
+                    out.push_str(name);
+                }
+                Step::Items => out.push_str("[]"),
+            }
+        }
+        out
+    }
+}
+
+/// Every field `contract` declares, in document order.
+fn fields(contract: &Tree) -> Vec<Field<'_>> {
+    fn below<'t>(
+        schema: &'t Node,
+        scope: &'static str,
+        steps: &[Step<'t>],
+        depth: usize,
+        out: &mut Vec<Field<'t>>,
+    ) {
+        if depth >= MAX_SCHEMA_DEPTH {
+            return;
+        }
+        if let Some(properties) = schema.get("properties").and_then(Node::as_map) {
+            let required = schema
+                .get("required")
+                .and_then(Node::as_seq)
+                .unwrap_or_default();
+            let siblings: Vec<&str> = properties.iter().map(|(k, _)| k.text.as_str()).collect();
+            for (key, property) in properties {
+                let mut here = steps.to_vec();
+                here.push(Step::Name(&key.text));
+                below(property, scope, &here, depth + 1, out);
+                out.push(Field {
+                    scope,
+                    steps: here,
+                    key,
+                    siblings: siblings.clone(),
+                    required: required
+                        .iter()
+                        .find(|r| r.as_str() == Some(key.text.as_str())),
+                });
+            }
+        }
+        if let Some(items) = schema.get("items") {
+            let mut here = steps.to_vec();
+            here.push(Step::Items);
+            below(items, scope, &here, depth + 1, out);
+        }
+    }
+    let mut out = Vec::new();
+    for scope in ["inputs", "context"] {
+        let Some(declared) = contract.root.get(scope).and_then(Node::as_map) else {
+            continue;
+        };
+        let siblings: Vec<&str> = declared.iter().map(|(k, _)| k.text.as_str()).collect();
+        for (key, declaration) in declared {
+            let steps = vec![Step::Name(key.text.as_str())];
+            if let Some(schema) = declaration.get("schema") {
+                below(schema, scope, &steps, 0, &mut out);
+            }
+            out.push(Field {
+                scope,
+                steps,
+                key,
+                siblings: siblings.clone(),
+                required: None,
+            });
+        }
+    }
+    out.sort_by_key(|f| f.key.span.bytes);
+    out
+}
+
+/// Whether a parsed file is a contract (not a partial, not a manifest).
+fn is_contract(root: &Node) -> bool {
+    root.as_map().is_some() && root.get("package").is_none()
+}
+
+/// The contracts and partials of the workspace's last compilations that
+/// a rename can touch: every partial, and the contracts that include one,
+/// plus the contract under the cursor.
+#[derive(Default)]
+struct Files {
+    contracts: BTreeMap<PathBuf, Tree>,
+    /// Each partial, with the contracts that include it (through any
+    /// chain of partials).
+    partials: BTreeMap<PathBuf, (Tree, BTreeSet<PathBuf>)>,
+}
+
+impl Files {
+    /// The files read by the workspace's last compilations; `here` (the
+    /// file under the cursor) and `decl` (the contract it resolves in)
+    /// too, when no compilation read them.
+    fn read(workspace: &Workspace, here: Tree, decl: Tree) -> Files {
+        let read = workspace.files_read();
+        let tops: BTreeSet<PathBuf> = read
+            .iter()
+            .filter_map(|r| Some(r.top?.0.to_path_buf()))
+            .collect();
+        let mut files = Files::default();
+        for r in &read {
+            let Some(root) = &r.file.root else { continue };
+            let tree = || Tree {
+                path: r.path.to_path_buf(),
+                text: r.file.text.clone(),
+                root: root.clone(),
+            };
+            match r.top {
+                Some((top, _)) => {
+                    files
+                        .partials
+                        .entry(r.path.to_path_buf())
+                        .or_insert_with(|| (tree(), BTreeSet::new()))
+                        .1
+                        .insert(top.to_path_buf());
+                }
+                None if is_contract(root) && (tops.contains(r.path) || r.path == decl.path) => {
+                    files
+                        .contracts
+                        .entry(r.path.to_path_buf())
+                        .or_insert_with(tree);
+                }
+                None => {}
+            }
+        }
+        if is_contract(&decl.root) && here.path != decl.path {
+            files
+                .partials
+                .entry(here.path.clone())
+                .or_insert_with(|| (here, BTreeSet::new()))
+                .1
+                .insert(decl.path.clone());
+        }
+        if is_contract(&decl.root) {
+            files.contracts.entry(decl.path.clone()).or_insert(decl);
+        }
+        files
+    }
+
+    /// The tree of the file at `path`.
+    fn tree(&self, path: &std::path::Path) -> Option<&Tree> {
+        self.contracts
+            .get(path)
+            .or_else(|| self.partials.get(path).map(|(t, _)| t))
+    }
+}
+
+/// What a place that spells a field's name is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum What {
+    /// The declaration key.
+    Declaration,
+    /// The entry in the parent object schema's `required`.
+    Required,
+    /// A segment of a reference path.
+    Reference,
+    /// A key of an eval fixture's `inputs` or `context`.
+    Fixture,
+}
+
+/// A place that spells a field's name: a key or a string scalar.
+struct Spelling<'t> {
+    tree: &'t Tree,
+    /// The span of the key or scalar.
+    span: Span,
+    /// The key's or scalar's value.
+    value: &'t str,
+    /// The bytes of the name in `value`.
+    name: std::ops::Range<usize>,
+    what: What,
+}
+
+impl Spelling<'_> {
+    /// The bytes of the name in the file: exactly, when the value is
+    /// written verbatim; else the whole key or scalar.
+    fn bytes(&self) -> (usize, usize) {
+        match yaml::verbatim(&self.tree.text, &self.span, self.value) {
+            Some(at) => (at + self.name.start, at + self.name.end),
+            None => self.span.bytes,
+        }
+    }
+
+    fn range(&self) -> Range {
+        let (start, end) = self.bytes();
+        LineIndex::new(&self.tree.text).byte_range(start, end)
+    }
+
+    fn contains(&self, offset: usize) -> bool {
+        let (start, end) = self.bytes();
+        start <= offset && offset <= end
+    }
+}
+
+/// A reference of a field found in a partial: the partial, the site and
+/// how many segments name the field (to resolve it in the other contracts
+/// that include the partial).
+struct Shared<'t> {
+    partial: &'t Tree,
+    site: usize,
+    segments: usize,
+}
+
+/// The reference sites of every file, computed once.
+struct Sites<'t>(HashMap<&'t std::path::Path, Vec<RefSite<'t>>>);
+
+impl<'t> Sites<'t> {
+    fn new(files: &'t Files) -> Sites<'t> {
+        let trees = files
+            .contracts
+            .values()
+            .chain(files.partials.values().map(|(t, _)| t));
+        Sites(
+            trees
+                .map(|t| (t.path.as_path(), navigate::ref_sites(&t.root)))
+                .collect(),
+        )
+    }
+
+    fn of(&self, tree: &Tree) -> &[RefSite<'t>] {
+        self.0.get(tree.path.as_path()).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Every place of `contract`'s files that spells `field`, and the
+/// references among them that are in partials.
+fn spellings<'t>(
+    files: &'t Files,
+    sites: &Sites<'t>,
+    contract: &'t Tree,
+    field: &Field<'t>,
+) -> (Vec<Spelling<'t>>, Vec<Shared<'t>>) {
+    let name = field.name();
+    let whole = |value: &str| 0..value.len();
+    let mut out = vec![Spelling {
+        tree: contract,
+        span: field.key.span,
+        value: &field.key.text,
+        name: whole(name),
+        what: What::Declaration,
+    }];
+    if let Some(required) = field.required
+        && let Some(value) = required.as_str()
+    {
+        out.push(Spelling {
+            tree: contract,
+            span: required.span,
+            value,
+            name: whole(value),
+            what: What::Required,
+        });
+    }
+    let mut shared = Vec::new();
+    let partials = files
+        .partials
+        .values()
+        .filter(|(_, tops)| tops.contains(&contract.path))
+        .map(|(t, _)| t);
+    for tree in std::iter::once(contract).chain(partials) {
+        for (index, site) in sites.of(tree).iter().enumerate() {
+            let mut start = 0;
+            for (i, segment) in site.path.split('.').enumerate() {
+                let range = start..start + segment.len();
+                start = range.end + 1;
+                if segment != name
+                    || site.declaration(contract, i + 1) != Some((Side::Decl, field.key.span))
+                {
+                    continue;
+                }
+                out.push(Spelling {
+                    tree,
+                    span: site.node().span,
+                    value: site.path,
+                    name: range,
+                    what: What::Reference,
+                });
+                if tree.path != contract.path {
+                    shared.push(Shared {
+                        partial: tree,
+                        site: index,
+                        segments: i + 1,
+                    });
+                }
+            }
+        }
+    }
+    out.extend(
+        fixture_keys(contract, field)
+            .into_iter()
+            .map(|key| Spelling {
+                tree: contract,
+                span: key.span,
+                value: &key.text,
+                name: whole(&key.text),
+                what: What::Fixture,
+            }),
+    );
+    (out, shared)
+}
+
+/// The keys of `contract`'s eval fixtures (`inputs`, `context`) that set
+/// `field`.
+fn fixture_keys<'t>(contract: &'t Tree, field: &Field<'_>) -> Vec<&'t Key> {
+    let mut keys = Vec::new();
+    for fixture in contract
+        .root
+        .get("evals")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        if let Some(values) = fixture.get(field.scope) {
+            keys_below(values, &field.steps, &mut keys);
+        }
+    }
+    keys
+}
+
+/// The keys of a value that set what `steps` reach.
+fn keys_below<'t>(value: &'t Node, steps: &[Step<'_>], out: &mut Vec<&'t Key>) {
+    match steps.split_first() {
+        Some((Step::Name(name), rest)) => {
+            if let Some((key, below)) = navigate::entry(value, name) {
+                if rest.is_empty() {
+                    out.push(key);
+                } else {
+                    keys_below(below, rest, out);
+                }
+            }
+        }
+        Some((Step::Items, rest)) => {
+            for item in value.as_seq().unwrap_or_default() {
+                keys_below(item, rest, out);
+            }
+        }
+        None => {}
+    }
+}
+
+/// The field of `decl` at `offset` in `here` (`decl` itself, or a partial
+/// it includes): a reference to it, its declaration key, its `required`
+/// entry, or a fixture key that sets it.
+fn field_at<'t>(here: &'t Tree, decl: &'t Tree, offset: usize) -> Option<Field<'t>> {
+    if let Some((side, span)) = navigate::declaration_at(here, decl, offset) {
+        return (side == Side::Decl)
+            .then(|| fields(decl).into_iter().find(|f| f.key.span == span))
+            .flatten();
+    }
+    if here.path != decl.path {
+        return None;
+    }
+    let on = |span: &Span| span.bytes.0 <= offset && offset <= span.bytes.1;
+    fields(decl).into_iter().find(|f| {
+        on(&f.key.span)
+            || f.required.is_some_and(|r| on(&r.span))
+            || fixture_keys(decl, f).iter().any(|k| on(&k.span))
+    })
+}
+
+/// Where `at` is: the files, the file under the cursor and the contract
+/// it resolves in, and the byte offset.
+fn locate(
+    workspace: &Workspace,
+    at: &lsp_types::TextDocumentPositionParams,
+) -> Option<(Files, PathBuf, PathBuf, usize)> {
+    let (here, decl, offset) = crate::server::locate(workspace, at)?;
+    let (here_path, decl_path) = (here.path.clone(), decl.path.clone());
+    Some((
+        Files::read(workspace, here, decl),
+        here_path,
+        decl_path,
+        offset,
+    ))
+}
+
+/// `textDocument/references`: every place that spells the field at `at`
+/// (its declaration and `required` entry only with `include_declaration`),
+/// in file and document order; `None` when `at` is on no field.
+pub(crate) fn references(
+    workspace: &Workspace,
+    at: &lsp_types::TextDocumentPositionParams,
+    include_declaration: bool,
+) -> Option<Vec<Location>> {
+    let (files, here, decl, offset) = locate(workspace, at)?;
+    let (here, contract) = (files.tree(&here)?, files.contracts.get(&decl)?);
+    let field = field_at(here, contract, offset)?;
+    let sites = Sites::new(&files);
+    let (found, _) = spellings(&files, &sites, contract, &field);
+    let mut out: Vec<(PathBuf, (usize, usize), Location)> = Vec::new();
+    for s in found {
+        if !include_declaration && matches!(s.what, What::Declaration | What::Required) {
+            continue;
+        }
+        let Some(uri) = workspace.url_of(&s.tree.path) else {
+            continue;
+        };
+        let location = Location {
+            uri,
+            range: s.range(),
+        };
+        out.push((s.tree.path.clone(), s.bytes(), location));
+    }
+    out.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    out.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    Some(out.into_iter().map(|(_, _, l)| l).collect())
+}
+
+/// `textDocument/prepareRename`: the range of the name at `at` and the
+/// name, when it is a field's.
+pub(crate) fn prepare(
+    workspace: &Workspace,
+    at: &lsp_types::TextDocumentPositionParams,
+) -> Option<PrepareRenameResponse> {
+    let (files, here, decl, offset) = locate(workspace, at)?;
+    let (here, contract) = (files.tree(&here)?, files.contracts.get(&decl)?);
+    let field = field_at(here, contract, offset)?;
+    let sites = Sites::new(&files);
+    let (found, _) = spellings(&files, &sites, contract, &field);
+    let in_here = |s: &&Spelling<'_>| s.tree.path == here.path;
+    // The name under the cursor, else (on `inputs` of `inputs.name`) the
+    // name in the same scalar.
+    let spelling = found
+        .iter()
+        .filter(in_here)
+        .find(|s| s.contains(offset))
+        .or_else(|| {
+            found
+                .iter()
+                .filter(in_here)
+                .find(|s| s.span.bytes.0 <= offset && offset <= s.span.bytes.1)
+        })?;
+    Some(PrepareRenameResponse::RangeWithPlaceholder {
+        range: spelling.range(),
+        placeholder: field.name().to_owned(),
+    })
+}
+
+/// Why a rename is refused.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The new name is not a field name, or is taken.
+    InvalidName(String),
+    /// Nothing to rename at the position, or a name that cannot be
+    /// rewritten.
+    Failed(String),
+}
+
+/// `textDocument/rename`: the edits that rename the field at `at` (and
+/// the fields a shared partial ties it to) to `new_name`; with
+/// `versioned`, as `documentChanges` carrying each open document's
+/// version.
+///
+/// # Errors
+/// [`Refusal::InvalidName`] for a name that is empty or holds a `.`
+/// (`docs/format.md`, "Field declarations"), or that a field beside it
+/// already has; [`Refusal::Failed`] when `at` is on no field, or a name to
+/// rewrite is written as a block or multi-line scalar.
+pub(crate) fn rename(
+    workspace: &Workspace,
+    at: &lsp_types::TextDocumentPositionParams,
+    new_name: &str,
+    versioned: bool,
+) -> Result<WorkspaceEdit, Refusal> {
+    let not_here = || {
+        Refusal::Failed(
+            "templiqx renames an input or context field (or a property below one): put the cursor on its declaration, a reference to it, or an eval fixture key that sets it".to_owned(),
+        )
+    };
+    let (files, here, decl, offset) = locate(workspace, at).ok_or_else(not_here)?;
+    let here = files.tree(&here).ok_or_else(not_here)?;
+    let contract = files.contracts.get(&decl).ok_or_else(not_here)?;
+    let field = field_at(here, contract, offset).ok_or_else(not_here)?;
+    if new_name.is_empty() || new_name.contains('.') {
+        return Err(Refusal::InvalidName(format!(
+            "`{new_name}` is not a field name: names are non-empty and contain no `.` (references use `.` between segments; docs/format.md, \"Field declarations\")"
+        )));
+    }
+    if new_name == field.name() {
+        return Ok(WorkspaceEdit::default());
+    }
+    let sites = Sites::new(&files);
+    // The field, and the fields of other contracts that a shared partial
+    // names with it.
+    let mut group: Vec<(&Tree, Field<'_>)> = vec![(contract, field)];
+    let mut found = Vec::new();
+    let mut next = 0;
+    while let Some((contract, field)) = group.get(next) {
+        next += 1;
+        let (spelt, shared) = spellings(&files, &sites, contract, field);
+        found.extend(spelt);
+        let mut linked = Vec::new();
+        for Shared {
+            partial,
+            site,
+            segments,
+        } in shared
+        {
+            let includers = files.partials.get(&partial.path).map(|(_, c)| c);
+            for other in includers.into_iter().flatten() {
+                let Some(other) = files.contracts.get(other) else {
+                    continue;
+                };
+                let Some((Side::Decl, span)) = sites.of(partial)[site].declaration(other, segments)
+                else {
+                    continue;
+                };
+                let known =
+                    |(c, f): &(&Tree, Field<'_>)| c.path == other.path && f.key.span == span;
+                if group.iter().chain(&linked).any(known) {
+                    continue;
+                }
+                if let Some(f) = fields(other).into_iter().find(|f| f.key.span == span) {
+                    linked.push((other, f));
+                }
+            }
+        }
+        group.extend(linked);
+    }
+    for (contract, field) in &group {
+        if field.siblings.contains(&new_name) {
+            let parent = field.display();
+            let parent = parent.rsplit_once('.').map_or(field.scope, |(p, _)| p);
+            return Err(Refusal::InvalidName(format!(
+                "`{parent}` already declares `{new_name}` in {}",
+                file_name(contract)
+            )));
+        }
+    }
+    edits(workspace, &found, new_name, versioned)
+}
+
+/// The file name of a tree, for messages.
+fn file_name(tree: &Tree) -> String {
+    tree.path.file_name().map_or_else(
+        || tree.path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// The workspace edit that writes `new_name` at every spelling: in place
+/// when the value is written verbatim and the name is a plain word,
+/// otherwise the whole key or scalar, double-quoted.
+fn edits(
+    workspace: &Workspace,
+    found: &[Spelling<'_>],
+    new_name: &str,
+    versioned: bool,
+) -> Result<WorkspaceEdit, Refusal> {
+    // Names in one key or scalar, by file and span.
+    let mut by_scalar: BTreeMap<(&std::path::Path, (usize, usize)), Vec<&Spelling<'_>>> =
+        BTreeMap::new();
+    for s in found {
+        let names = by_scalar.entry((&s.tree.path, s.span.bytes)).or_default();
+        if !names.iter().any(|n| n.name == s.name) {
+            names.push(s);
+        }
+    }
+    let mut by_file: BTreeMap<&std::path::Path, Vec<TextEdit>> = BTreeMap::new();
+    for ((path, _), mut names) in by_scalar {
+        names.sort_by_key(|s| s.name.start);
+        let first = names[0];
+        let text = &first.tree.text;
+        let index = LineIndex::new(text);
+        let edits = by_file.entry(path).or_default();
+        let at = yaml::verbatim(text, &first.span, first.value);
+        if let Some(at) = at.filter(|_| yaml::is_plain_word(new_name)) {
+            for s in names {
+                edits.push(TextEdit {
+                    range: index.byte_range(at + s.name.start, at + s.name.end),
+                    new_text: new_name.to_owned(),
+                });
+            }
+            continue;
+        }
+        let (start, end) = first.span.bytes;
+        let quoted = text
+            .get(start..end)
+            .is_some_and(|raw| raw.starts_with(['"', '\'']));
+        if at.is_none() && !quoted {
+            let line = index.range(&first.span).start.line + 1;
+            return Err(Refusal::Failed(format!(
+                "`{}` at {}:{line} is a block or multi-line scalar: write it on one line to rename it",
+                first.value,
+                file_name(first.tree)
+            )));
+        }
+        let mut value = String::new();
+        let mut done = 0;
+        for s in &names {
+            value.push_str(&first.value[done..s.name.start]);
+            value.push_str(new_name);
+            done = s.name.end;
+        }
+        value.push_str(&first.value[done..]);
+        edits.push(TextEdit {
+            range: index.byte_range(start, end),
+            new_text: yaml::double_quoted(&value),
+        });
+    }
+    let mut out = WorkspaceEdit::default();
+    let mut changes = HashMap::new();
+    let mut documents = Vec::new();
+    for (path, mut edits) in by_file {
+        let Some(uri) = workspace.url_of(path) else {
+            continue;
+        };
+        edits.sort_by_key(|e| (e.range.start.line, e.range.start.character));
+        if versioned {
+            documents.push(TextDocumentEdit {
+                text_document: OptionalVersionedTextDocumentIdentifier {
+                    uri,
+                    version: workspace.version(path),
+                },
+                edits: edits.into_iter().map(OneOf::Left).collect(),
+            });
+        } else {
+            changes.insert(uri, edits);
+        }
+    }
+    if versioned {
+        out.document_changes = Some(DocumentChanges::Edits(documents));
+    } else {
+        out.changes = Some(changes);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(text: &str) -> Tree {
+        Tree::parse(PathBuf::from("/p/contracts/c.yaml"), text.to_owned()).unwrap()
+    }
+
+    const CONTRACT: &str = "\
+inputs:
+  customer:
+    schema:
+      type: object
+      required: [name]
+      properties:
+        name: { type: string }
+        orders:
+          type: array
+          items: { type: object, properties: { name: { type: string } } }
+    required: true
+context:
+  name: { schema: { type: string } }
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.customer.name } }
+      - { kind: interpolate, expression: { kind: ref, path: \"context.name\" } }
+      - kind: for_each
+        collection: { kind: ref, path: inputs.customer.orders }
+        item: order
+        body:
+          - { kind: interpolate, expression: { kind: ref, path: order.name } }
+evals:
+  - id: one
+    inputs: { customer: { name: Ada, orders: [{ name: a }, { name: b }] } }
+    context: { name: Ada }
+";
+
+    fn spelt<'t>(files: &'t Files, contract: &'t Tree, display: &str) -> Vec<(What, String)> {
+        let sites = Sites::new(files);
+        let all = fields(contract);
+        let field = all.iter().find(|f| f.display() == display).unwrap();
+        let (found, _) = spellings(files, &sites, contract, field);
+        found
+            .iter()
+            .map(|s| {
+                let (a, b) = s.bytes();
+                let line = LineIndex::new(&contract.text).position(a).line;
+                (s.what, format!("{line}:{}", &contract.text[a..b]))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fields_are_enumerated_through_properties_and_items() {
+        let t = tree(CONTRACT);
+        let names: Vec<String> = fields(&t).iter().map(Field::display).collect();
+        assert_eq!(
+            names,
+            [
+                "inputs.customer",
+                "inputs.customer.name",
+                "inputs.customer.orders",
+                "inputs.customer.orders[].name",
+                "context.name",
+            ]
+        );
+        let name = &fields(&t)[1];
+        assert_eq!(name.siblings, ["name", "orders"]);
+        assert_eq!(name.required.unwrap().as_str(), Some("name"));
+    }
+
+    #[test]
+    fn spellings_are_matched_by_declaration_not_by_text() {
+        let t = tree(CONTRACT);
+        let mut files = Files::default();
+        files.contracts.insert(t.path.clone(), t.clone());
+        let contract = files.contracts.values().next().unwrap();
+        assert_eq!(
+            spelt(&files, contract, "inputs.customer.name"),
+            [
+                (What::Declaration, "6:name".to_owned()),
+                (What::Required, "4:name".to_owned()),
+                (What::Reference, "16:name".to_owned()),
+                (What::Fixture, "25:name".to_owned()),
+            ]
+        );
+        // Through a `for_each` item, and in every element of an array.
+        assert_eq!(
+            spelt(&files, contract, "inputs.customer.orders[].name"),
+            [
+                (What::Declaration, "9:name".to_owned()),
+                (What::Reference, "22:name".to_owned()),
+                (What::Fixture, "25:name".to_owned()),
+                (What::Fixture, "25:name".to_owned()),
+            ]
+        );
+        // Inside quotes, only the name.
+        assert_eq!(
+            spelt(&files, contract, "context.name"),
+            [
+                (What::Declaration, "12:name".to_owned()),
+                (What::Reference, "17:name".to_owned()),
+                (What::Fixture, "26:name".to_owned()),
+            ]
+        );
+    }
+}

@@ -1,0 +1,846 @@
+//! Find references, rename, quick fixes and the package-level jumps of go
+//! to definition, driven over the in-memory connection on copies of the
+//! CRM3 example and on small packages written for a case CRM3 lacks (a
+//! partial using a field, nested fields, fixtures setting them, a partial
+//! two contracts share).
+
+mod common;
+
+use common::*;
+use lsp_types::Url;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// The byte offset of a protocol position (UTF-16 characters) in `text`.
+fn offset(text: &str, position: &Value) -> usize {
+    let line = position["line"].as_u64().unwrap() as usize;
+    let character = position["character"].as_u64().unwrap() as usize;
+    let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    let mut units = 0;
+    for (i, c) in text[start..].char_indices() {
+        if units >= character || c == '\n' {
+            return start + i;
+        }
+        units += c.len_utf16();
+    }
+    text.len()
+}
+
+/// `text` with protocol text edits applied.
+fn apply(text: &str, edits: &[Value]) -> String {
+    let mut edits: Vec<(usize, usize, &str)> = edits
+        .iter()
+        .map(|e| {
+            (
+                offset(text, &e["range"]["start"]),
+                offset(text, &e["range"]["end"]),
+                e["newText"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut out = text.to_owned();
+    for (start, end, new) in edits {
+        out.replace_range(start..end, new);
+    }
+    out
+}
+
+/// The edits of a workspace edit's `changes`, by URL.
+fn changes(edit: &Value) -> Vec<(String, Vec<Value>)> {
+    let mut out: Vec<(String, Vec<Value>)> = edit["changes"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no `changes` in {edit:#}"))
+        .iter()
+        .map(|(uri, edits)| (uri.clone(), edits.as_array().unwrap().clone()))
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// Locations as (file name, line, the text they cover).
+fn spots(locations: &Value) -> Vec<(String, u64, String)> {
+    locations
+        .as_array()
+        .unwrap_or_else(|| panic!("not a list: {locations}"))
+        .iter()
+        .map(|l| {
+            let path = Url::parse(l["uri"].as_str().unwrap())
+                .unwrap()
+                .to_file_path()
+                .unwrap();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let (start, end) = (
+                offset(&text, &l["range"]["start"]),
+                offset(&text, &l["range"]["end"]),
+            );
+            (
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                l["range"]["start"]["line"].as_u64().unwrap(),
+                text[start..end].to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The 0-based line of the `nth` line holding `needle`.
+fn line(text: &str, needle: &str, nth: usize) -> u64 {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(needle))
+        .nth(nth)
+        .unwrap_or_else(|| panic!("no {nth}th `{needle}`"))
+        .0 as u64
+}
+
+fn references(client: &mut Client, url: &Url, at: (u32, u32), declaration: bool) -> Value {
+    client.request(
+        "textDocument/references",
+        json!({
+            "textDocument": { "uri": url },
+            "position": { "line": at.0, "character": at.1 },
+            "context": { "includeDeclaration": declaration },
+        }),
+    )
+}
+
+fn rename(
+    client: &mut Client,
+    url: &Url,
+    at: (u32, u32),
+    name: &str,
+) -> Result<Value, lsp_server::ResponseError> {
+    client.try_request(
+        "textDocument/rename",
+        json!({
+            "textDocument": { "uri": url },
+            "position": { "line": at.0, "character": at.1 },
+            "newName": name,
+        }),
+    )
+}
+
+/// `at` moved right by `delta` characters.
+fn right(at: (u32, u32), delta: u32) -> (u32, u32) {
+    (at.0, at.1 + delta)
+}
+
+#[test]
+fn initialize_announces_references_rename_and_quick_fixes() {
+    let client = Client::start(json!({ "target": ["structured_output"] }));
+    let caps = client.capabilities.clone();
+    assert_eq!(caps["referencesProvider"], true);
+    // Without the client's `prepareSupport`, no `prepareProvider`.
+    assert_eq!(caps["renameProvider"], true);
+    assert_eq!(
+        caps["codeActionProvider"]["codeActionKinds"],
+        json!(["quickfix"])
+    );
+    client.shutdown();
+
+    let client = Client::start_with(
+        json!({ "textDocument": { "rename": { "prepareSupport": true } } }),
+        json!({ "target": ["structured_output"] }),
+    );
+    assert_eq!(
+        client.capabilities["renameProvider"],
+        json!({ "prepareProvider": true })
+    );
+    client.shutdown();
+}
+
+#[test]
+fn references_of_an_input_are_its_reads_checks_and_fixture_keys() {
+    let (_pkg, url, text, mut client) =
+        crm3_open(EXTRACTION, json!({ "target": ["structured_output"] }));
+    let content = position(&text, "path: inputs.clause_text }", 0);
+    let found = spots(&references(&mut client, &url, right(content, 14), true));
+    let file = "lease-term-extraction.yaml".to_owned();
+    let want = [
+        (
+            file.clone(),
+            line(&text, "  clause_text:", 0),
+            "clause_text".to_owned(),
+        ),
+        (
+            file.clone(),
+            line(&text, "path: inputs.clause_text }", 0),
+            "clause_text".to_owned(),
+        ),
+        (
+            file.clone(),
+            line(&text, "      clause_text: \"The lease", 0),
+            "clause_text".to_owned(),
+        ),
+        (
+            file.clone(),
+            line(
+                &text,
+                "container: { kind: ref, path: inputs.clause_text }",
+                0,
+            ),
+            "clause_text".to_owned(),
+        ),
+    ];
+    assert_eq!(found, want);
+    // Not the description that mentions it, nor `clause_id`.
+    assert!(text.contains("whose text is in `clause_text`"));
+
+    // The same from the declaration key and from the fixture key; without
+    // the declaration when asked.
+    let declaration = position(&text, "  clause_text:", 0);
+    assert_eq!(
+        spots(&references(&mut client, &url, right(declaration, 4), true)),
+        want
+    );
+    let fixture = position(&text, "      clause_text: \"The lease", 0);
+    assert_eq!(
+        spots(&references(&mut client, &url, right(fixture, 7), false)),
+        want[1..]
+    );
+    // `inputs` of `inputs.clause_text` stands for the field.
+    assert_eq!(
+        spots(&references(&mut client, &url, right(content, 7), true)),
+        want
+    );
+    // On no field: `null`.
+    let role = position(&text, "role: system", 0);
+    assert_eq!(references(&mut client, &url, role, true), Value::Null);
+    client.shutdown();
+}
+
+/// A package of two contracts that include one partial, with nested
+/// fields: `order` (a customer with a name and orders, each with a name)
+/// and `invoice` (a customer with a name).
+struct Shop {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+const ORDER: &str = "\
+api_version: templiqx/v1alpha1
+id: order
+version: 0.1.0
+inputs:
+  customer:
+    schema:
+      type: object
+      required: [name, orders]
+      properties:
+        name: { type: string }
+        orders:
+          type: array
+          items: { type: object, required: [name], properties: { name: { type: string } } }
+    required: true
+context:
+  name: { schema: { type: string }, required: true }
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: include, path: partials/greeting.yaml }
+      - kind: for_each
+        collection: { kind: ref, path: inputs.customer.orders }
+        item: order
+        body:
+          - { kind: interpolate, expression: { kind: ref, path: order.name } }
+      - { kind: interpolate, expression: { kind: ref, path: context.name } }
+output_schema: { type: object, required: [ok], properties: { ok: { type: boolean } } }
+evals:
+  - id: ada
+    inputs: { customer: { name: Ada, orders: [{ name: tea }] } }
+    context: { name: shop }
+    fake_output: { ok: true }
+    expect:
+      - id: named
+        check: { kind: equals, left: { kind: ref, path: inputs.customer.name }, right: { kind: literal, value: Ada } }
+";
+
+const INVOICE: &str = "\
+api_version: templiqx/v1alpha1
+id: invoice
+version: 0.1.0
+inputs:
+  customer:
+    schema: { type: object, required: [name], properties: { name: { type: string } } }
+    required: true
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: include, path: partials/greeting.yaml }
+output_schema: { type: object }
+evals:
+  - id: bob
+    inputs: { customer: { name: Bob } }
+";
+
+const GREETING: &str = "\
+- { kind: text, value: \"Dear \" }
+- { kind: interpolate, expression: { kind: ref, path: inputs.customer.name } }
+";
+
+impl Shop {
+    fn new() -> Shop {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap().join("shop");
+        let shop = Shop { _dir: dir, root };
+        shop.write(
+            "templiqx.yaml",
+            "api_version: templiqx/v1alpha1\npackage: shop\nversion: 0.1.0\ncontracts: [order, invoice]\n",
+        );
+        shop.write("contracts/order.yaml", ORDER);
+        shop.write("contracts/invoice.yaml", INVOICE);
+        shop.write("partials/greeting.yaml", GREETING);
+        shop
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn url(&self, rel: &str) -> Url {
+        Url::from_file_path(self.root.join(rel)).unwrap()
+    }
+
+    fn rel(&self, uri: &str) -> String {
+        let path = Url::parse(uri).unwrap().to_file_path().unwrap();
+        path.strip_prefix(&self.root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/")
+    }
+
+    fn text(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+
+    /// A client with `order.yaml` open and compiled clean.
+    fn client(&self) -> Client {
+        let mut client = Client::start(json!({ "target": ["structured_output"] }));
+        let url = self.url("contracts/order.yaml");
+        client.open(&url, ORDER);
+        assert_eq!(client.diagnostics(&url), Vec::<Value>::new());
+        client
+    }
+
+    /// Applies a workspace edit's `changes` as an editor does, to the
+    /// buffers (`order.yaml` is open; the others are opened with the
+    /// edited text, unsaved), and returns the edited texts by relative
+    /// path and the diagnostics each file has once all are compiled.
+    fn apply(&self, client: &mut Client, edit: &Value) -> Vec<(String, String, Vec<Value>)> {
+        let mut out = Vec::new();
+        for (uri, edits) in changes(edit) {
+            let rel = self.rel(&uri);
+            let url = Url::parse(&uri).unwrap();
+            let edited = apply(&self.text(&rel), &edits);
+            if rel == "contracts/order.yaml" {
+                client.replace(&url, 2, &edited);
+            } else {
+                client.open(&url, &edited);
+            }
+            out.push((rel, edited, Vec::new()));
+        }
+        // A request answers from what the editor shows: everything sent so
+        // far is compiled and published before its answer.
+        client.request(
+            "textDocument/documentSymbol",
+            json!({ "textDocument": { "uri": self.url("contracts/order.yaml") } }),
+        );
+        for n in &client.pending {
+            if n.method == "textDocument/publishDiagnostics" {
+                let rel = self.rel(n.params["uri"].as_str().unwrap());
+                if let Some(file) = out.iter_mut().find(|f| f.0 == rel) {
+                    file.2 = n.params["diagnostics"].as_array().unwrap().clone();
+                }
+            }
+        }
+        client.pending.clear();
+        out
+    }
+}
+
+#[test]
+fn references_of_a_nested_field_include_a_partial_and_exclude_look_alikes() {
+    let shop = Shop::new();
+    let mut client = shop.client();
+    let partial = shop.url("partials/greeting.yaml");
+    // From the partial (it resolves in `order`, the first contract that
+    // includes it): `name` under `customer`, not `orders[].name`,
+    // `context.name` or `invoice`'s own `customer.name`.
+    let at = position(GREETING, "inputs.customer.name", 0);
+    let found = spots(&references(&mut client, &partial, right(at, 17), true));
+    let order = |needle: &str| {
+        (
+            "order.yaml".to_owned(),
+            line(ORDER, needle, 0),
+            "name".to_owned(),
+        )
+    };
+    assert_eq!(
+        found,
+        [
+            order("      required: [name, orders]"),
+            order("        name: { type: string }"),
+            order("inputs: { customer: { name: Ada"),
+            order("path: inputs.customer.name"),
+            ("greeting.yaml".to_owned(), 1, "name".to_owned()),
+        ],
+        "{found:#?}"
+    );
+
+    // `order.name` in a `for_each` over `inputs.customer.orders`: the
+    // property of the items.
+    let order_url = shop.url("contracts/order.yaml");
+    let at = position(ORDER, "path: order.name", 0);
+    let found = spots(&references(&mut client, &order_url, right(at, 13), false));
+    assert_eq!(
+        found,
+        [order("path: order.name"), order("[{ name: tea }]")],
+        "{found:#?}"
+    );
+    let found = spots(&references(&mut client, &order_url, right(at, 13), true));
+    let items = "          items: { type: object, required: [name], properties: { name:";
+    assert_eq!(
+        found,
+        [
+            order(items),
+            order(items),
+            order("path: order.name"),
+            order("[{ name: tea }]")
+        ],
+        "{found:#?}"
+    );
+    client.shutdown();
+}
+
+#[test]
+fn rename_of_a_nested_field_edits_its_declaration_references_fixtures_and_shared_partial() {
+    let shop = Shop::new();
+    let mut client = shop.client();
+    let url = shop.url("contracts/order.yaml");
+    // On the declaration key of `customer.name`.
+    let at = position(ORDER, "        name: { type: string }", 0);
+    let edit = rename(&mut client, &url, right(at, 9), "full_name").unwrap();
+    let edited = shop.apply(&mut client, &edit);
+    let files: Vec<&str> = edited.iter().map(|(f, _, _)| f.as_str()).collect();
+    // The partial resolves in both contracts: `invoice`'s field is renamed too.
+    assert_eq!(
+        files,
+        [
+            "contracts/invoice.yaml",
+            "contracts/order.yaml",
+            "partials/greeting.yaml"
+        ]
+    );
+    let want_order = ORDER
+        .replace("required: [name, orders]", "required: [full_name, orders]")
+        .replace(
+            "        name: { type: string }",
+            "        full_name: { type: string }",
+        )
+        .replace("{ customer: { name: Ada", "{ customer: { full_name: Ada")
+        .replace(
+            "path: inputs.customer.name",
+            "path: inputs.customer.full_name",
+        );
+    assert_eq!(edited[1].1, want_order);
+    // `orders[].name`, `order.name`, `context.name` are left alone.
+    assert!(want_order.contains("path: order.name") && want_order.contains("[{ name: tea }]"));
+    let want_invoice = INVOICE
+        .replace("required: [name]", "required: [full_name]")
+        .replace("properties: { name:", "properties: { full_name:")
+        .replace("{ customer: { name: Bob", "{ customer: { full_name: Bob");
+    assert_eq!(edited[0].1, want_invoice);
+    assert_eq!(
+        edited[2].1,
+        GREETING.replace("inputs.customer.name", "inputs.customer.full_name")
+    );
+    // Everything compiles.
+    for (rel, _, diagnostics) in &edited {
+        assert_eq!(diagnostics, &Vec::<Value>::new(), "{rel}");
+    }
+    client.shutdown();
+}
+
+#[test]
+fn a_name_that_is_not_a_plain_word_is_written_quoted() {
+    let shop = Shop::new();
+    let mut client = shop.client();
+    let partial = shop.url("partials/greeting.yaml");
+    let at = position(GREETING, "inputs.customer.name", 0);
+    let edit = rename(&mut client, &partial, right(at, 17), "first name").unwrap();
+    let edited = shop.apply(&mut client, &edit);
+    assert_eq!(
+        edited[2].1,
+        GREETING.replace(
+            "path: inputs.customer.name",
+            "path: \"inputs.customer.first name\""
+        )
+    );
+    assert!(
+        edited[1].1.contains("required: [\"first name\", orders]"),
+        "{}",
+        edited[1].1
+    );
+    for (rel, _, diagnostics) in &edited {
+        assert_eq!(diagnostics, &Vec::<Value>::new(), "{rel}");
+    }
+    client.shutdown();
+}
+
+#[test]
+fn rename_refuses_invalid_and_taken_names_and_places_without_a_field() {
+    let shop = Shop::new();
+    let mut client = shop.client();
+    let url = shop.url("contracts/order.yaml");
+    let at = right(position(ORDER, "        name: { type: string }", 0), 9);
+    for bad in ["", "first.name"] {
+        let e = rename(&mut client, &url, at, bad).unwrap_err();
+        assert_eq!(e.code, lsp_server::ErrorCode::InvalidParams as i32);
+        assert!(e.message.contains("is not a field name"), "{}", e.message);
+    }
+    let e = rename(&mut client, &url, at, "orders").unwrap_err();
+    assert_eq!(e.code, lsp_server::ErrorCode::InvalidParams as i32);
+    assert_eq!(
+        e.message,
+        "`inputs.customer` already declares `orders` in order.yaml"
+    );
+    // The same name: nothing to change.
+    assert_eq!(rename(&mut client, &url, at, "name").unwrap(), json!({}));
+
+    // Not a field: a component-free `for_each` item, a role.
+    let item = right(position(ORDER, "item: order", 0), 7);
+    let e = rename(&mut client, &url, item, "o").unwrap_err();
+    assert_eq!(e.code, lsp_server::ErrorCode::RequestFailed as i32);
+    assert!(
+        e.message.contains("input or context field"),
+        "{}",
+        e.message
+    );
+    let prepare = client.at(
+        "textDocument/prepareRename",
+        &url,
+        position(ORDER, "role: user", 0),
+    );
+    assert_eq!(prepare, Value::Null);
+    client.shutdown();
+}
+
+#[test]
+fn prepare_rename_gives_the_name_under_the_cursor() {
+    let (_pkg, url, text, mut client) =
+        crm3_open(EXTRACTION, json!({ "target": ["structured_output"] }));
+    let at = position(&text, "path: inputs.clause_id }", 0);
+    let answer = client.at("textDocument/prepareRename", &url, right(at, 15));
+    assert_eq!(answer["placeholder"], "clause_id");
+    assert_eq!(
+        answer["range"],
+        json!({
+            "start": { "line": at.0, "character": at.1 + 13 },
+            "end": { "line": at.0, "character": at.1 + 22 },
+        })
+    );
+    client.shutdown();
+}
+
+#[test]
+fn rename_on_crm3_compiles_and_leaves_descriptions_alone() {
+    let (pkg, url, text, mut client) =
+        crm3_open(EXTRACTION, json!({ "target": ["structured_output"] }));
+    let at = position(&text, "  clause_text:", 0);
+    let edit = rename(&mut client, &url, right(at, 5), "clause_body").unwrap();
+    let all = changes(&edit);
+    assert_eq!(all.len(), 1, "{edit:#}");
+    assert_eq!(all[0].0, url.as_str());
+    assert_eq!(all[0].1.len(), 4);
+    let edited = apply(&text, &all[0].1);
+    let want = text
+        .replace("  clause_text:\n", "  clause_body:\n")
+        .replace("path: inputs.clause_text }", "path: inputs.clause_body }")
+        .replace(
+            "      clause_text: \"The lease",
+            "      clause_body: \"The lease",
+        );
+    assert_eq!(edited, want);
+    assert!(edited.contains("whose text is in `clause_text`"));
+    client.replace(&url, 2, &edited);
+    assert_eq!(client.diagnostics(&url), Vec::<Value>::new());
+    // The other contract has no `clause_text`: untouched on disk.
+    assert!(
+        !pkg.text("contracts/lease-summary-drafting.yaml")
+            .contains("clause_body")
+    );
+    client.shutdown();
+}
+
+#[test]
+fn rename_after_an_unsaved_edit_uses_the_buffer_and_its_version() {
+    let pkg = Package::crm3();
+    let url = pkg.url(EXTRACTION);
+    // A client that takes versioned document changes.
+    let mut client = Client::start_with(
+        json!({ "workspace": { "workspaceEdit": { "documentChanges": true } } }),
+        json!({ "target": ["structured_output"] }),
+    );
+    let text = pkg.text(EXTRACTION);
+    client.open(&url, &text);
+    client.diagnostics(&url);
+    // Unsaved: a second read of `inputs.clause_id`, on a new line.
+    let edited = text.replacen(
+        "      - kind: text\n        value: \":\\n\"\n",
+        "      - kind: text\n        value: \":\\n\"\n      - { kind: interpolate, expression: { kind: ref, path: 'inputs.clause_id' } }\n",
+        1,
+    );
+    assert_ne!(edited, text);
+    client.replace(&url, 7, &edited);
+    assert_eq!(client.diagnostics(&url), Vec::<Value>::new());
+    let at = position(&edited, "'inputs.clause_id'", 0);
+    let edit = rename(&mut client, &url, right(at, 10), "clause_ref").unwrap();
+    assert!(edit.get("changes").is_none(), "{edit:#}");
+    let documents = edit["documentChanges"].as_array().unwrap();
+    assert_eq!(documents.len(), 1);
+    assert_eq!(documents[0]["textDocument"]["uri"], url.as_str());
+    assert_eq!(documents[0]["textDocument"]["version"], 7);
+    let edits = documents[0]["edits"].as_array().unwrap();
+    let renamed = apply(&edited, edits);
+    assert_eq!(
+        renamed,
+        edited
+            .replace("  clause_id:\n", "  clause_ref:\n")
+            .replace("inputs.clause_id", "inputs.clause_ref")
+            .replace("      clause_id: clause-3", "      clause_ref: clause-3")
+    );
+    assert!(renamed.contains("path: 'inputs.clause_ref' }"));
+    client.shutdown();
+}
+
+/// [`app_and_lib`], with a tool contract in `app`'s manifest that `main`
+/// pins in an extension.
+fn app_with_a_tool_contract() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let (dir, app, lib) = app_and_lib();
+    let schema = json!({ "type": "object", "properties": { "query": { "type": "string" } } });
+    let pin = format!(
+        "sha256:{}",
+        templiqx_contracts::canonical::fingerprint(&schema)
+    );
+    let manifest = std::fs::read_to_string(app.join("templiqx.yaml")).unwrap();
+    std::fs::write(
+        app.join("templiqx.yaml"),
+        format!(
+            "{manifest}tool_contracts:\n  search:\n    fingerprint: {pin}\n    schema: {schema}\n"
+        ),
+    )
+    .unwrap();
+    let main = std::fs::read_to_string(app.join("contracts/main.yaml")).unwrap();
+    let extension = format!(
+        "extensions:\n  vendor.search:\n    capability: tools\n    schema:\n      $ref: tool_contract:search\n      fingerprint: {pin}\n    value: {{ query: acme }}\nmessages:\n"
+    );
+    std::fs::write(
+        app.join("contracts/main.yaml"),
+        main.replacen("messages:\n", &extension, 1),
+    )
+    .unwrap();
+    (dir, app, lib)
+}
+
+#[test]
+fn definition_goes_from_dependencies_and_tool_contracts_to_the_manifest() {
+    let (_dir, app, lib) = app_with_a_tool_contract();
+    let main = Url::from_file_path(app.join("contracts/main.yaml")).unwrap();
+    let manifest = Url::from_file_path(app.join("templiqx.yaml")).unwrap();
+    let main_text = std::fs::read_to_string(app.join("contracts/main.yaml")).unwrap();
+    let manifest_text = std::fs::read_to_string(app.join("templiqx.yaml")).unwrap();
+    let mut client = Client::start(Value::Null);
+    client.open(&main, &main_text);
+    assert_eq!(client.diagnostics(&main), Vec::<Value>::new());
+
+    // `from_dependency: common`: the entry of `dependencies`.
+    let at = position(&main_text, "from_dependency: common", 0);
+    let location = client.at("textDocument/definition", &main, right(at, 19));
+    assert_eq!(location["uri"], manifest.as_str());
+    let key = position(&manifest_text, "  common: ../lib", 0);
+    assert_eq!(
+        location["range"],
+        json!({
+            "start": { "line": key.0, "character": 2 },
+            "end": { "line": key.0, "character": 8 },
+        })
+    );
+    // `$ref: tool_contract:search`: the entry of `tool_contracts`.
+    let at = position(&main_text, "tool_contract:search", 0);
+    let location = client.at("textDocument/definition", &main, right(at, 16));
+    assert_eq!(location["uri"], manifest.as_str());
+    let key = position(&manifest_text, "  search:", 0);
+    assert_eq!(
+        location["range"]["start"],
+        json!({ "line": key.0, "character": 2 })
+    );
+    // From the manifest's dependency path: the dependency's manifest.
+    client.open(&manifest, &manifest_text);
+    let at = position(&manifest_text, "../lib", 0);
+    let location = client.at("textDocument/definition", &manifest, right(at, 2));
+    assert_eq!(
+        location["uri"],
+        Url::from_file_path(lib.join("templiqx.yaml"))
+            .unwrap()
+            .as_str()
+    );
+    // An unknown tool contract: nowhere to go.
+    client.replace(
+        &main,
+        2,
+        &main_text.replace("tool_contract:search", "tool_contract:serch"),
+    );
+    let at = position(&main_text, "tool_contract:search", 0);
+    let location = client.at("textDocument/definition", &main, right(at, 16));
+    assert_eq!(location, Value::Null);
+    client.shutdown();
+}
+
+/// The TQX_REF_UNKNOWN of `inputs.clasue_id` in the CRM3 extraction
+/// contract (the misspelling an editor test types), with the text.
+fn misspelt(client: &mut Client, url: &Url, text: &str) -> (String, Value) {
+    let edited = text.replacen("path: inputs.clause_id }", "path: inputs.clasue_id }", 1);
+    client.replace(url, 2, &edited);
+    let diagnostics = client.diagnostics(url);
+    assert_eq!(codes(&diagnostics), ["TQX_REF_UNKNOWN"], "{diagnostics:#?}");
+    (edited, diagnostics[0].clone())
+}
+
+fn code_actions(client: &mut Client, url: &Url, diagnostic: &Value, only: Option<&str>) -> Value {
+    let mut context = json!({ "diagnostics": [diagnostic] });
+    if let Some(kind) = only {
+        context["only"] = json!([kind]);
+    }
+    client.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": { "uri": url },
+            "range": diagnostic["range"],
+            "context": context,
+        }),
+    )
+}
+
+#[test]
+fn the_quick_fix_of_a_misspelt_reference_makes_the_diagnostic_go_away() {
+    let (_pkg, url, text, mut client) =
+        crm3_open(EXTRACTION, json!({ "target": ["structured_output"] }));
+    let (edited, diagnostic) = misspelt(&mut client, &url, &text);
+    assert!(
+        diagnostic["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("help: did you mean `inputs.clause_id`?"),
+        "{diagnostic}"
+    );
+    let (l, c) = position(&edited, "inputs.clasue_id", 0);
+    let range = json!({
+        "start": { "line": l, "character": c },
+        "end": { "line": l, "character": c + 16 },
+    });
+    assert_eq!(
+        diagnostic["data"],
+        json!({ "suggestion": { "range": range, "replacement": "inputs.clause_id", "replaces": "inputs.clasue_id" } })
+    );
+    let actions = code_actions(&mut client, &url, &diagnostic, None);
+    assert_eq!(
+        actions,
+        json!([{
+            "title": "Change to `inputs.clause_id`",
+            "kind": "quickfix",
+            "diagnostics": [diagnostic],
+            "isPreferred": true,
+            "edit": { "changes": { url.as_str(): [{ "range": range, "newText": "inputs.clause_id" }] } },
+        }])
+    );
+    let fixed = apply(&edited, &changes(&actions[0]["edit"])[0].1);
+    assert_eq!(fixed, text);
+    client.replace(&url, 3, &fixed);
+    assert!(
+        !codes(&client.diagnostics(&url)).contains(&"TQX_REF_UNKNOWN"),
+        "the diagnostic stays after the fix"
+    );
+    client.shutdown();
+}
+
+#[test]
+fn quick_fixes_without_data_when_stale_and_by_kind() {
+    let (_pkg, url, text, mut client) =
+        crm3_open(EXTRACTION, json!({ "target": ["structured_output"] }));
+    let (edited, diagnostic) = misspelt(&mut client, &url, &text);
+    // A client that drops `data`: the published diagnostic's suggestion.
+    let mut bare = diagnostic.clone();
+    bare.as_object_mut().unwrap().remove("data");
+    let actions = code_actions(&mut client, &url, &bare, None);
+    assert_eq!(actions[0]["title"], "Change to `inputs.clause_id`");
+    assert_eq!(actions[0]["diagnostics"][0], bare);
+    // Only other kinds: none; the empty kind (every kind) and `quickfix`:
+    // the fix.
+    assert_eq!(
+        code_actions(&mut client, &url, &diagnostic, Some("refactor")),
+        json!([])
+    );
+    assert_eq!(
+        code_actions(&mut client, &url, &diagnostic, Some("quickfix"))
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        code_actions(&mut client, &url, &diagnostic, Some(""))
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    // Another server's diagnostic: not ours to fix.
+    let mut foreign = diagnostic.clone();
+    foreign["source"] = json!("yaml");
+    assert_eq!(code_actions(&mut client, &url, &foreign, None), json!([]));
+    // The text changed under the diagnostic (fixed by hand): no action.
+    client.replace(
+        &url,
+        3,
+        &edited.replace("inputs.clasue_id", "inputs.clause_xd"),
+    );
+    client.diagnostics(&url);
+    assert_eq!(
+        code_actions(&mut client, &url, &diagnostic, None),
+        json!([])
+    );
+    client.shutdown();
+}
+
+#[test]
+fn a_misspelt_field_of_the_format_gets_a_quick_fix_too() {
+    let (_pkg, url, text, mut client) =
+        crm3_open(EXTRACTION, json!({ "target": ["structured_output"] }));
+    let edited = text.replacen("filters: [trim]", "filters: [trmi]", 1);
+    client.replace(&url, 2, &edited);
+    let diagnostics = client.diagnostics(&url);
+    assert_eq!(
+        codes(&diagnostics),
+        ["TQX_UNKNOWN_VARIANT"],
+        "{diagnostics:#?}"
+    );
+    let actions = code_actions(&mut client, &url, &diagnostics[0], None);
+    assert_eq!(actions[0]["title"], "Change to `trim`");
+    let fixed = apply(&edited, &changes(&actions[0]["edit"])[0].1);
+    assert_eq!(fixed, text);
+    // A diagnostic without a suggestion: no action.
+    let unrelated = text.replacen("path: inputs.clause_id }", "path: inputs.zzzzzzzz }", 1);
+    client.replace(&url, 3, &unrelated);
+    let diagnostics = client.diagnostics(&url);
+    assert_eq!(codes(&diagnostics), ["TQX_REF_UNKNOWN"]);
+    assert!(diagnostics[0].get("data").is_none(), "{:#}", diagnostics[0]);
+    assert_eq!(
+        code_actions(&mut client, &url, &diagnostics[0], None),
+        json!([])
+    );
+    client.shutdown();
+}
