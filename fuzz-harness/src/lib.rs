@@ -21,6 +21,7 @@ use std::sync::OnceLock;
 use templiqx_build::text::{self, Syntax};
 use templiqx_contracts::{CapabilityProfile, Code, Diagnostic, Interaction};
 
+pub mod lsp_edits;
 pub mod structured;
 
 /// What an input did.

@@ -82,3 +82,12 @@ fn structured_corpus() {
     let (n, ok) = replay("structured", structured);
     assert!(ok > 0, "none of {n} rendered");
 }
+
+#[test]
+fn lsp_edits_corpus() {
+    let (n, ok) = replay("lsp_edits", templiqx_fuzz_harness::lsp_edits::lsp_edits);
+    assert!(
+        ok > 0 && ok < n,
+        "{ok} of {n} left the edited document clean: the corpus must reach both paths"
+    );
+}
