@@ -203,8 +203,7 @@ fn base_compares_the_path_at_a_revision_of_a_temporary_repository() {
     git(&root, &["config", "user.email", "test@templiqx.invalid"]);
     git(&root, &["config", "commit.gpgsign", "false"]);
     package(&root.join("letters"), "1.0.0", "");
-    git(&root, &["add", "-A"]);
-    git(&root, &["commit", "-q", "-m", "letters 1.0.0"]);
+    commit(&root, "letters 1.0.0");
 
     // Nothing changed yet.
     let out = templiqx_in(&root)
@@ -269,29 +268,99 @@ fn base_compares_the_path_at_a_revision_of_a_temporary_repository() {
     let env = &envelopes(&out)[0];
     assert_eq!(env["result"]["old"]["kind"], "absent");
     assert_eq!(env["result"]["changes"][0]["rule"], "CONTRACT_ADDED");
+    assert_eq!(env["result"]["package"]["status"], "added");
+
+    // A package deleted from the working tree: each contract is removed,
+    // and there is no new version to gate.
+    std::fs::remove_dir_all(root.join("letters")).unwrap();
+    let out = templiqx_in(&root)
+        .args(["diff", "--base", "main", "letters", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let env = &envelopes(&out)[0];
+    assert_eq!(env["result"]["new"]["kind"], "absent");
+    assert_eq!(env["result"]["changes"][0]["rule"], "CONTRACT_REMOVED");
+    assert_eq!(env["result"]["contracts"][0]["status"], "removed");
+    assert_eq!(env["result"]["package"]["status"], "removed");
+    assert_eq!(codes(env), Vec::<String>::new());
+
+    // A path on neither side, a revision git does not know, and a path
+    // that is a file at the revision and a directory now are usage errors.
+    let usage = |args: &[&str]| {
+        let out = templiqx_in(&root).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stdout(&out));
+        stdout(&out)
+    };
+    let text = usage(&["diff", "--base", "main", "nowhere"]);
+    assert!(
+        text.starts_with("error[TQX_IO]: `nowhere` is neither at `main` nor in the working tree\n"),
+        "{text}"
+    );
+    let text = usage(&["diff", "--base", "origin/main", "more"]);
+    assert!(
+        text.starts_with(
+            "error[TQX_IO]: cannot read `more` at `origin/main`: `origin/main` does not name a commit\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("pass `--base FETCH_HEAD`; or fetch it under its remote name with `git fetch --no-tags origin main:refs/remotes/origin/main` and pass `--base origin/main`"),
+        "{text}"
+    );
+    std::fs::write(root.join("thing.yaml"), contract("1.0.0", "")).unwrap();
+    commit(&root, "a contract file");
+    std::fs::remove_file(root.join("thing.yaml")).unwrap();
+    package(&root.join("thing.yaml"), "1.0.0", "");
+    let text = usage(&["diff", "--base", "main", "thing.yaml"]);
+    assert!(
+        text.starts_with(
+            "error[TQX_IO]: `thing.yaml` is a contract file at `main` and a package directory in the working tree\n"
+        ),
+        "{text}"
+    );
+}
+
+fn commit(root: &Path, message: &str) {
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", message]);
 }
 
 #[test]
-fn usage_errors_exit_2() {
+fn usage_errors_are_diagnostics_that_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     package(&dir.path().join("pkg"), "1.0.0", "");
     let run = |args: &[&str]| templiqx_in(dir.path()).args(args).output().unwrap();
-    let err = |out: &std::process::Output| String::from_utf8_lossy(&out.stderr).into_owned();
 
     let out = run(&["diff", "pkg", "pkg/contracts/letter.yaml"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
-        err(&out),
-        "error: `pkg` is a package directory and `pkg/contracts/letter.yaml` is a contract file: compare two packages or two contract files\n"
-    );
-    assert!(out.stdout.is_empty());
+        stdout(&out),
+        "error[TQX_IO]: `pkg` is a package directory and `pkg/contracts/letter.yaml` is a contract file
+ |
+ = help: compare two packages or two contract files
 
-    let out = run(&["diff", "--base", "main", "pkg"]);
+error: nothing was compared
+"
+    );
+    assert!(out.stderr.is_empty());
+
+    // Outside a git working tree (the temporary directory is not in one).
+    let out = run(&["diff", "--base", "main", "pkg", "--format", "json"]);
     assert_eq!(out.status.code(), Some(2));
+    let env = &envelopes(&out)[0];
+    assert_envelope(env, "diff");
+    assert!(env.get("result").is_none());
+    assert_eq!(codes(env), ["TQX_IO"]);
+    assert_eq!(
+        env["diagnostics"][0]["message"],
+        "cannot read `pkg` at `main`: `pkg` is not inside a git working tree"
+    );
     assert!(
-        err(&out).starts_with("error: cannot read `pkg` at `main`: "),
-        "{}",
-        err(&out)
+        env["diagnostics"][0]["help"]
+            .as_str()
+            .unwrap()
+            .contains("compare two paths with `templiqx diff OLD NEW`")
     );
 
     let out = run(&["diff", "pkg"]);
@@ -299,12 +368,179 @@ fn usage_errors_exit_2() {
     let out = run(&["diff", "pkg", "pkg", "--base", "main"]);
     assert_eq!(out.status.code(), Some(2), "NEW conflicts with --base");
 
+    // A mistyped path: nothing is compared, so nothing is reported removed.
     let out = run(&["diff", "pkg", "nowhere", "--format", "json"]);
     assert_eq!(out.status.code(), Some(2));
-    let env = &envelopes(&out)[0];
-    assert_eq!(env["diagnostics"][0]["code"], "TQX_IO");
+    let envs = envelopes(&out);
+    let [env] = envs.as_slice() else {
+        panic!("{envs:?}")
+    };
+    assert!(env.get("result").is_none());
+    assert_eq!(codes(env), ["TQX_IO"]);
     assert_eq!(
         env["diagnostics"][0]["message"],
         "cannot open `nowhere`: no such file or directory"
     );
+    let out = run(&["diff", "pkg", "nowhere"]);
+    assert!(
+        !stdout(&out).contains("CONTRACT_REMOVED"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// `templiqx diff ARGS` in `dir`: its exit status and standard output.
+fn diff_in(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = templiqx_in(dir).arg("diff").args(args).output().unwrap();
+    (out.status.code(), stdout(&out))
+}
+
+#[test]
+fn a_contract_that_does_not_compile_is_never_a_clean_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    package(&dir.path().join("old"), "1.0.0", "");
+    package(&dir.path().join("new"), "1.0.0", "");
+    let broken = contract("1.0.0", "").replace("inputs.name }", "inputs.nmae }");
+    std::fs::write(dir.path().join("new/contracts/letter.yaml"), broken).unwrap();
+    let out = templiqx_in(dir.path())
+        .args(["diff", "old", "new", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let env = &envelopes(&out)[0];
+    let result = &env["result"];
+    assert_eq!(result["sufficient"], false);
+    assert_eq!(result["contracts"][0]["status"], "not_compared");
+    assert_eq!(
+        result["contracts"][0]["reason"],
+        "the new version does not compile"
+    );
+    assert_eq!(result["package"]["status"], "not_compared");
+    assert!(result["package"].get("gate").is_none());
+    assert_eq!(codes(env), ["TQX_REF_UNKNOWN"]);
+
+    let (code, text) = diff_in(dir.path(), &["old", "new"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        text.ends_with(
+            "error: could not compare contract `letter`: the new version does not compile (see above)
+error: could not compare package `letters`: contract `letter` was not compared (see above)
+"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("Compared"), "{text}");
+}
+
+#[test]
+fn a_side_that_does_not_load_is_reported_not_emptied() {
+    let dir = tempfile::tempdir().unwrap();
+    package(&dir.path().join("old"), "1.0.0", "");
+    package(&dir.path().join("new"), "1.0.0", "");
+    // `version: 1.1` is a number, not a version string.
+    std::fs::write(
+        dir.path().join("new/templiqx.yaml"),
+        MANIFEST.replace("VERSION", "1.1"),
+    )
+    .unwrap();
+    let out = templiqx_in(dir.path())
+        .args(["diff", "old", "new", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the side exists: not a usage error"
+    );
+    let env = &envelopes(&out)[0];
+    let result = &env["result"];
+    assert_eq!(result["changes"], serde_json::json!([]));
+    assert_eq!(result["sufficient"], false);
+    assert_eq!(result["package"]["status"], "not_compared");
+    assert_eq!(result["package"]["reason"], "the new version does not load");
+    let d = &env["diagnostics"][0];
+    assert_eq!(d["file"], "new/templiqx.yaml");
+    assert_eq!(d["span"]["start"]["line"], 3);
+    assert!(d["code"].as_str().unwrap().starts_with("TQX_"), "{d}");
+}
+
+#[test]
+fn summaries_say_why_a_gate_fails_and_renamed_files_need_a_bump() {
+    let dir = tempfile::tempdir().unwrap();
+    package(&dir.path().join("old"), "1.0.0", "");
+    package(&dir.path().join("new"), "0.9.0", "");
+    let (code, text) = diff_in(dir.path(), &["old", "new"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains(
+            "    Compared contract `letter` 1.0.0 → 0.9.0: 0 changes; the new version 0.9.0 is below the old one 1.0.0; a release never goes back\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("none bump"), "{text}");
+
+    // Two files whose ids differ: a breaking change the version must show.
+    let renamed = contract("1.0.0", "").replace("id: letter", "id: note");
+    std::fs::write(dir.path().join("note.yaml"), renamed).unwrap();
+    let (code, text) = diff_in(dir.path(), &["old/contracts/letter.yaml", "note.yaml"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.starts_with(
+            "breaking[CONTRACT_ID_CHANGED]: the contract's id changed: `letter` → `note`\n"
+        ),
+        "{text}"
+    );
+}
+
+/// Replaces the one occurrence of `from` in the file at `path`.
+fn edit_once(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert_eq!(text.matches(from).count(), 1, "{}: {from}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+/// `docs/cli.md`, "diff", shows the output of the change it describes:
+/// made here on copies of the CRM3 example, the command prints exactly
+/// the sample.
+#[test]
+fn the_sample_in_cli_md_is_what_the_command_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    for side in ["released/crm3", "examples/crm3"] {
+        templiqx_conformance_suites::copy_tree(
+            &repo().join("examples/crm3"),
+            &dir.path().join(side),
+        );
+    }
+    let new = dir.path().join("examples/crm3");
+    let contract = new.join("contracts/lease-term-extraction.yaml");
+    edit_once(
+        &contract,
+        "    description: Host-owned opaque matter reference.\n",
+        "    description: Host-owned opaque matter reference.\n  locale:\n    schema: { type: string }\n",
+    );
+    edit_once(&contract, "\nversion: 0.1.0\n", "\nversion: 0.1.1\n");
+    edit_once(
+        &contract,
+        "field: { type: string, enum: [start_date, end_date, monthly_rent, notice_days] }",
+        "field: { type: string, enum: [start_date, end_date, monthly_rent, notice_days, deposit] }",
+    );
+    edit_once(
+        &new.join("templiqx.yaml"),
+        "\nversion: 0.1.0\n",
+        "\nversion: 0.1.1\n",
+    );
+    let out = templiqx_in(dir.path())
+        .args(["diff", "released/crm3", "examples/crm3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+
+    let docs = std::fs::read_to_string(repo().join("docs/cli.md")).unwrap();
+    let start = "```console\n$ templiqx diff released/crm3 examples/crm3\n";
+    let from = docs.find(start).expect("docs/cli.md has the sample") + start.len();
+    let to = from
+        + docs[from..]
+            .find("$ echo $?\n1\n```")
+            .expect("the sample ends");
+    assert_eq!(docs[from..to], stdout(&out), "docs/cli.md, \"diff\"");
 }

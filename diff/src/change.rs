@@ -50,6 +50,10 @@ pub struct Change {
     /// Where it is on the new side; `None` for something removed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub new: Option<Location>,
+    /// Further places the change is about, each on one side: for
+    /// `PARTIAL_CHANGED`, the first node of the partial file that differs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<Related>,
     /// What to do about it (the rule's help).
     pub help: String,
     /// A value one side accepts and the other refuses, checked with the
@@ -68,13 +72,26 @@ impl Change {
             message,
             old: None,
             new: None,
+            related: Vec::new(),
             help: rule.help().to_owned(),
             example: None,
         }
     }
 }
 
-/// How a contract fared.
+/// A further place of a [`Change`], on one side.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Related {
+    /// The side (`old` or `new`).
+    pub side: Which,
+    /// What is there, for the label under the snippet (`partial`).
+    pub what: String,
+    /// The place.
+    #[serde(flatten)]
+    pub location: Location,
+}
+
+/// How a contract, or the package, fared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
@@ -86,7 +103,11 @@ pub enum Status {
     Added,
     /// Only on the old side.
     Removed,
-    /// On both sides, but one did not compile: see the diagnostics.
+    /// Not compared, so no verdict: a side does not load (its manifest
+    /// has errors, or a contract file does not parse), or the contract does
+    /// not compile in one of the versions it is in (see the diagnostics and
+    /// [`Verdict::reason`]). A package is not compared when one of its
+    /// contracts is not. [`Report::sufficient`] is then false.
     NotCompared,
 }
 
@@ -98,11 +119,17 @@ pub struct Verdict {
     /// What happened to it.
     pub status: Status,
     /// How many changes were found (0 for an added or removed contract,
-    /// whose one change is counted at the package).
+    /// whose one change is counted at the package; for the package, every
+    /// change, those of its contracts included).
     pub changes: usize,
-    /// The version gate, when both sides have a version.
+    /// The version gate, when it was compared and both sides have a
+    /// version.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gate: Option<Gate>,
+    /// Why it was not compared ([`Status::NotCompared`]): `the new
+    /// version does not compile`, `the old version does not load`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// The outcome of [`diff`](crate::diff).
@@ -112,10 +139,11 @@ pub struct Report {
     pub changes: Vec<Change>,
     /// One verdict per contract, old order first, then new contracts.
     pub contracts: Vec<Verdict>,
-    /// The package's verdict, when both sides are packages.
+    /// The package's verdict, when a side is a package.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub package: Option<Verdict>,
-    /// Whether every gate passed.
+    /// Whether everything was compared and every gate passed: false when a
+    /// verdict is [`Status::NotCompared`] or a gate fails.
     pub sufficient: bool,
     /// Problems: what did not load or compile (with a note naming the old
     /// side when it is the old one's), and `TQX_VERSION_BUMP` for each gate
@@ -124,8 +152,9 @@ pub struct Report {
     pub diagnostics: Vec<Sided>,
 }
 
-/// Which side a diagnostic is from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which side a diagnostic or a place is from (serialised `old`, `new`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Which {
     /// The old side.
     Old,

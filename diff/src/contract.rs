@@ -4,7 +4,7 @@
 //! interaction does not keep — descriptions, provenance, eval fixtures, and
 //! where each node was written — from the composed contract.
 
-use crate::change::Change;
+use crate::change::{Change, Related, Which};
 use crate::rules::Rule;
 use crate::schema::{self, Aspect, Finding, Node, Shape, push};
 use crate::side::Side;
@@ -284,41 +284,60 @@ impl Pair<'_> {
     fn messages_and_components(&self, out: &mut Vec<Change>) {
         let mut old = Shaper::new(&self.old.loader.sources, self.old_dto.loc.file);
         let mut new = Shaper::new(&self.new.loader.sources, self.new_dto.loc.file);
-        let old_msgs: Vec<Value> = self
-            .old_dto
-            .messages
-            .iter()
-            .map(|m| old.message(&m.role, &m.content))
+        let old_msgs: Vec<Value> = (self.old_dto.messages.iter().enumerate())
+            .map(|(i, m)| old.message(&m.role, &m.content, i))
             .collect();
-        let new_msgs: Vec<Value> = self
-            .new_dto
-            .messages
-            .iter()
-            .map(|m| new.message(&m.role, &m.content))
+        let new_msgs: Vec<Value> = (self.new_dto.messages.iter().enumerate())
+            .map(|(i, m)| new.message(&m.role, &m.content, i))
             .collect();
         for i in 0..old_msgs.len().max(new_msgs.len()) {
             let at = format!("/messages/{i}");
-            let message = match (old_msgs.get(i), new_msgs.get(i)) {
-                (Some(a), Some(b)) if a == b => continue,
-                (Some(a), Some(b)) if a["role"] != b["role"] => {
-                    format!(
-                        "message {i}: the role changed from `{}` to `{}`",
-                        text(&a["role"]),
-                        text(&b["role"])
+            let (message, old_at, new_at) = match (old_msgs.get(i), new_msgs.get(i)) {
+                (Some(a), Some(b)) if same(a, b) => continue,
+                (Some(a), Some(b)) => {
+                    let d = first_difference(a, b, (&at, &at));
+                    let what = match &d.member {
+                        Some((key, x, y)) if key == "role" && d.old_at == at => {
+                            format!("the role changed from `{}` to `{}`", text(x), text(y))
+                        }
+                        Some((key, Value::String(x), Value::String(y))) if key == "value" => {
+                            let (x, y) = crate::text::excerpts(x, y);
+                            format!("its text changed: {x} → {y}")
+                        }
+                        Some((key, x, y)) => format!(
+                            "its content changed: `{key}` {} → {}",
+                            shown_value(x),
+                            shown_value(y)
+                        ),
+                        None => "its content changed".to_owned(),
+                    };
+                    let role = text(&b["role"]);
+                    let point = |side: &Side, file: FileId, node: &str| {
+                        let p = d
+                            .member
+                            .as_ref()
+                            .map_or_else(|| node.to_owned(), |(key, _, _)| push(node, key));
+                        side.written(file, &p)
+                    };
+                    (
+                        format!("`{at}` (`{role}`): {what}"),
+                        point(self.old, self.old_dto.loc.file, &d.old_at),
+                        point(self.new, self.new_dto.loc.file, &d.new_at),
                     )
                 }
-                (Some(_), Some(_)) => format!("message {i}: its content changed"),
-                (Some(_), None) => format!("message {i} was removed"),
-                (None, Some(_)) => format!("message {i} was added"),
+                (Some(a), None) => (
+                    format!("`{at}` (`{}`) was removed", text(&a["role"])),
+                    at.clone(),
+                    "/messages".to_owned(),
+                ),
+                (None, Some(b)) => (
+                    format!("`{at}` (`{}`) was added", text(&b["role"])),
+                    "/messages".to_owned(),
+                    at.clone(),
+                ),
                 (None, None) => continue,
             };
-            let old_at = (i < old_msgs.len())
-                .then_some(at.as_str())
-                .or(Some("/messages"));
-            let new_at = (i < new_msgs.len())
-                .then_some(at.as_str())
-                .or(Some("/messages"));
-            out.push(self.change(Rule::MessageChanged, message, old_at, new_at));
+            out.push(self.change(Rule::MessageChanged, message, Some(&old_at), Some(&new_at)));
         }
         self.components(&mut old, &mut new, out);
         self.partials(&old, &new, out);
@@ -362,7 +381,7 @@ impl Pair<'_> {
                             ));
                         }
                     }
-                    match (params_same, sa == sb) {
+                    match (params_same, same(&sa, &sb)) {
                         (true, true) => continue,
                         (false, true) => format!("component `{name}`: its parameters changed"),
                         (true, false) => format!("component `{name}`: its body changed"),
@@ -385,39 +404,59 @@ impl Pair<'_> {
         }
     }
 
-    /// A partial is matched by its file and the order of its includes; a
-    /// pair whose spliced content differs is a change at each include.
+    /// A partial is matched by how its include names it and the order of
+    /// its includes; a pair whose spliced content differs is a change at
+    /// each include, with the first node that differs in the partial as a
+    /// related place on each side.
     fn partials(&self, old: &Shaper<'_>, new: &Shaper<'_>, out: &mut Vec<Change>) {
-        let mut used = vec![false; new.runs.len()];
-        for a in &old.runs {
-            let nth = old
-                .runs
+        for (i, a) in old.runs.iter().enumerate() {
+            let nth = old.runs[..i]
                 .iter()
-                .take_while(|r| !std::ptr::eq(*r, a))
                 .filter(|r| r.partial == a.partial)
                 .count();
-            let Some(j) = new
-                .runs
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.partial == a.partial)
-                .nth(nth)
-                .map(|(j, _)| j)
-            else {
+            let Some(b) = new.runs.iter().filter(|r| r.partial == a.partial).nth(nth) else {
                 continue;
             };
-            used[j] = true;
-            let b = &new.runs[j];
             if a.nodes == b.nodes {
                 continue;
             }
             let message = format!(
-                "partial `{}` (included at {}) now splices other content into the contract",
-                b.partial, b.site.pointer
+                "partial {} (included at {}) now splices other content into the contract",
+                b.shown, b.site.pointer
             );
             let mut c = Change::new(Rule::PartialChanged, Some(self.id), message);
             c.old = Some(self.old.locate(a.site.file, &a.site.pointer));
             c.new = Some(self.new.locate(b.site.file, &b.site.pointer));
+            // The first node that differs, and in it the first member.
+            let j = (a.nodes.iter().zip(&b.nodes))
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.nodes.len().min(b.nodes.len()));
+            let inner = match (a.nodes.get(j), b.nodes.get(j), a.locs.get(j), b.locs.get(j)) {
+                (Some(x), Some(y), Some(la), Some(lb)) => {
+                    let d = first_difference(x, y, (&la.pointer, &lb.pointer));
+                    let key = |at: String| match &d.member {
+                        Some((key, _, _)) => push(&at, key),
+                        None => at,
+                    };
+                    Some((key(d.old_at.clone()), key(d.new_at.clone())))
+                }
+                _ => None,
+            };
+            for (which, side, run) in [(Which::New, self.new, b), (Which::Old, self.old, a)] {
+                let Some(loc) = run.locs.get(j).or(run.locs.last()) else {
+                    continue;
+                };
+                let pointer = match (&inner, which) {
+                    (Some((old_at, _)), Which::Old) => side.written(loc.file, old_at),
+                    (Some((_, new_at)), Which::New) => side.written(loc.file, new_at),
+                    (None, _) => loc.pointer.clone(),
+                };
+                c.related.push(Related {
+                    side: which,
+                    what: "partial".to_owned(),
+                    location: side.locate(loc.file, &pointer),
+                });
+            }
             out.push(c);
         }
     }
@@ -823,7 +862,10 @@ pub(crate) fn edit(a: Option<&str>, b: Option<&str>) -> String {
         }
     };
     match (a, b) {
-        (Some(a), Some(b)) => format!("changed: {} → {}", show(a), show(b)),
+        (Some(a), Some(b)) => {
+            let (a, b) = crate::text::excerpts(a.trim(), b.trim());
+            format!("changed: {a} → {b}")
+        }
         (None, Some(b)) => format!("was added: {}", show(b)),
         (Some(a), None) => format!("was removed (was {})", show(a)),
         (None, None) => "did not change".to_owned(),
@@ -878,10 +920,20 @@ struct Shaper<'a> {
 
 /// The nodes one include spliced in.
 struct Run {
-    partial: String,
+    /// How the include names the partial: its dependency (if any) and path.
+    partial: (Option<String>, String),
+    /// The same for a message: `` `partials/sig.yaml` `` or
+    /// `` `partials/sig.yaml` of dependency `common` ``.
+    shown: String,
     site: Loc,
     nodes: Vec<Value>,
+    /// Where each node is written (in the partial, or one it includes).
+    locs: Vec<Loc>,
 }
+
+/// The key of a shaped content node that holds where it is written (its
+/// JSON pointer in the contract file); ignored by [`same`].
+const AT: &str = "@at";
 
 impl<'a> Shaper<'a> {
     fn new(sources: &'a Sources, file: FileId) -> Shaper<'a> {
@@ -892,8 +944,17 @@ impl<'a> Shaper<'a> {
         }
     }
 
-    fn message(&mut self, role: &templiqx_contracts::Role, content: &[ContentNode]) -> Value {
-        json!({"role": role.as_str(), "content": self.nodes(content)})
+    fn message(
+        &mut self,
+        role: &templiqx_contracts::Role,
+        content: &[ContentNode],
+        index: usize,
+    ) -> Value {
+        json!({
+            "role": role.as_str(),
+            "content": self.nodes(content),
+            (AT): format!("/messages/{index}"),
+        })
     }
 
     fn component(&mut self, c: &ComponentDecl) -> Value {
@@ -917,24 +978,25 @@ impl<'a> Shaper<'a> {
         None
     }
 
-    /// How the include at `site` names its partial: its `path` (with
-    /// `from_dependency`), the same on both sides wherever they are checked
-    /// out; the partial's file name when the include cannot be read back.
-    fn partial_name(&self, partial_file: FileId, site: &Loc) -> String {
+    /// How the include at `site` names its partial: its `from_dependency`
+    /// and `path`, the same on both sides wherever they are checked out;
+    /// the partial's file name when the include cannot be read back.
+    fn partial_name(&self, partial_file: FileId, site: &Loc) -> (Option<String>, String) {
         let include = self
             .sources
             .get(site.file)
             .and_then(|f| f.root.as_ref())
             .and_then(|root| root.pointer(&site.pointer));
         let field = |name: &str| include.and_then(|n| n.get(name)).and_then(|n| n.as_str());
-        match (field("path"), field("from_dependency")) {
-            (Some(path), Some(dep)) => format!("{path} (from dependency `{dep}`)"),
-            (Some(path), None) => path.to_owned(),
-            _ => self
-                .sources
-                .get(partial_file)
-                .map(|f| f.name.clone())
-                .unwrap_or_default(),
+        match field("path") {
+            Some(path) => (field("from_dependency").map(str::to_owned), path.to_owned()),
+            None => (
+                None,
+                self.sources
+                    .get(partial_file)
+                    .map(|f| f.name.clone())
+                    .unwrap_or_default(),
+            ),
         }
     }
 
@@ -947,19 +1009,43 @@ impl<'a> Shaper<'a> {
                 .flatten();
             let Some((partial_file, site)) = spliced else {
                 open = None;
-                out.push(self.node(node));
+                let mut shaped = self.node(node);
+                if node.loc.file == self.file
+                    && let Value::Object(members) = &mut shaped
+                {
+                    members.insert(AT.to_owned(), Value::from(node.loc.pointer.clone()));
+                }
+                out.push(shaped);
                 continue;
             };
             let whole = serde_json::to_value(node).unwrap_or_default();
             match open {
-                Some(i) if self.runs[i].site == site => self.runs[i].nodes.push(whole),
+                Some(i) if self.runs[i].site == site => {
+                    self.runs[i].nodes.push(whole);
+                    self.runs[i].locs.push(node.loc.clone());
+                }
                 _ => {
                     let partial = self.partial_name(partial_file, &site);
-                    out.push(json!({"kind": "include", "partial": partial}));
+                    let shown = match &partial {
+                        (Some(dep), path) => format!("`{path}` of dependency `{dep}`"),
+                        (None, path) => format!("`{path}`"),
+                    };
+                    // The include as written, so a change to it reads as one.
+                    let mut include = json!({
+                        "kind": "include",
+                        "path": partial.1,
+                        (AT): site.pointer,
+                    });
+                    if let Some(dep) = &partial.0 {
+                        include["from_dependency"] = Value::from(dep.as_str());
+                    }
+                    out.push(include);
                     self.runs.push(Run {
                         partial,
+                        shown,
                         site,
                         nodes: vec![whole],
+                        locs: vec![node.loc.clone()],
                     });
                     open = Some(self.runs.len() - 1);
                 }
@@ -994,5 +1080,167 @@ impl<'a> Shaper<'a> {
             }),
             _ => serde_json::to_value(node).unwrap_or_default(),
         }
+    }
+}
+
+/// Whether two shaped values are equal, where each node was written
+/// ([`AT`]) aside.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let members =
+                |m: &'_ serde_json::Map<String, Value>| m.iter().filter(|(k, _)| *k != AT).count();
+            members(x) == members(y)
+                && x.iter()
+                    .filter(|(k, _)| *k != AT)
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w))
+        }
+        _ => a == b,
+    }
+}
+
+/// Where two shaped values first differ.
+#[derive(Debug, PartialEq)]
+struct Difference {
+    /// The pointer of the deepest node holding the difference on the old
+    /// side ([`AT`], then the members below it).
+    old_at: String,
+    /// The same on the new side.
+    new_at: String,
+    /// When the difference is one member of that node whose values are not
+    /// both containers: its key and both values (`null` where absent).
+    member: Option<(String, Value, Value)>,
+}
+
+/// The first place where `a` and `b` differ ([`same`] being false), found
+/// depth first in the order of `a`'s members; `at` are the pointers the
+/// values stand at.
+fn first_difference(a: &Value, b: &Value, at: (&str, &str)) -> Difference {
+    let here = |v: &Value, inherited: &str| {
+        v.get(AT)
+            .and_then(Value::as_str)
+            .unwrap_or(inherited)
+            .to_owned()
+    };
+    let (old_at, new_at) = (here(a, at.0), here(b, at.1));
+    // Nodes and expressions are followed; a list of plain values (filters)
+    // is one member.
+    let container = |v: &Value| match v {
+        Value::Object(_) => true,
+        Value::Array(items) => items.iter().any(|i| i.is_object() || i.is_array()),
+        _ => false,
+    };
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys = union(x.keys(), y.keys());
+            for key in keys.iter().filter(|k| *k != AT) {
+                match (x.get(key), y.get(key)) {
+                    (Some(v), Some(w)) if same(v, w) => continue,
+                    (Some(v), Some(w))
+                        if (v.is_array() && w.is_array() && (container(v) || container(w)))
+                            || (v.is_object() && w.is_object()) =>
+                    {
+                        return first_difference(v, w, (&push(&old_at, key), &push(&new_at, key)));
+                    }
+                    (v, w) if v.is_some_and(container) || w.is_some_and(container) => {
+                        return Difference {
+                            old_at: push(&old_at, key),
+                            new_at: push(&new_at, key),
+                            member: None,
+                        };
+                    }
+                    (v, w) => {
+                        let value = |v: Option<&Value>| v.cloned().unwrap_or(Value::Null);
+                        return Difference {
+                            old_at,
+                            new_at,
+                            member: Some((key.clone(), value(v), value(w))),
+                        };
+                    }
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                if !same(v, w) {
+                    let token = i.to_string();
+                    return first_difference(
+                        v,
+                        w,
+                        (&push(&old_at, &token), &push(&new_at, &token)),
+                    );
+                }
+            }
+            // One list is longer: at its first extra element, and at the
+            // other list itself.
+            let i = x.len().min(y.len());
+            let extra = |list: &[Value], base: &str| {
+                list.get(i)
+                    .map_or_else(|| base.to_owned(), |v| here(v, &push(base, &i.to_string())))
+            };
+            return Difference {
+                old_at: extra(x, &old_at),
+                new_at: extra(y, &new_at),
+                member: None,
+            };
+        }
+        _ => {}
+    }
+    Difference {
+        old_at,
+        new_at,
+        member: None,
+    }
+}
+
+/// A member's value in a message: a string in quotes, anything else as
+/// compact JSON, each cut as [`json_text`] cuts it.
+fn shown_value(v: &Value) -> String {
+    format!("`{}`", json_text(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_difference_is_the_deepest_node_and_its_member() {
+        let a = json!({"role": "user", AT: "/messages/1", "content": [
+            {"kind": "text", "value": "Hi", AT: "/messages/1/content/0"},
+            {"kind": "interpolate", "expression": {"kind": "ref", "path": "inputs.name"},
+             AT: "/messages/1/content/1"},
+        ]});
+        let mut b = a.clone();
+        b["content"][1]["expression"]["path"] = json!("inputs.nick");
+        // Where each node is written does not count.
+        b["content"][0][AT] = json!("/messages/1/content/7");
+        assert!(!same(&a, &b));
+        let d = first_difference(&a, &b, ("/messages/1", "/messages/1"));
+        assert_eq!(d.old_at, "/messages/1/content/1/expression");
+        assert_eq!(
+            d.member,
+            Some((
+                "path".to_owned(),
+                json!("inputs.name"),
+                json!("inputs.nick")
+            ))
+        );
+        // A node added at the end: at the new node, and at the old list.
+        let mut c = a.clone();
+        c["content"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"kind": "text", "value": "!", AT: "/messages/1/content/2"}));
+        let d = first_difference(&a, &c, ("/messages/1", "/messages/1"));
+        assert_eq!(
+            (d.old_at.as_str(), d.new_at.as_str()),
+            ("/messages/1/content", "/messages/1/content/2")
+        );
+        assert_eq!(d.member, None);
+        b["content"][1]["expression"]["path"] = json!("inputs.name");
+        assert!(same(&a, &b));
     }
 }

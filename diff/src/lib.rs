@@ -7,6 +7,8 @@
 //! with [`git::GitFileSystem`]), then [`diff`] compares them:
 //!
 //! - contracts are matched by id (`CONTRACT_ADDED`, `CONTRACT_REMOVED`);
+//!   two contract files are one contract whatever their ids
+//!   (`CONTRACT_ID_CHANGED`);
 //! - the schemas of `inputs`, `context` and `output_schema` are compared by
 //!   the values they accept ([`schema::includes`], on the compiled and
 //!   normalised schemas): inputs and context are written by callers, so a
@@ -23,6 +25,12 @@
 //! [`version`] gate then says, for each contract and the package, the least
 //! version bump Cargo's semver rules require and whether the new version
 //! makes it; a gate that fails is a `TQX_VERSION_BUMP` diagnostic.
+//!
+//! Nothing is concluded from what could not be compared: a side that does
+//! not load ([`Side::loaded`]) or a contract that does not compile is
+//! [`Status::NotCompared`], with its diagnostics in the report, and
+//! [`Report::sufficient`] is then false (`docs/diff.md`, "What is not
+//! compared").
 //!
 //! ```
 //! use std::sync::Arc;
@@ -60,7 +68,7 @@ mod side;
 mod text;
 pub mod version;
 
-pub use change::{Change, Location, Report, Sided, Status, Verdict, Which};
+pub use change::{Change, Location, Related, Report, Sided, Status, Verdict, Which};
 pub use package::diff;
 pub use rules::{Class, Rule};
 pub use side::{Kind, Side};

@@ -6,27 +6,57 @@ use crate::contract::{Pair, edit, same_shape, union};
 use crate::rules::{Class, Rule};
 use crate::side::{Kind, Side};
 use crate::version::{Gate, gate};
-use serde_json::Value;
+use std::collections::BTreeSet;
 use templiqx_build::{CompiledContract, Manifest};
 use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::{Code, Diagnostic};
 
 /// Compares `old` with `new` (see the crate documentation).
 ///
-/// Contracts are matched by id. A contract on one side only is
-/// `CONTRACT_REMOVED` or `CONTRACT_ADDED`; one that does not compile on a
-/// side is not compared, and its diagnostics are in the report. When both
-/// sides are packages, the manifests are compared too (dependencies, tool
-/// contracts, artifact lists, description, provenance) and the package
-/// version is gated by every change; each contract's version is gated by
-/// its own changes.
+/// Two contract files are one contract, compared whatever their ids (a
+/// different id is `CONTRACT_ID_CHANGED`). Otherwise contracts are matched
+/// by id: a contract on one side only is `CONTRACT_REMOVED` or
+/// `CONTRACT_ADDED`. When both sides are packages, the manifests are
+/// compared too (dependencies, tool contracts, artifact lists, description,
+/// provenance) and the package version is gated by every change; each
+/// contract's version is gated by its own changes. A package whose other
+/// side is absent ([`Kind::Absent`], a `--base` diff) is added or removed.
+///
+/// Nothing is concluded from what could not be compared: a side that does
+/// not load ([`Side::loaded`]) leaves the package (or the contract) not
+/// compared, and so does a contract that does not compile in a version it
+/// is in (a removed contract need not compile: it is removed whatever it
+/// held). Their diagnostics are in the report, the verdicts are
+/// [`Status::NotCompared`], and [`Report::sufficient`] is false.
 pub fn diff(old: &Side, new: &Side) -> Report {
     let mut report = Report::default();
     for (which, side) in [(Which::Old, old), (Which::New, new)] {
-        for d in &side.problems {
+        for d in side.unusable.iter().chain(&side.problems) {
             report.diagnostics.push(sided(which, side, d.clone()));
         }
     }
+    if !old.loaded() || !new.loaded() {
+        not_loaded(old, new, &mut report);
+    } else if old.kind == Kind::File && new.kind == Kind::File {
+        if let (Some(a), Some(b)) = (old.contracts.first(), new.contracts.first()) {
+            let verdict = compare(old, new, a, b, &mut report);
+            report.contracts.push(verdict);
+        }
+    } else {
+        by_id(old, new, &mut report);
+    }
+    if old.loaded() && new.loaded() {
+        report.package = package_verdict(old, new, &mut report);
+    }
+    report.sufficient =
+        report.contracts.iter().chain(&report.package).all(|v| {
+            v.status != Status::NotCompared && v.gate.as_ref().is_none_or(|g| g.sufficient)
+        });
+    report
+}
+
+/// Contracts matched by id, on two sides that loaded.
+fn by_id(old: &Side, new: &Side, report: &mut Report) {
     if let (Some(a), Some(b)) = (old.manifest(), new.manifest()) {
         manifests(old, new, a, b, &mut report.changes);
     }
@@ -39,49 +69,139 @@ pub fn diff(old: &Side, new: &Side) -> Report {
         let a = old.contracts.iter().find(|c| &c.id == id);
         let b = new.contracts.iter().find(|c| &c.id == id);
         let verdict = match (a, b) {
-            (Some(a), None) => removed_or_added((old, new), a, Rule::ContractRemoved, &mut report),
-            (None, Some(b)) => removed_or_added((new, old), b, Rule::ContractAdded, &mut report),
-            (Some(a), Some(b)) => compare(old, new, a, b, &mut report),
+            (Some(a), None) => removed_or_added((old, new), a, Rule::ContractRemoved, report),
+            (None, Some(b)) => {
+                let mut verdict = removed_or_added((new, old), b, Rule::ContractAdded, report);
+                if let Some(reason) = not_compiled(report, (None, Some(b)), (old, new)) {
+                    (verdict.status, verdict.reason) = (Status::NotCompared, Some(reason));
+                }
+                verdict
+            }
+            (Some(a), Some(b)) => compare(old, new, a, b, report),
             (None, None) => continue,
         };
         report.contracts.push(verdict);
     }
-    // Contracts that did not even parse an id are reported as they failed.
+    // A contract file that did not even parse an id (compared with a
+    // package) is reported as it failed.
     for (which, side) in [(Which::Old, old), (Which::New, new)] {
         for c in side.contracts.iter().filter(|c| c.id.is_empty()) {
             for d in &c.diagnostics {
                 report.diagnostics.push(sided(which, side, d.clone()));
             }
+            report.contracts.push(Verdict {
+                name: c.file.clone(),
+                status: Status::NotCompared,
+                changes: 0,
+                gate: None,
+                reason: Some(format!("{} does not parse", version_of(which, side))),
+            });
         }
     }
-    if let (Some(a), Some(b)) = (old.manifest(), new.manifest()) {
-        let class = report.changes.iter().map(|c| c.class).max();
-        let g = gate(&a.version, &b.version, class);
-        if !g.sufficient
-            && let Some(file) = new.manifest_file()
-        {
-            let what = format!("package `{}`", b.package);
-            report
-                .diagnostics
-                .push(gate_failure(new, file, &what, &g, &report.changes));
-        }
-        report.package = Some(Verdict {
-            name: b.package.clone(),
-            status: if report.changes.is_empty() {
+}
+
+/// The package's verdict, when a side is a package: gated by every change
+/// when both are, added or removed when the other side is absent.
+fn package_verdict(old: &Side, new: &Side, report: &mut Report) -> Option<Verdict> {
+    let count = report.changes.len();
+    let verdict = |name: &str, status: Status| Verdict {
+        name: name.to_owned(),
+        status,
+        changes: count,
+        gate: None,
+        reason: None,
+    };
+    match (old.manifest(), new.manifest()) {
+        (Some(a), None) if new.kind == Kind::Absent => Some(verdict(&a.package, Status::Removed)),
+        (None, Some(b)) if old.kind == Kind::Absent => Some(verdict(&b.package, Status::Added)),
+        (Some(a), Some(b)) => {
+            let skipped: Vec<String> = report
+                .contracts
+                .iter()
+                .filter(|v| v.status == Status::NotCompared)
+                .map(|v| format!("`{}`", v.name))
+                .collect();
+            if !skipped.is_empty() {
+                let reason = match skipped.as_slice() {
+                    [one] => format!("contract {one} was not compared"),
+                    many => format!("contracts {} were not compared", many.join(", ")),
+                };
+                return Some(Verdict {
+                    reason: Some(reason),
+                    ..verdict(&b.package, Status::NotCompared)
+                });
+            }
+            let class = report.changes.iter().map(|c| c.class).max();
+            let g = gate(&a.version, &b.version, class);
+            if !g.sufficient
+                && let Some(file) = new.manifest_file()
+            {
+                let what = format!("package `{}`", b.package);
+                report
+                    .diagnostics
+                    .push(gate_failure(new, file, &what, &g, &report.changes));
+            }
+            let status = if report.changes.is_empty() {
                 Status::Unchanged
             } else {
                 Status::Changed
-            },
-            changes: report.changes.len(),
-            gate: Some(g),
-        });
+            };
+            Some(Verdict {
+                gate: Some(g),
+                ..verdict(&b.package, status)
+            })
+        }
+        _ => None,
     }
-    report.sufficient = report
-        .contracts
-        .iter()
-        .chain(&report.package)
-        .all(|v| v.gate.as_ref().is_none_or(|g| g.sufficient));
-    report
+}
+
+/// The verdict when a side did not load: nothing is compared, so no change
+/// is reported (not every contract removed or added) and the package (or,
+/// for contract files, the contract) is not compared.
+fn not_loaded(old: &Side, new: &Side, report: &mut Report) {
+    let failed: Vec<String> = [(Which::Old, old), (Which::New, new)]
+        .into_iter()
+        .filter(|(_, side)| !side.loaded())
+        .map(|(which, side)| version_of(which, side))
+        .collect();
+    let reason = format!("{} does not load", failed.join(" and "));
+    let named = |side: &Side| side.manifest().map(|m| m.package.clone());
+    let package = old.is_package() || new.is_package();
+    let verdict = Verdict {
+        name: named(new)
+            .or_else(|| named(old))
+            .or_else(|| {
+                [new, old]
+                    .iter()
+                    .flat_map(|s| s.contracts.first())
+                    .map(|c| c.id.clone())
+                    .find(|id| !id.is_empty())
+            })
+            .unwrap_or_else(|| new.path.clone()),
+        status: Status::NotCompared,
+        changes: 0,
+        gate: None,
+        reason: Some(reason),
+    };
+    if package {
+        report.package = Some(verdict);
+    } else {
+        report.contracts.push(verdict);
+    }
+}
+
+/// `the old version`, `the new version (working tree)`: how a reason names
+/// a side, with its label unless that is `old` or `new`.
+fn version_of(which: Which, side: &Side) -> String {
+    let word = match which {
+        Which::Old => "old",
+        Which::New => "new",
+    };
+    if side.label == word {
+        format!("the {word} version")
+    } else {
+        format!("the {word} version ({})", side.label)
+    }
 }
 
 fn sided(which: Which, side: &Side, mut d: Diagnostic) -> Sided {
@@ -92,6 +212,41 @@ fn sided(which: Which, side: &Side, mut d: Diagnostic) -> Sided {
         side: which,
         diagnostic: d,
     }
+}
+
+/// Whether a contract compiled: its contract parsed and its interaction
+/// compiled (eval fixtures aside, see [`Side::contracts`]).
+fn compiled(c: &CompiledContract) -> bool {
+    c.contract.is_some() && c.interaction.is_some()
+}
+
+/// Reports the diagnostics of the versions `(a, b)` of one contract (old,
+/// new; `None` where it is not) and says why it cannot be compared, when a
+/// version does not compile. The diagnostics of a version that compiled
+/// are its eval fixtures' (reported, but they do not stop the comparison).
+fn not_compiled(
+    report: &mut Report,
+    (a, b): (Option<&CompiledContract>, Option<&CompiledContract>),
+    (old, new): (&Side, &Side),
+) -> Option<String> {
+    let mut failed = Vec::new();
+    for (which, side, c) in [(Which::Old, old, a), (Which::New, new, b)] {
+        let Some(c) = c else { continue };
+        for d in &c.diagnostics {
+            report.diagnostics.push(sided(which, side, d.clone()));
+        }
+        if !compiled(c) {
+            failed.push(version_of(which, side));
+        }
+    }
+    (!failed.is_empty()).then(|| {
+        let verb = if failed.len() == 1 {
+            "does not compile"
+        } else {
+            "do not compile"
+        };
+        format!("{} {verb}", failed.join(" and "))
+    })
 }
 
 /// `CONTRACT_REMOVED` / `CONTRACT_ADDED` for a contract on `sides.0` only;
@@ -140,10 +295,13 @@ fn removed_or_added(
         status,
         changes: 0,
         gate: None,
+        reason: None,
     }
 }
 
-/// Compares one contract on both sides; its changes go to the report.
+/// Compares one contract on both sides; its changes go to the report. Its
+/// versions' ids differ only for two contract files
+/// (`CONTRACT_ID_CHANGED`).
 fn compare(
     old: &Side,
     new: &Side,
@@ -151,26 +309,24 @@ fn compare(
     b: &CompiledContract,
     report: &mut Report,
 ) -> Verdict {
-    let compiled = |c: &CompiledContract| c.contract.is_some() && c.interaction.is_some();
-    if !compiled(a) || !compiled(b) {
-        for (which, side, c) in [(Which::Old, old, a), (Which::New, new, b)] {
-            if !compiled(c) {
-                for d in &c.diagnostics {
-                    report.diagnostics.push(sided(which, side, d.clone()));
-                }
-            }
-        }
+    let name = [&b.id, &a.id, &b.file]
+        .into_iter()
+        .find(|n| !n.is_empty())
+        .cloned()
+        .unwrap_or_default();
+    if let Some(reason) = not_compiled(report, (Some(a), Some(b)), (old, new)) {
         return Verdict {
-            name: b.id.clone(),
+            name,
             status: Status::NotCompared,
             changes: 0,
             gate: None,
+            reason: Some(reason),
         };
     }
     let (Some(old_dto), Some(new_dto), Some(old_ir), Some(new_ir)) =
         (&a.contract, &b.contract, &a.interaction, &b.interaction)
     else {
-        unreachable!("checked by `compiled`")
+        unreachable!("checked by `not_compiled`")
     };
     let pair = Pair {
         old,
@@ -181,7 +337,18 @@ fn compare(
         old_ir,
         new_ir,
     };
-    let changes = pair.compare();
+    let mut changes = Vec::new();
+    if a.id != b.id {
+        let mut c = Change::new(
+            Rule::ContractIdChanged,
+            Some(&b.id),
+            format!("the contract's id changed: `{}` → `{}`", a.id, b.id),
+        );
+        c.old = Some(old.locate(old_dto.loc.file, "/id"));
+        c.new = Some(new.locate(new_dto.loc.file, "/id"));
+        changes.push(c);
+    }
+    changes.extend(pair.compare());
     let class = changes.iter().map(|c| c.class).max();
     let g = gate(&old_dto.version, &new_dto.version, class);
     if !g.sufficient {
@@ -191,7 +358,7 @@ fn compare(
             .push(gate_failure(new, new_dto.loc.file, &what, &g, &changes));
     }
     let verdict = Verdict {
-        name: b.id.clone(),
+        name,
         status: if changes.is_empty() {
             Status::Unchanged
         } else {
@@ -199,6 +366,7 @@ fn compare(
         },
         changes: changes.len(),
         gate: Some(g),
+        reason: None,
     };
     report.changes.extend(changes);
     verdict
@@ -366,26 +534,71 @@ fn manifests(old: &Side, new: &Side, a: &Manifest, b: &Manifest, out: &mut Vec<C
         if va == vb {
             continue;
         }
-        let list = |v: Option<&Vec<String>>| Value::from(v.cloned().unwrap_or_default());
-        let message = format!(
-            "artifact list `{key}`: {} → {}",
-            crate::text::json_text(&list(va)),
-            crate::text::json_text(&list(vb))
-        );
-        let p = |present: bool| {
-            if present {
-                format!("/{key}")
-            } else {
-                String::new()
+        let message = format!("artifact list `{key}`: {}", list_edit(va, vb));
+        // At the first entry the other side does not list, else the list.
+        let p = |list: Option<&Vec<String>>, other: Option<&Vec<String>>| match list {
+            Some(list) => {
+                let base = format!("/{key}");
+                match list
+                    .iter()
+                    .position(|n| other.is_none_or(|o| !o.contains(n)))
+                {
+                    Some(i) => format!("{base}/{i}"),
+                    None => base,
+                }
             }
+            None => String::new(),
         };
         out.push(change(
             Rule::ArtifactsChanged,
             message,
-            Some(&p(va.is_some())),
-            Some(&p(vb.is_some())),
+            Some(&p(va, vb)),
+            Some(&p(vb, va)),
         ));
     }
+}
+
+/// How a list of names changed, in words: what was added and removed
+/// (the first few of each and how many more), or that the same entries
+/// were reordered.
+fn list_edit(a: Option<&Vec<String>>, b: Option<&Vec<String>>) -> String {
+    let (a, b) = (
+        a.map_or(&[][..], Vec::as_slice),
+        b.map_or(&[][..], Vec::as_slice),
+    );
+    let (in_a, in_b): (BTreeSet<&str>, BTreeSet<&str>) = (
+        a.iter().map(String::as_str).collect(),
+        b.iter().map(String::as_str).collect(),
+    );
+    let names = |list: &[String], other: &BTreeSet<&str>| -> Vec<String> {
+        list.iter()
+            .filter(|n| !other.contains(n.as_str()))
+            .cloned()
+            .collect()
+    };
+    let (added, removed) = (names(b, &in_a), names(a, &in_b));
+    let mut parts = Vec::new();
+    for (verb, list) in [("added", added), ("removed", removed)] {
+        if !list.is_empty() {
+            let total = list.len();
+            parts.push(format!(
+                "{verb} {}",
+                crate::text::some(list.into_iter(), total)
+            ));
+        }
+    }
+    if parts.is_empty() {
+        let kept = if a.len() == b.len() {
+            "the same entries in another order"
+        } else {
+            "the same entries, some listed more than once"
+        };
+        parts.push(format!(
+            "{kept} (first listed: `{}`)",
+            b.first().map_or("", String::as_str)
+        ));
+    }
+    parts.join("; ")
 }
 
 fn short(fingerprint: &str) -> String {

@@ -1,6 +1,7 @@
 //! Human output in rustc's layout ([`templiqx_build::report`]): each change
-//! with a snippet of the new side and one of the old, each diagnostic with
-//! a snippet of the side it is about.
+//! with a snippet of the new side and one of the old (then its related
+//! places, labelled `partial (new)`), each diagnostic with a snippet of the
+//! side it is about.
 //!
 //! ```text
 //! breaking[INPUT_FIELD_ADDED_REQUIRED]: `inputs.tenant` is new and required
@@ -34,8 +35,16 @@ pub fn change(change: &Change, old: &Side, new: &Side, color: bool) -> String {
     let mut places: Vec<Place<'_>> = Vec::new();
     for (loc, side) in [(&change.new, new), (&change.old, old)] {
         if let Some(loc) = loc {
-            places.push(place(loc, side));
+            places.push(place(loc, side, &side.label));
         }
+    }
+    let labels: Vec<String> = change
+        .related
+        .iter()
+        .map(|r| format!("{} ({})", r.what, side_of(r.side, old, new).label))
+        .collect();
+    for (r, label) in change.related.iter().zip(&labels) {
+        places.push(place(&r.location, side_of(r.side, old, new), label));
     }
     let mut notes = Vec::new();
     match (&change.old, &change.new) {
@@ -72,20 +81,24 @@ pub fn change(change: &Change, old: &Side, new: &Side, color: bool) -> String {
 
 /// A diagnostic of one side, with a snippet of that side's file.
 pub fn diagnostic(d: &Sided, old: &Side, new: &Side, color: bool) -> String {
-    let side = match d.side {
-        Which::Old => old,
-        Which::New => new,
-    };
+    let side = side_of(d.side, old, new);
     let source = d.diagnostic.file.as_deref().and_then(|f| side.source(f));
     report::render_human_styled(&d.diagnostic, source, color)
 }
 
-fn place<'a>(loc: &'a Location, side: &'a Side) -> Place<'a> {
+fn side_of<'a>(which: Which, old: &'a Side, new: &'a Side) -> &'a Side {
+    match which {
+        Which::Old => old,
+        Which::New => new,
+    }
+}
+
+fn place<'a>(loc: &'a Location, side: &'a Side, label: &'a str) -> Place<'a> {
     Place {
         file: &loc.file,
         source: side.source(&loc.file),
         span: loc.span,
-        label: &side.label,
+        label,
     }
 }
 

@@ -122,6 +122,9 @@ rules! {
     /// A contract of the new package was not in the old one.
     ContractAdded => "CONTRACT_ADDED", CompatibleShape,
         "a new contract adds to the package; nothing that used the old package changes";
+    /// Two contract files compared directly declare different ids.
+    ContractIdChanged => "CONTRACT_ID_CHANGED", Breaking,
+        "hosts, receipts and eval histories name the contract by its id, and no longer find it; keep the id, or release a breaking version";
     /// The contract requires a capability it did not (directly or through an
     /// extension).
     CapabilityAdded => "CAPABILITY_ADDED", Breaking,

@@ -4,8 +4,10 @@
 use crate::change::Location;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
-use templiqx_build::dto::FileId;
-use templiqx_build::{CompiledContract, FileSystem, Loader, MANIFEST, Manifest, relative_to};
+use templiqx_build::dto::{Contract, FileId};
+use templiqx_build::{
+    CompiledContract, FileSystem, Loader, MANIFEST, Manifest, compile_contract, relative_to,
+};
 use templiqx_contracts::{CapabilityProfile, Code, Diagnostic, Position};
 
 /// What a side is.
@@ -15,7 +17,10 @@ pub enum Kind {
     Package,
     /// A contract file.
     File,
-    /// Nothing is at the path (on this side of a `--base` diff).
+    /// Nothing comparable is at the path: nothing at all, something that
+    /// is neither a regular file nor a directory, or (on a side that may
+    /// be absent) a directory without `templiqx.yaml`. See
+    /// [`Side::unusable`].
     Absent,
 }
 
@@ -32,10 +37,26 @@ pub struct Side {
     pub loader: Loader,
     /// The package's index in the loader, for a package directory.
     pub package: Option<usize>,
-    /// Every contract compiled, in the manifest's order.
+    /// Every contract compiled, in the manifest's order. A listed
+    /// contract's [`CompiledContract::id`] is the id the manifest lists
+    /// (what a host names it by), whatever its file declares: a file that
+    /// declares another id does not compile (`TQX_PACKAGE`).
+    ///
+    /// A contract whose only errors are in its eval fixtures
+    /// (`TQX_EVAL_INVALID`, under `/evals`) has its interaction compiled
+    /// without them, since fixtures never reach it; the errors stay in its
+    /// diagnostics.
     pub contracts: Vec<CompiledContract>,
-    /// Problems with the input itself: unreadable, not a package, a bad
-    /// manifest (`TQX_IO`, `TQX_PACKAGE`, ...).
+    /// Why the path itself cannot be compared, when it cannot (`TQX_IO`):
+    /// nothing is there, it is neither a regular file nor a directory (a
+    /// device, a named pipe, a socket) or a loop of symbolic links, or it
+    /// is a directory without `templiqx.yaml`. A front end reports it as a
+    /// usage error. `None` for a side that may be absent
+    /// (`absent_is_empty`) and is.
+    pub unusable: Option<Diagnostic>,
+    /// Problems loading the package: a manifest that cannot be read, does
+    /// not parse or is invalid (`TQX_IO`, `TQX_PARSE_YAML`, the shape
+    /// codes, `TQX_PACKAGE`). A side with problems is not compared.
     pub problems: Vec<Diagnostic>,
 }
 
@@ -46,8 +67,54 @@ impl std::fmt::Debug for Side {
             .field("path", &self.path)
             .field("kind", &self.kind)
             .field("contracts", &self.contracts.len())
+            .field("unusable", &self.unusable)
             .field("problems", &self.problems)
             .finish_non_exhaustive()
+    }
+}
+
+/// An I/O error's reason in words: the operating system's message without
+/// its ` (os error N)` tail, starting in lower case.
+fn os_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = text
+        .find(" (os error")
+        .map_or(text.as_str(), |i| &text[..i]);
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_lowercase().chain(chars).collect()
+    })
+}
+
+/// Compiles `c`'s interaction without its eval fixtures when they are all
+/// that stop it: every error is under `/evals` of the contract file
+/// (`TQX_EVAL_INVALID`, or a check's expression), and the contract without
+/// `evals` compiles. Fixtures never reach the interaction (`docs/diff.md`,
+/// `EVAL_CHANGED`), so the comparison of shapes need not wait for them;
+/// the fixtures' diagnostics stay in `c`.
+fn without_fixtures(c: &mut CompiledContract, loader: &Loader, profile: &CapabilityProfile) {
+    let Some(contract) = &c.contract else { return };
+    let in_fixtures = |d: &Diagnostic| {
+        !d.is_error()
+            || (d.file.as_deref() == Some(c.file.as_str())
+                && d.json_pointer.as_deref().is_some_and(|p| {
+                    p.strip_prefix("/evals")
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+                }))
+    };
+    if c.interaction.is_some()
+        || contract.evals.is_empty()
+        || !c.diagnostics.iter().any(Diagnostic::is_error)
+        || !c.diagnostics.iter().all(in_fixtures)
+    {
+        return;
+    }
+    let bare = Contract {
+        evals: Vec::new(),
+        ..contract.clone()
+    };
+    if let Ok(interaction) = compile_contract(&bare, &loader.sources, profile) {
+        c.interaction = Some(interaction);
     }
 }
 
@@ -83,11 +150,12 @@ impl Side {
     /// `TQX_CAPABILITY_UNSUPPORTED` never fires and the comparison sees
     /// the required capabilities themselves.
     ///
-    /// Problems are recorded, never returned: `TQX_IO` in
-    /// [`Side::problems`] when nothing is at `path` (unless
-    /// `absent_is_empty`, for the old side of a `--base` diff of a package
-    /// new in the working tree, which is then [`Kind::Absent`]) or a
-    /// directory has no manifest; each contract's own diagnostics in it.
+    /// Problems are recorded, never returned: [`Side::unusable`] when
+    /// nothing comparable is at `path` — unless `absent_is_empty` (a side
+    /// of a `--base` diff, where a package may be new or deleted) and
+    /// nothing, or a directory without `templiqx.yaml`, is there: the side
+    /// is then an empty [`Kind::Absent`]. Manifest problems go to
+    /// [`Side::problems`], each contract's to its diagnostics.
     pub fn load(
         fs: Arc<dyn FileSystem>,
         base: &Path,
@@ -101,51 +169,78 @@ impl Side {
             let rel = relative_to(&abs, base).to_string_lossy().replace('\\', "/");
             if rel.is_empty() { ".".to_owned() } else { rel }
         };
-        let kind = if fs.is_dir(&abs) {
-            Kind::Package
+        let (kind, unusable) = if fs.is_dir(&abs) {
+            if fs.is_file(&abs.join(MANIFEST)) {
+                (Kind::Package, None)
+            } else {
+                let d = Diagnostic::error(
+                    Code::Io,
+                    format!("`{shown}` is not a package: it holds no `{MANIFEST}`"),
+                )
+                .in_file(shown.clone())
+                .help(format!(
+                    "a package directory holds a `{MANIFEST}` manifest; to compare one contract, pass its file"
+                ));
+                (Kind::Absent, (!absent_is_empty).then_some(d))
+            }
         } else if fs.is_file(&abs) {
-            Kind::File
+            (Kind::File, None)
         } else {
-            Kind::Absent
+            let (what, exists) = match fs.canonicalize(&abs) {
+                // Something is there, but neither a file nor a directory.
+                Ok(_) => (
+                    format!(
+                        "`{shown}` is neither a regular file nor a directory (a device, a named pipe or a socket)"
+                    ),
+                    true,
+                ),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => (
+                    format!("cannot open `{shown}`: no such file or directory"),
+                    false,
+                ),
+                Err(e) => {
+                    let reason = os_reason(&e);
+                    let what = if reason.contains("symbolic link") {
+                        format!("`{shown}` is a loop of symbolic links ({reason})")
+                    } else {
+                        format!("cannot open `{shown}`: {reason}")
+                    };
+                    (what, true)
+                }
+            };
+            let d = Diagnostic::error(Code::Io, what)
+                .in_file(shown.clone())
+                .help("pass a package directory (holding `templiqx.yaml`) or a contract file");
+            (Kind::Absent, (exists || !absent_is_empty).then_some(d))
         };
         let mut side = Side {
             label: label.into(),
-            path: shown.clone(),
+            path: shown,
             kind,
             loader: Loader::with_file_system(base, Arc::clone(&fs)),
             package: None,
             contracts: Vec::new(),
+            unusable,
             problems: Vec::new(),
         };
-        match kind {
-            Kind::Absent if absent_is_empty => {}
-            Kind::Absent => side.problems.push(
-                Diagnostic::error(Code::Io, format!("cannot open `{shown}`: no such file or directory"))
-                    .in_file(shown)
-                    .help("pass a package directory (holding `templiqx.yaml`) or a contract file"),
-            ),
-            Kind::Package if !fs.is_file(&abs.join(MANIFEST)) => side.problems.push(
-                Diagnostic::error(
-                    Code::Io,
-                    format!("`{shown}` is not a package: it holds no `{MANIFEST}`"),
-                )
-                .in_file(shown)
-                .help(format!(
-                    "a package directory holds a `{MANIFEST}` manifest; to compare one contract, pass its file"
-                )),
-            ),
-            Kind::Package | Kind::File => {
-                let empty = CapabilityProfile::default();
-                side.compile(&fs, base, &abs, target.unwrap_or(&empty));
-                if target.is_none() {
-                    let needs = side.required_capabilities();
-                    if !needs.0.is_empty() {
-                        side.compile(&fs, base, &abs, &needs);
-                    }
+        if matches!(kind, Kind::Package | Kind::File) {
+            let empty = CapabilityProfile::default();
+            side.compile(&fs, base, &abs, target.unwrap_or(&empty));
+            if target.is_none() {
+                let needs = side.required_capabilities();
+                if !needs.0.is_empty() {
+                    side.compile(&fs, base, &abs, &needs);
                 }
             }
         }
         side
+    }
+
+    /// Whether the side loaded: something comparable is at its path (or it
+    /// may be absent and is), and its manifest has no problems. A contract
+    /// file always loads; the contract may still not compile.
+    pub fn loaded(&self) -> bool {
+        self.unusable.is_none() && self.problems.is_empty()
     }
 
     /// (Re)compiles the side for `profile` with a fresh loader.
@@ -166,14 +261,18 @@ impl Side {
                     self.package = Some(index);
                     let ids = loader.package(index).manifest.contracts.clone();
                     for id in ids {
-                        let c = loader.compile_listed(index, &id, profile);
+                        let mut c = loader.compile_listed(index, &id, profile);
+                        // Matched by the listed id, whatever the file says.
+                        c.id = id;
+                        without_fixtures(&mut c, &loader, profile);
                         self.contracts.push(c);
                     }
                 }
                 Err(diagnostics) => self.problems = diagnostics,
             },
             Kind::File => {
-                let c = loader.compile_file(abs, profile);
+                let mut c = loader.compile_file(abs, profile);
+                without_fixtures(&mut c, &loader, profile);
                 self.contracts.push(c);
             }
             Kind::Absent => {}
@@ -250,6 +349,20 @@ impl Side {
             json_pointer: pointer.to_owned(),
             span,
         }
+    }
+
+    /// The longest prefix of `pointer` that is written in `file` (a node
+    /// a default fills in, such as `filters: []`, is not).
+    pub(crate) fn written(&self, file: FileId, pointer: &str) -> String {
+        let root = self.loader.sources.get(file).and_then(|f| f.root.as_ref());
+        let mut p = pointer;
+        while let Some(root) = root
+            && root.pointer(p).is_none()
+            && let Some(i) = p.rfind('/')
+        {
+            p = &p[..i];
+        }
+        p.to_owned()
     }
 
     /// The text of the file named `name` on this side.

@@ -14,6 +14,66 @@ pub(crate) fn json_text(v: &Value) -> String {
     }
 }
 
+/// How many values of a list a message shows before "… and N more".
+pub(crate) const SHOWN_VALUES: usize = 5;
+
+/// Values for a message: each as compact JSON in backticks, the first
+/// [`SHOWN_VALUES`] of them and how many more there are.
+pub(crate) fn some_values<V: std::borrow::Borrow<Value>>(values: &[V]) -> String {
+    some(values.iter().map(|v| json_text(v.borrow())), values.len())
+}
+
+/// Items for a message, each in backticks: the first [`SHOWN_VALUES`] of
+/// the `total` and how many more there are.
+pub(crate) fn some(items: impl Iterator<Item = String>, total: usize) -> String {
+    let shown: Vec<String> = items
+        .take(SHOWN_VALUES)
+        .map(|item| format!("`{item}`"))
+        .collect();
+    let mut text = shown.join(", ");
+    if total > shown.len() {
+        text.push_str(&format!(" … and {} more", total - shown.len()));
+    }
+    text
+}
+
+/// How many characters of a changed text a message shows around the
+/// change, on each side of it.
+const CONTEXT: usize = 12;
+
+/// How many changed characters a message shows.
+const CHANGED: usize = 40;
+
+/// Two versions of a text for a message, quoted, showing where they
+/// differ: the first change with a little context (`…` marks text left
+/// out), so two long texts that differ late never look the same. Short
+/// texts are shown whole.
+pub(crate) fn excerpts(a: &str, b: &str) -> (String, String) {
+    let (ca, cb): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if ca.len() <= CHANGED && cb.len() <= CHANGED {
+        return (format!("{a:?}"), format!("{b:?}"));
+    }
+    let prefix = ca.iter().zip(&cb).take_while(|(x, y)| x == y).count();
+    let suffix = ca[prefix..]
+        .iter()
+        .rev()
+        .zip(cb[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let cut = |chars: &[char]| {
+        let start = prefix.saturating_sub(CONTEXT);
+        let changed_end = chars.len() - suffix;
+        let end = (changed_end.min(prefix + CHANGED) + CONTEXT).min(chars.len());
+        let middle: String = chars[start..end].iter().collect();
+        let quoted = format!("{middle:?}");
+        let inner = &quoted[1..quoted.len() - 1];
+        let head = if start > 0 { "…" } else { "" };
+        let tail = if end < chars.len() { "…" } else { "" };
+        format!("\"{head}{inner}{tail}\"")
+    };
+    (cut(&ca), cut(&cb))
+}
+
 /// The place of property `name` below `place`: `inputs.customer` and
 /// `name` → `inputs.customer.name`; a name that is empty or holds `.`,
 /// `[`, `]`, a quote or white space is written as a JSON string in
@@ -38,6 +98,30 @@ mod tests {
         assert_eq!(place_child("inputs", "name"), "inputs.name");
         assert_eq!(place_child("inputs", "a.b"), "inputs[\"a.b\"]");
         assert_eq!(place_child("output", ""), "output[\"\"]");
+    }
+
+    #[test]
+    fn long_texts_are_shown_where_they_differ() {
+        let a = "You extract lease terms as JSON. Never invent values; leave unknown ones out.";
+        let b = "You extract lease terms as JSON. Never invent values; mark unknown ones null.";
+        assert_eq!(
+            excerpts(a, b),
+            (
+                "\"…ent values; leave unknown ones out.\"".to_owned(),
+                "\"…ent values; mark unknown ones null.\"".to_owned()
+            )
+        );
+        assert_eq!(
+            excerpts("Hello ", "Good morning, "),
+            ("\"Hello \"".to_owned(), "\"Good morning, \"".to_owned())
+        );
+        // A long insertion is cut after 40 changed characters, and says so.
+        let long = format!("{a} {}", "x".repeat(100));
+        let (_, shown) = excerpts(a, &long);
+        assert!(
+            shown.starts_with("\"…") && shown.ends_with("xxx…\""),
+            "{shown}"
+        );
     }
 
     #[test]

@@ -126,10 +126,16 @@ pub fn gate(old: &str, new: &str, class: Option<Class>) -> Gate {
     if !makes(o, n, class) {
         g.sufficient = false;
         let what = class.map_or("", Class::as_str);
-        g.reason = Some(if n == o {
+        g.reason = Some(if old.trim() == new.trim() {
             format!(
                 "the version stayed {old}, and a {what} change needs at least {}",
                 g.least
+            )
+        } else if n == o {
+            // Only pre-release or build metadata changed.
+            format!(
+                "{old} → {new} keeps {}.{}.{} (pre-release and build metadata do not count), and a {what} change needs at least {}",
+                n.0, n.1, n.2, g.least
             )
         } else {
             format!(
@@ -214,6 +220,18 @@ mod tests {
         assert!(gate("1.0.0", "2.0.0-alpha.1", Some(Class::Breaking)).sufficient);
         assert!(!gate("1.2.0", "1.1.9", None).sufficient);
         assert!(gate("1.2.0", "1.2.0+build.7", None).sufficient);
+        let g = gate("0.2.0-alpha.1", "0.2.0", Some(Class::Breaking));
+        assert_eq!(
+            g.reason.as_deref(),
+            Some(
+                "0.2.0-alpha.1 → 0.2.0 keeps 0.2.0 (pre-release and build metadata do not count), and a breaking change needs at least 0.3.0"
+            )
+        );
+        let g = gate("0.2.0", "0.2.0", Some(Class::Behaviour));
+        assert_eq!(
+            g.reason.as_deref(),
+            Some("the version stayed 0.2.0, and a behaviour change needs at least 0.2.1")
+        );
         let g = gate("1.2", "1.3.0", Some(Class::Behaviour));
         assert!(!g.sufficient);
         assert!(g.reason.unwrap().contains("not a SemVer version"));

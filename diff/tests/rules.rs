@@ -25,6 +25,9 @@ struct Block {
     side: String,
     /// A whole file of the package, or a fragment of the contract.
     path: Option<String>,
+    /// `tqx-compare=files`: the pair compares the two contract files, not
+    /// the two packages.
+    files: bool,
     text: String,
 }
 
@@ -38,6 +41,7 @@ fn blocks(docs: &str) -> Vec<Block> {
         let mut key = None;
         let mut side = None;
         let mut path = None;
+        let mut files = false;
         for word in info.split_whitespace() {
             if let Some(r) = word.strip_prefix("tqx-diff=") {
                 key = Some(r.to_owned());
@@ -47,6 +51,9 @@ fn blocks(docs: &str) -> Vec<Block> {
                 side = Some(s.to_owned());
             } else if let Some(p) = word.strip_prefix("tqx-path=") {
                 path = Some(p.to_owned());
+            } else if let Some(c) = word.strip_prefix("tqx-compare=") {
+                assert_eq!(c, "files", "docs/diff.md:{}: tqx-compare=files", n + 1);
+                files = true;
             }
         }
         let mut text = String::new();
@@ -64,6 +71,7 @@ fn blocks(docs: &str) -> Vec<Block> {
                 key,
                 side,
                 path,
+                files,
                 text,
             });
         }
@@ -128,12 +136,18 @@ fn package(dir: &Path, blocks: &[&Block]) {
     .unwrap();
 }
 
-/// The rules the diff of two packages reports, after checking that every
-/// change is located and nothing failed to compile.
-fn rules_between(root: &Path, origin: &str) -> BTreeSet<String> {
+/// The rules the diff of two packages (or of their contract files, with
+/// `files`) reports, after checking that every change is located and
+/// nothing failed to compile.
+fn rules_between(root: &Path, origin: &str, files: bool) -> BTreeSet<String> {
     let fs = Arc::new(RealFileSystem);
-    let old = Side::load(fs.clone(), root, Path::new("before"), None, "old", false);
-    let new = Side::load(fs, root, Path::new("after"), None, "new", false);
+    let file = if files { "contracts/example.yaml" } else { "" };
+    let (before, after) = (
+        Path::new("before").join(file),
+        Path::new("after").join(file),
+    );
+    let old = Side::load(fs.clone(), root, &before, None, "old", false);
+    let new = Side::load(fs, root, &after, None, "new", false);
     let report = diff(&old, &new);
     for d in &report.diagnostics {
         assert_eq!(
@@ -162,7 +176,8 @@ fn run_pair(before: &[&Block], after: &[&Block], origin: &str) -> BTreeSet<Strin
     let dir = tempfile::tempdir().unwrap();
     package(&dir.path().join("before"), before);
     package(&dir.path().join("after"), after);
-    rules_between(dir.path(), origin)
+    let files = before.iter().chain(after).any(|b| b.files);
+    rules_between(dir.path(), origin, files)
 }
 
 /// A schema pair as an input field's schema and as the output schema.
@@ -183,6 +198,7 @@ fn schema_blocks(schema: &Value, line: usize) -> [Block; 2] {
         key: String::new(),
         side: String::new(),
         path: None,
+        files: false,
         text: serde_json::to_string(&v).unwrap(),
     };
     [block(as_input), block(as_output)]
