@@ -159,6 +159,7 @@ impl Builder {
         let base = self.base();
         let mut loader = Loader::new(&base).with_options(CompileOptions {
             fake_output_in_tests: self.eval_tests,
+            ..CompileOptions::default()
         });
         let Some(target) = &self.target else {
             let d = Diagnostic::error(Code::CapabilityUnsupported, "no target capability profile was given")

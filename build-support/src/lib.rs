@@ -45,7 +45,7 @@
 //! | compile the `expect` checks of its eval fixtures (for `templiqx::evaluate_check`) | [`compile_checks`] |
 //! | load and compile packages and contract files (includes, dependencies, tool contracts) | [`Loader`] → [`CompiledContract`]s, reading through [`Sources`] / [`SourceFile`]; a package's [`Manifest`] ([`MANIFEST`], [`manifest_fingerprint`]), [`Package`], [`ToolContract`]; [`MAX_INCLUDE_DEPTH`]; [`relative_to`] names files as diagnostics do |
 //! | compile what an editor shows, or track every file a build depends on | [`Loader::with_file_system`] over a [`FileSystem`]: [`RealFileSystem`] (the disk), [`Overlay`] (in-memory documents over another); [`Loader::files_read`], [`Loader::looked_for`] |
-//! | generate Rust for compiled contracts | [`codegen::generate`], [`codegen::generate_all`] with [`codegen::Options`]; [`codegen::format_file`] |
+//! | generate Rust for compiled contracts | [`codegen::generate`], [`codegen::generate_all`] with [`codegen::Options`]; its diagnostics without the code: [`codegen::check`], [`codegen::check_all`]; [`codegen::format_file`] |
 //! | do both from `build.rs` | [`Builder`] → [`Generated`], [`BuildError`] |
 //! | show diagnostics with source snippets | [`report`] |
 //! | read YAML and JSON as every Templiqx reader does | [`yaml`] (strict YAML, with spans), [`text`] (decoding, strict JSON) |

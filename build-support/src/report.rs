@@ -52,6 +52,16 @@ pub fn render_human(diagnostic: &Diagnostic, source: Option<&str>) -> String {
 
 /// [`render_human`], with ANSI colors when `color` is true (for a terminal).
 pub fn render_human_styled(diagnostic: &Diagnostic, source: Option<&str>, color: bool) -> String {
+    // Only the lines up to the span's last are indexed.
+    let last = diagnostic
+        .span
+        .map_or(0, |s| to_usize(s.start.line.max(s.end.line)));
+    let lines = source.map(|source| Lines::new(source, last));
+    render_indexed(diagnostic, lines.as_ref(), color)
+}
+
+/// [`render_human_styled`] with the source's lines already indexed.
+fn render_indexed(diagnostic: &Diagnostic, source: Option<&Lines<'_>>, color: bool) -> String {
     let level = match diagnostic.severity {
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
@@ -183,10 +193,10 @@ pub fn render_places(report: &PlacesReport<'_>, color: bool) -> String {
         } else {
             AnnotationKind::Context
         };
-        let lines = place
-            .source
-            .zip(place.span)
-            .and_then(|(source, span)| excerpt(source, span));
+        let lines = place.source.zip(place.span).and_then(|(source, span)| {
+            let last = to_usize(span.start.line.max(span.end.line));
+            excerpt(&Lines::new(source, last), span)
+        });
         group = match (lines, place.span) {
             (Some((text, first_line, range)), _) => group.element(
                 Snippet::source(text)
@@ -222,7 +232,9 @@ pub fn render_places(report: &PlacesReport<'_>, color: bool) -> String {
 /// an empty string.
 ///
 /// `source_for` maps a diagnostic's `file` to its text (`None` when it
-/// cannot be read); it is called once per distinct file.
+/// cannot be read); it is called once per distinct file, whose lines are
+/// then indexed once, so the time is linear in the sources plus the
+/// output, however many diagnostics a file has.
 pub fn render_all(
     diagnostics: &[Diagnostic],
     source_for: &dyn Fn(&str) -> Option<String>,
@@ -239,16 +251,7 @@ pub fn render_all_styled(
     if diagnostics.is_empty() {
         return String::new();
     }
-    let mut sources: HashMap<&str, Option<String>> = HashMap::new();
-    let mut out = String::new();
-    for d in diagnostics {
-        let source = d
-            .file
-            .as_deref()
-            .and_then(|f| sources.entry(f).or_insert_with(|| source_for(f)).as_deref());
-        out.push_str(&render_human_styled(d, source, color));
-        out.push_str("\n\n");
-    }
+    let mut out = render_each_styled(diagnostics, source_for, color);
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     let warnings = diagnostics.len() - errors;
     let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
@@ -269,6 +272,34 @@ pub fn render_all_styled(
     out
 }
 
+/// Renders each diagnostic with [`render_human_styled`] (ANSI colors when
+/// `color` is true), each followed by a blank line (`\n\n`); no summary
+/// (that is [`render_all_styled`]'s). `source_for` is called once per
+/// distinct file, and each file's lines are indexed once: the time is
+/// linear in the sources plus the output, where rendering the diagnostics
+/// one by one scans a source up to each one's span again.
+pub fn render_each_styled(
+    diagnostics: &[Diagnostic],
+    source_for: &dyn Fn(&str) -> Option<String>,
+    color: bool,
+) -> String {
+    let mut texts: HashMap<&str, Option<String>> = HashMap::new();
+    for file in diagnostics.iter().filter_map(|d| d.file.as_deref()) {
+        texts.entry(file).or_insert_with(|| source_for(file));
+    }
+    let lines: HashMap<&str, Lines<'_>> = texts
+        .iter()
+        .filter_map(|(file, text)| Some((*file, Lines::new(text.as_deref()?, usize::MAX))))
+        .collect();
+    let mut out = String::new();
+    for d in diagnostics {
+        let source = d.file.as_deref().and_then(|f| lines.get(f));
+        out.push_str(&render_indexed(d, source, color));
+        out.push_str("\n\n");
+    }
+    out
+}
+
 /// The diagnostics as a compact JSON array, in the `Diagnostic` serde shape
 /// (`code` as its `TQX_*` string, absent fields omitted, spans without
 /// byte offsets).
@@ -277,23 +308,64 @@ pub fn render_json(diagnostics: &[Diagnostic]) -> String {
     serde_json::to_string(diagnostics).unwrap_or_else(|e| unreachable!("{e}"))
 }
 
+/// A source's text, without a leading byte order mark (not a column: the
+/// compiler's spans do not count it), and the byte offset at which each of
+/// its lines starts, computed in one pass.
+///
+/// Lines end as YAML 1.2 ends them (`\n`, `\r\n`, a lone `\r`).
+struct Lines<'s> {
+    text: &'s str,
+    /// `starts[i]` is where 1-based line `i + 1` starts; a text of `n`
+    /// line breaks has `n + 1` lines (the last one empty after a final
+    /// break).
+    starts: Vec<usize>,
+}
+
+impl<'s> Lines<'s> {
+    /// Indexes `source`'s lines up to 1-based line `last` (at least the
+    /// first; `usize::MAX` for all).
+    fn new(source: &'s str, last: usize) -> Lines<'s> {
+        let text = source.strip_prefix('\u{feff}').unwrap_or(source);
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        let mut i = 0;
+        while starts.len() < last {
+            let Some(at) = bytes[i..].iter().position(|&b| b == b'\n' || b == b'\r') else {
+                break;
+            };
+            i += at;
+            i += if bytes[i..].starts_with(b"\r\n") {
+                2
+            } else {
+                1
+            };
+            starts.push(i);
+        }
+        Lines { text, starts }
+    }
+
+    /// The byte offset of the start of 1-based `line` (line 0 is read as
+    /// line 1); `None` beyond the text (or the lines indexed).
+    fn start(&self, line: usize) -> Option<usize> {
+        self.starts.get(line.max(1) - 1).copied()
+    }
+}
+
 /// The lines of `source` that `span` covers, the first one's number, and
 /// the span's byte range within them. `None` when the span starts beyond
-/// the source.
+/// the source (or the lines indexed).
 ///
-/// Lines end as YAML 1.2 ends them (`\n`, `\r\n`, a lone `\r`); a leading
-/// byte order mark is not a column (the compiler's spans do not count it).
 /// `annotate-snippets` breaks lines at `\n` only, so a lone `\r` in the
 /// excerpt becomes `\n` (one byte for one, so the range stays valid).
-fn excerpt(source: &str, span: Span) -> Option<(Cow<'_, str>, usize, Range<usize>)> {
-    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+fn excerpt<'s>(lines: &Lines<'s>, span: Span) -> Option<(Cow<'s, str>, usize, Range<usize>)> {
+    let source = lines.text;
     let first_line = to_usize(span.start.line).max(1);
-    let begin = line_start(source, first_line)?;
+    let begin = lines.start(first_line)?;
     let start = begin + column_offset(&source[begin..], span.start.column);
     let end = if span.end < span.start {
         start
     } else {
-        match line_start(source, to_usize(span.end.line).max(1)) {
+        match lines.start(to_usize(span.end.line)) {
             Some(line) => line + column_offset(&source[line..], span.end.column),
             None => source.len(),
         }
@@ -313,25 +385,6 @@ fn excerpt(source: &str, span: Span) -> Option<(Cow<'_, str>, usize, Range<usize
         Cow::Borrowed(text)
     };
     Some((text, first_line, start - begin..end - begin))
-}
-
-/// The byte offset of the start of 1-based `line` (see [`excerpt`] for
-/// what ends a line).
-fn line_start(source: &str, line: usize) -> Option<usize> {
-    let mut at = 0;
-    for _ in 1..line {
-        let len = line_len(&source[at..]);
-        let rest = &source[at + len..];
-        at += len
-            + if rest.starts_with("\r\n") {
-                2
-            } else if rest.is_empty() {
-                return None;
-            } else {
-                1
-            };
-    }
-    Some(at)
 }
 
 /// The length in bytes of the line that starts `rest`, without its break.

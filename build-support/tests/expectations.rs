@@ -267,6 +267,7 @@ fn code_generating_front_ends_leave_failing_checks_to_the_eval_tests() {
     std::fs::write(dir.path().join("scorer.yaml"), &text).unwrap();
     let mut loader = Loader::new(dir.path()).with_options(CompileOptions {
         fake_output_in_tests: true,
+        ..CompileOptions::default()
     });
     let c = loader.compile_file(&dir.path().join("scorer.yaml"), &target());
     assert!(c.diagnostics.is_empty(), "{:#?}", c.diagnostics);

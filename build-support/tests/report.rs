@@ -244,3 +244,80 @@ fn a_leading_byte_order_mark_is_not_a_column() {
     let out = render_human(&d, Some(source));
     assert!(out.contains("1 | {a: 1, a: 2}\n  |        ^\n"), "{out}");
 }
+
+/// A source of `n` three-line entries (`  field_<i>:`, `    schema:`,
+/// `      type: strin`), lines ending alternately in `\n` and `\r\n`, and
+/// one error per entry spanning its three lines.
+fn many(n: u32) -> (String, Vec<Diagnostic>) {
+    let mut source = String::from("inputs:\n");
+    for i in 0..n {
+        let end = if i % 2 == 0 { "\n" } else { "\r\n" };
+        source.push_str(&format!(
+            "  field_{i}:{end}    schema:{end}      type: strin{end}"
+        ));
+    }
+    let diagnostics = (0..n)
+        .map(|i| {
+            let line = 2 + 3 * i;
+            let mut d = Diagnostic::error(Code::InvalidType, format!("entry {i}"))
+                .in_file("big.yaml")
+                .at(format!("/inputs/field_{i}"));
+            d.span = Some(Span {
+                start: Position { line, column: 3 },
+                end: Position {
+                    line: line + 2,
+                    column: 18,
+                },
+                bytes: (0, 0),
+            });
+            d
+        })
+        .collect();
+    (source, diagnostics)
+}
+
+#[test]
+fn render_all_shows_thousands_of_multi_line_snippets_of_one_source() {
+    let n = 2_000;
+    let (source, diagnostics) = many(n);
+    let calls = std::cell::Cell::new(0);
+    let out = render_all(&diagnostics, &|file| {
+        calls.set(calls.get() + 1);
+        (file == "big.yaml").then(|| source.clone())
+    });
+    assert_eq!(calls.get(), 1, "one read for the one file");
+    let blocks: Vec<&str> = out.split("\n\n").collect();
+    assert_eq!(blocks.len(), 2_001);
+    assert_eq!(blocks[2_000], "error: 2000 errors found");
+    // Every diagnostic has its snippet, at its own lines.
+    for (i, block) in blocks[..2_000].iter().enumerate() {
+        let line = 2 + 3 * i;
+        assert!(
+            block.contains(&format!(" --> big.yaml:{line}:3\n")),
+            "{block}"
+        );
+        assert!(block.contains(&format!(" field_{i}:\n")), "{block}");
+    }
+    let last = 2 + 3 * (n - 1);
+    assert_eq!(
+        blocks[1_999],
+        format!(
+            "\
+error[TQX_INVALID_TYPE]: entry 1999
+    --> big.yaml:{last}:3
+     |
+{last} | /   field_1999:
+{} | |     schema:
+{} | |       type: strin
+     | |_________________^
+     |
+     = note: at /inputs/field_1999",
+            last + 1,
+            last + 2
+        )
+    );
+    // The same text as rendering one on its own.
+    for i in (0..diagnostics.len()).step_by(97) {
+        assert_eq!(render_human(&diagnostics[i], Some(&source)), blocks[i]);
+    }
+}

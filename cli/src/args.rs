@@ -312,11 +312,14 @@ Example:
     ///
     /// Editors attach it to contracts, partials and templiqx.yaml manifests:
     /// the compiler's diagnostics while typing (unsaved buffers over the
-    /// disk), hover on references, go to definition, document symbols. The
-    /// client's initializationOptions.target overrides --target; with
-    /// neither, capability checks are skipped. See docs/cli.md, "lsp".
+    /// disk), hover, completion, go to definition, find references, rename,
+    /// quick fixes and document symbols. The client's
+    /// initializationOptions.target overrides --target; with neither,
+    /// capability checks are skipped. The global --format and --color do
+    /// not apply: the server speaks only the protocol. See docs/cli.md,
+    /// "lsp".
     #[command(after_help = "\
-Example (Neovim):
+Example (Neovim 0.8 and later; 0.7 and other editors: docs/editors.md):
   vim.lsp.start({ name = 'templiqx', cmd = { 'templiqx', 'lsp', '--target', 'structured_output' } })")]
     Lsp {
         /// The target capability profile, comma-separated or repeated;

@@ -177,13 +177,13 @@ impl Ui {
         diagnostics: &[Diagnostic],
         sources: &SourceTexts,
     ) -> io::Result<()> {
-        let mut text = String::new();
-        for d in diagnostics {
-            let source = d.file.as_deref().and_then(|f| sources.get(f));
-            text.push_str(&report::render_human_styled(d, source, self.color));
-            text.push_str("\n\n");
-        }
-        self.write(&text)
+        // Each source's lines are indexed once, not once per diagnostic.
+        let source_for = |f: &str| sources.get(f).map(str::to_owned);
+        self.write(&report::render_each_styled(
+            diagnostics,
+            &source_for,
+            self.color,
+        ))
     }
 
     /// A cargo-style status line: a right-aligned verb, then the message.

@@ -215,3 +215,86 @@ fn lsp_without_a_target_says_so_and_exits_1_without_shutdown() {
     server.notify("exit", Value::Null);
     assert_eq!(server.exit_status(), Some(1));
 }
+
+/// Runs `templiqx lsp` on `input` (standard input closed after it): its
+/// exit status, the messages it wrote and its standard error.
+fn run_on(input: Vec<u8>) -> (Option<i32>, Vec<Value>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_templiqx"))
+        .args(["lsp", "--target", "structured_output"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        // The server may stop reading first (it exits): a broken pipe is
+        // not the test's failure.
+        let _ = stdin.write_all(&input);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let mut messages = Vec::new();
+    let mut rest = &output.stdout[..];
+    while let Some(end) = rest.windows(4).position(|w| w == b"\r\n\r\n") {
+        let header = std::str::from_utf8(&rest[..end]).unwrap();
+        let length: usize = header["Content-Length: ".len()..].parse().unwrap();
+        messages.push(serde_json::from_slice(&rest[end + 4..end + 4 + length]).unwrap());
+        rest = &rest[end + 4 + length..];
+    }
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    (output.status.code(), messages, stderr)
+}
+
+fn framed(body: &str) -> String {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len())
+}
+
+fn handshake() -> String {
+    framed(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#)
+        + &framed(r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#)
+}
+
+#[test]
+fn lsp_answers_malformed_messages_and_still_exits_0() {
+    let input = handshake()
+        + &framed(r#"{"jsonrpc":"2.0","id":2,"method":"x\ud800"}"#)
+        + &framed(r#"{"foo":1}"#)
+        + &framed("[1,2,3]")
+        + &framed("{\"jsonrpc\":")
+        + "Content-Length: many\r\n\r\n{}"
+        + &framed(r#"{"jsonrpc":"2.0","id":3,"method":"shutdown"}"#)
+        + &framed(r#"{"jsonrpc":"2.0","id":4,"method":"textDocument/hover","params":{}}"#)
+        + &framed(r#"{"jsonrpc":"2.0","method":"exit"}"#);
+    let (status, messages, stderr) = run_on(input.into_bytes());
+    assert_eq!(status, Some(0), "{stderr}");
+    let codes: Vec<i64> = messages
+        .iter()
+        .filter_map(|m| m["error"]["code"].as_i64())
+        .collect();
+    // Parse error, invalid request twice, parse error twice, then the
+    // request after `shutdown`.
+    assert_eq!(
+        codes,
+        [-32700, -32600, -32600, -32700, -32700, -32600],
+        "{messages:#?}"
+    );
+    let shutdown = messages.iter().find(|m| m["id"] == 3).unwrap();
+    assert_eq!(shutdown["result"], Value::Null, "{shutdown}");
+}
+
+#[test]
+fn lsp_refuses_a_huge_content_length_and_exits_1_with_a_reason() {
+    let input = handshake() + "Content-Length: 1000000000000\r\n\r\n{}";
+    let (status, messages, stderr) = run_on(input.into_bytes());
+    // Not a SIGABRT: a refusal, then the end of the input inside the
+    // refused body.
+    assert_eq!(status, Some(1), "{stderr}");
+    let refusal = messages.iter().find(|m| m["error"].is_object()).unwrap();
+    assert_eq!(refusal["error"]["code"], -32600);
+    assert_eq!(refusal["id"], Value::Null);
+    assert_eq!(
+        stderr,
+        "templiqx lsp: the input ended inside a refused message of 1000000000000 bytes (2 skipped)\n"
+    );
+}

@@ -42,10 +42,9 @@ struct Fix {
 }
 
 /// The `data` of the protocol diagnostic of a compiler diagnostic with
-/// suggestion `s`, in the file `text` it is located in; `None` when the
-/// span is not in the text.
-pub(crate) fn data(text: &str, s: &Suggestion) -> Option<serde_json::Value> {
-    let index = LineIndex::new(text);
+/// suggestion `s`, in the file `text` it is located in (`index` is the
+/// text's line index); `None` when the span is not in the text.
+pub(crate) fn data(text: &str, index: &LineIndex, s: &Suggestion) -> Option<serde_json::Value> {
     let start = index.offset_of(s.span.start.line, s.span.start.column);
     let end = index.offset_of(s.span.end.line, s.span.end.column);
     let fix = Fix {
@@ -143,7 +142,7 @@ mod tests {
                 bytes: (start, start + 11),
             },
         };
-        let data = data(text, &s).unwrap();
+        let data = data(text, &LineIndex::new(text), &s).unwrap();
         assert_eq!(
             data,
             serde_json::json!({ "suggestion": {

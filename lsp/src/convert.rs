@@ -16,26 +16,45 @@ pub(crate) struct LineIndex<'a> {
     text: &'a str,
     /// Byte offset of the start of every line; the first is 0.
     starts: Vec<usize>,
+    /// Whether each line is ASCII: there a column, a UTF-16 unit and a
+    /// byte are one, and positions convert without reading the line (a
+    /// long line's many diagnostics convert in linear time).
+    ascii: Vec<bool>,
 }
 
 impl<'a> LineIndex<'a> {
     pub(crate) fn new(text: &'a str) -> LineIndex<'a> {
         let bytes = text.as_bytes();
         let mut starts = vec![0];
+        let mut ascii = Vec::new();
+        let mut line_ascii = true;
         let mut i = 0;
         while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => starts.push(i + 1),
+            let start = match bytes[i] {
+                b'\n' => Some(i + 1),
                 b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
-                    starts.push(i + 2);
                     i += 1;
+                    Some(i + 1)
                 }
-                b'\r' => starts.push(i + 1),
-                _ => {}
+                b'\r' => Some(i + 1),
+                b => {
+                    line_ascii &= b.is_ascii();
+                    None
+                }
+            };
+            if let Some(start) = start {
+                starts.push(start);
+                ascii.push(line_ascii);
+                line_ascii = true;
             }
             i += 1;
         }
-        LineIndex { text, starts }
+        ascii.push(line_ascii);
+        LineIndex {
+            text,
+            starts,
+            ascii,
+        }
     }
 
     /// The text of line `line` (0-based) without its line break; empty past
@@ -44,9 +63,12 @@ impl<'a> LineIndex<'a> {
         let Some(&start) = self.starts.get(line) else {
             return (self.text.len(), "");
         };
-        let rest = &self.text[start..];
-        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
-        (start, &rest[..end])
+        let end = match self.starts.get(line + 1) {
+            Some(&next) if self.text[..next].ends_with("\r\n") => next - 2,
+            Some(&next) => next - 1,
+            None => self.text.len(),
+        };
+        (start, &self.text[start..end])
     }
 
     /// The protocol position of byte `offset` (clamped to the text and to
@@ -60,10 +82,12 @@ impl<'a> LineIndex<'a> {
         let (start, content) = self.line(line);
         // An offset inside a `\r\n` (or at its `\n`) is the end of the line.
         let within = (offset - start).min(content.len());
-        Position::new(
-            saturate(line),
-            saturate(content[..within].encode_utf16().count()),
-        )
+        let character = if self.ascii[line] {
+            within
+        } else {
+            content[..within].encode_utf16().count()
+        };
+        Position::new(saturate(line), saturate(character))
     }
 
     /// The byte offset of a protocol position: a character past the end of
@@ -76,6 +100,9 @@ impl<'a> LineIndex<'a> {
             return self.text.len();
         }
         let (start, content) = self.line(line);
+        if self.ascii[line] {
+            return start + content.len().min(position.character as usize);
+        }
         let mut units = 0usize;
         for (i, c) in content.char_indices() {
             let next = units + c.len_utf16();
@@ -96,6 +123,9 @@ impl<'a> LineIndex<'a> {
         }
         let (start, content) = self.line(line);
         let skip = (column.max(1) - 1) as usize;
+        if self.ascii[line] {
+            return start + content.len().min(skip);
+        }
         content
             .char_indices()
             .nth(skip)

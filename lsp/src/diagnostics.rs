@@ -6,98 +6,192 @@ use lsp_types::{
     CodeDescription, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
     Url,
 };
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
 use templiqx_contracts::{Diagnostic, Severity};
 
-/// The protocol diagnostic of `d`. `text` is the text of the file it is
-/// published on, when `d` is located in it (its span is converted in that
-/// text); without it the diagnostic covers the start of the file.
+/// The protocol diagnostics of one compilation, by the real path of the
+/// file each is published on.
 ///
-/// The code is the `TQX_*` code, with a link to its entry in
-/// `docs/diagnostics.md` when `docs` is known; the message is followed by
-/// the help and by the notes that do not point anywhere; an "included from
-/// FILE:LINE:COLUMN (POINTER)" note becomes related information at the
-/// include node. A suggestion of the compiler goes in `data`, for the quick
-/// fix ([`crate::actions`]).
-pub(crate) fn convert(
-    d: &Diagnostic,
-    text: Option<&str>,
-    compilation: &Compilation,
+/// A diagnostic goes to its file, or to `fallback` (the package manifest,
+/// or the lone contract) when it has none the compilation read. The text
+/// of every file is indexed once ([`LineIndex`]), however many diagnostics
+/// it has: conversion is linear in their number.
+///
+/// Diagnostics identical but for their related information are merged into
+/// one whose related information is the union: a shared partial's error,
+/// reported once per contract that includes it, is shown once, with the
+/// include chain of every contract (and one quick fix).
+pub(crate) fn by_file<'c>(
+    diagnostics: impl IntoIterator<Item = &'c Diagnostic>,
+    fallback: &Path,
+    compilation: &'c Compilation,
     workspace: &Workspace,
     docs: Option<&Url>,
-) -> lsp_types::Diagnostic {
-    let range = match (text, &d.span) {
-        (Some(text), Some(span)) => LineIndex::new(text).range(span),
-        _ => lsp_types::Range::default(),
+) -> BTreeMap<PathBuf, Vec<lsp_types::Diagnostic>> {
+    let mut converter = Converter {
+        compilation,
+        workspace,
+        docs,
+        indexes: HashMap::new(),
     };
-    let mut message = d.message.clone();
-    if let Some(help) = &d.help {
-        message.push_str("\nhelp: ");
-        message.push_str(help);
-    }
-    let mut related = Vec::new();
-    for note in &d.notes {
-        match included_from(note, compilation, workspace) {
-            Some(location) => related.push(DiagnosticRelatedInformation {
-                location,
-                message: "included from here".to_owned(),
-            }),
-            None => {
-                message.push_str("\nnote: ");
-                message.push_str(note);
+    let mut out: BTreeMap<PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+    // Per file, the index in its list of each diagnostic, by what must be
+    // equal for two to merge (all but the related information).
+    let mut seen: HashMap<PathBuf, HashMap<String, usize>> = HashMap::new();
+    for d in diagnostics {
+        let (path, name) = match d
+            .file
+            .as_deref()
+            .and_then(|f| Some((compilation.path_of(f)?, f)))
+        {
+            Some((path, name)) => (path.to_path_buf(), Some(name)),
+            None => (fallback.to_path_buf(), None),
+        };
+        let converted = converter.convert(d, name);
+        let list = out.entry(path.clone()).or_default();
+        let mut key = converted.clone();
+        let related = key.related_information.take().unwrap_or_default();
+        let key = serde_json::to_string(&key).unwrap_or_default();
+        match seen.entry(path).or_default().entry(key) {
+            std::collections::hash_map::Entry::Occupied(at) => {
+                let existing = &mut list[*at.get()];
+                let all = existing.related_information.get_or_insert_with(Vec::new);
+                for r in related {
+                    if !all.contains(&r) {
+                        all.push(r);
+                    }
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(at) => {
+                at.insert(list.len());
+                list.push(converted);
             }
         }
     }
-    let code = d.code.as_str();
-    lsp_types::Diagnostic {
-        range,
-        severity: Some(match d.severity {
-            Severity::Error => DiagnosticSeverity::ERROR,
-            Severity::Warning => DiagnosticSeverity::WARNING,
-        }),
-        code: Some(NumberOrString::String(code.to_owned())),
-        code_description: docs.map(|docs| {
-            let mut href = docs.clone();
-            href.set_fragment(Some(&code.to_ascii_lowercase()));
-            CodeDescription { href }
-        }),
-        source: Some("templiqx".to_owned()),
-        message,
-        related_information: (!related.is_empty()).then_some(related),
-        tags: None,
-        // The compiler's fix, for the quick fix (`crate::actions`).
-        data: match (text, &d.suggestion) {
-            (Some(text), Some(s)) => crate::actions::data(text, s),
-            _ => None,
-        },
-    }
+    out
 }
 
-/// The location an "included from FILE:LINE:COLUMN (POINTER)" note (see
-/// `templiqx_build::Sources::include_chain`) names: the include node at
-/// POINTER in FILE, else the position.
-fn included_from(note: &str, compilation: &Compilation, workspace: &Workspace) -> Option<Location> {
-    let rest = note.strip_prefix("included from ")?;
-    let (at, pointer) = match rest.rfind(" (") {
-        Some(i) if rest.ends_with(')') => (&rest[..i], Some(&rest[i + 2..rest.len() - 1])),
-        _ => (rest, None),
-    };
-    let mut parts = at.rsplitn(3, ':');
-    let (column, line, name) = (parts.next()?, parts.next()?, parts.next());
-    let (name, line, column) = match (name, line.parse::<u32>(), column.parse::<u32>()) {
-        (Some(name), Ok(line), Ok(column)) => (name, line, column),
-        // "included from FILE (POINTER)": no position.
-        _ => (at, 1, 1),
-    };
-    let path = compilation.path_of(name)?;
-    let url = workspace.url_of(path)?;
-    let (text, root) = Workspace::source_tree(compilation, name)?;
-    let index = LineIndex::new(text);
-    let range = match pointer.and_then(|p| root?.span_of(p)) {
-        Some(span) => index.range(&span),
-        None => {
-            let at = index.position(index.offset_of(line, column));
-            lsp_types::Range::new(at, at)
+/// Converts the diagnostics of one compilation, with the line index of
+/// every file built once.
+struct Converter<'c, 'w> {
+    compilation: &'c Compilation,
+    workspace: &'w Workspace,
+    docs: Option<&'w Url>,
+    /// The text, tree and line index of each file, by display name; `None`
+    /// for a name the compilation did not read.
+    indexes: HashMap<String, Option<Indexed<'c>>>,
+}
+
+struct Indexed<'c> {
+    text: &'c str,
+    root: Option<&'c templiqx_build::yaml::Node>,
+    index: LineIndex<'c>,
+}
+
+impl<'c> Converter<'c, '_> {
+    fn file(&mut self, name: &str) -> Option<&Indexed<'c>> {
+        let compilation = self.compilation;
+        self.indexes
+            .entry(name.to_owned())
+            .or_insert_with(|| {
+                let (text, root) = Workspace::source_tree(compilation, name)?;
+                Some(Indexed {
+                    text,
+                    root,
+                    index: LineIndex::new(text),
+                })
+            })
+            .as_ref()
+    }
+
+    /// The protocol diagnostic of `d`. `name` is the display name of the
+    /// file it is published on, when `d` is located in it (its span is
+    /// converted in that file's text); without it the diagnostic covers
+    /// the start of the file.
+    ///
+    /// The code is the `TQX_*` code, with a link to its entry in
+    /// `docs/diagnostics.md` when the docs are known; the message is
+    /// followed by the help and by the notes that do not point anywhere; an
+    /// "included from FILE:LINE:COLUMN (POINTER)" note becomes related
+    /// information at the include node. A suggestion of the compiler goes
+    /// in `data`, for the quick fix ([`crate::actions`]).
+    fn convert(&mut self, d: &Diagnostic, name: Option<&str>) -> lsp_types::Diagnostic {
+        let here = name.and_then(|name| self.file(name));
+        let range = match (here, &d.span) {
+            (Some(file), Some(span)) => file.index.range(span),
+            _ => lsp_types::Range::default(),
+        };
+        // The compiler's fix, for the quick fix (`crate::actions`).
+        let data = match (here, &d.suggestion) {
+            (Some(file), Some(s)) => crate::actions::data(file.text, &file.index, s),
+            _ => None,
+        };
+        let mut message = d.message.clone();
+        if let Some(help) = &d.help {
+            message.push_str("\nhelp: ");
+            message.push_str(help);
         }
-    };
-    Some(Location { uri: url, range })
+        let mut related = Vec::new();
+        for note in &d.notes {
+            match self.included_from(note) {
+                Some(location) => related.push(DiagnosticRelatedInformation {
+                    location,
+                    message: "included from here".to_owned(),
+                }),
+                None => {
+                    message.push_str("\nnote: ");
+                    message.push_str(note);
+                }
+            }
+        }
+        let code = d.code.as_str();
+        lsp_types::Diagnostic {
+            range,
+            severity: Some(match d.severity {
+                Severity::Error => DiagnosticSeverity::ERROR,
+                Severity::Warning => DiagnosticSeverity::WARNING,
+            }),
+            code: Some(NumberOrString::String(code.to_owned())),
+            code_description: self.docs.map(|docs| {
+                let mut href = docs.clone();
+                href.set_fragment(Some(&code.to_ascii_lowercase()));
+                CodeDescription { href }
+            }),
+            source: Some("templiqx".to_owned()),
+            message,
+            related_information: (!related.is_empty()).then_some(related),
+            tags: None,
+            data,
+        }
+    }
+
+    /// The location an "included from FILE:LINE:COLUMN (POINTER)" note
+    /// (see `templiqx_build::Sources::include_chain`) names: the include
+    /// node at POINTER in FILE, else the position.
+    fn included_from(&mut self, note: &str) -> Option<Location> {
+        let rest = note.strip_prefix("included from ")?;
+        let (at, pointer) = match rest.rfind(" (") {
+            Some(i) if rest.ends_with(')') => (&rest[..i], Some(&rest[i + 2..rest.len() - 1])),
+            _ => (rest, None),
+        };
+        let mut parts = at.rsplitn(3, ':');
+        let (column, line, name) = (parts.next()?, parts.next()?, parts.next());
+        let (name, line, column) = match (name, line.parse::<u32>(), column.parse::<u32>()) {
+            (Some(name), Ok(line), Ok(column)) => (name, line, column),
+            // "included from FILE (POINTER)": no position.
+            _ => (at, 1, 1),
+        };
+        let path = self.compilation.path_of(name)?;
+        let uri = self.workspace.url_of(path)?;
+        let file = self.file(name)?;
+        let range = match pointer.and_then(|p| file.root?.span_of(p)) {
+            Some(span) => file.index.range(&span),
+            None => {
+                let at = file.index.position(file.index.offset_of(line, column));
+                lsp_types::Range::new(at, at)
+            }
+        };
+        Some(Location { uri, range })
+    }
 }

@@ -1,9 +1,16 @@
 //! The Templiqx language server: the compiler in the editor
 //! (`templiqx lsp`; `docs/cli.md`, "lsp").
 //!
-//! It speaks the Language Server Protocol (synchronous, over stdio, on
-//! rust-analyzer's `lsp-server`; `docs/decisions.md`, "The language
-//! server") and serves contracts, partials and `templiqx.yaml` manifests:
+//! It speaks the Language Server Protocol (synchronous, on the message
+//! types and connections of rust-analyzer's `lsp-server`; `docs/decisions.md`,
+//! "The language server") over standard input and output ([`run_stdio`]),
+//! any pair of byte streams ([`run_io`]) or an in-memory connection
+//! ([`run`]), and serves contracts, partials and `templiqx.yaml` manifests.
+//! A malformed message is answered with a JSON-RPC error and skipped, a
+//! body over [`MAX_MESSAGE`] bytes is refused unread, and messages out of
+//! the lifecycle's order are answered as LSP 3.17 asks: nothing a client
+//! sends ends the session but `exit` and the end of the input
+//! (`docs/cli.md`, "lsp", "The protocol").
 //!
 //! * **Diagnostics** on open, on every change, on save and on close. The
 //!   package of the changed file (the nearest directory holding
@@ -74,6 +81,8 @@ mod hover;
 mod navigate;
 mod rename;
 mod server;
+mod transport;
 mod workspace;
 
-pub use server::{Error, Options, run, run_stdio};
+pub use server::{Error, Options, run, run_io, run_stdio};
+pub use transport::MAX_MESSAGE;

@@ -12,7 +12,16 @@
 //!   contract's content and eval checks, and in every partial the contract
 //!   includes, where paths resolve in the including contract; below a
 //!   `for_each` item over it too (`item.name`);
-//! * the keys of the eval fixtures' `inputs` and `context` that set it.
+//! * the keys of the eval fixtures' `inputs` and `context` that set it;
+//! * the keys of the request files that set it: the JSON files the package
+//!   manifest lists under `evals` (`docs/format.md`, "Packages") that have
+//!   the request shape (`docs/cli.md`, "render": an object of `inputs` and
+//!   `context` only) and target the contract, that is carry no key the
+//!   contract does not declare (`docs/format.md`: a request may not carry
+//!   undeclared keys). A request fit for two contracts of the package is
+//!   edited with either. They are read through the workspace's file view
+//!   (an open buffer wins over the disk), and edited as JSON: the key's
+//!   token, its new name escaped as JSON escapes it.
 //!
 //! A reference is matched by resolving it as go to definition does
 //! ([`navigate::resolve`]): to the same declaration key, never by its
@@ -33,8 +42,9 @@ use lsp_types::{
     PrepareRenameResponse, Range, TextDocumentEdit, TextEdit, WorkspaceEdit,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use templiqx_build::yaml::{self, Key, Node};
+use templiqx_build::{FileSystem, MANIFEST, RealFileSystem};
 use templiqx_contracts::Span;
 
 /// The deepest schema nesting the declarations are enumerated to (the
@@ -163,6 +173,10 @@ struct Files {
     /// Each partial, with the contracts that include it (through any
     /// chain of partials).
     partials: BTreeMap<PathBuf, (Tree, BTreeSet<PathBuf>)>,
+    /// The package root of each contract that is in a package.
+    packages: BTreeMap<PathBuf, PathBuf>,
+    /// The request files each package (by root) lists ([`listed_requests`]).
+    requests: BTreeMap<PathBuf, Vec<Tree>>,
 }
 
 impl Files {
@@ -212,7 +226,28 @@ impl Files {
         if is_contract(&decl.root) {
             files.contracts.entry(decl.path.clone()).or_insert(decl);
         }
+        for contract in files.contracts.keys() {
+            let Some(root) = workspace.include_root(contract) else {
+                continue;
+            };
+            if !files.requests.contains_key(&root) {
+                let requests = listed_requests(workspace, &root);
+                files.requests.insert(root.clone(), requests);
+            }
+            files.packages.insert(contract.clone(), root);
+        }
         files
+    }
+
+    /// The request files of the package of `contract` that target it
+    /// ([`targets`]).
+    fn requests_for<'f>(&'f self, contract: &'f Tree) -> impl Iterator<Item = &'f Tree> {
+        self.packages
+            .get(&contract.path)
+            .and_then(|root| self.requests.get(root))
+            .into_iter()
+            .flatten()
+            .filter(|request| targets(&request.root, &contract.root))
     }
 
     /// The tree of the file at `path`.
@@ -234,6 +269,8 @@ enum What {
     Reference,
     /// A key of an eval fixture's `inputs` or `context`.
     Fixture,
+    /// A key of a request file's `inputs` or `context` (JSON).
+    Request,
 }
 
 /// A place that spells a field's name: a key or a string scalar.
@@ -361,18 +398,114 @@ fn spellings<'t>(
             }
         }
     }
+    let key = |tree: &'t Tree, what: What| {
+        move |key: &'t Key| Spelling {
+            tree,
+            span: key.span,
+            value: &key.text,
+            name: whole(&key.text),
+            what,
+        }
+    };
     out.extend(
         fixture_keys(contract, field)
             .into_iter()
-            .map(|key| Spelling {
-                tree: contract,
-                span: key.span,
-                value: &key.text,
-                name: whole(&key.text),
-                what: What::Fixture,
-            }),
+            .map(key(contract, What::Fixture)),
     );
+    for request in files.requests_for(contract) {
+        let mut keys = Vec::new();
+        if let Some(values) = request.root.get(field.scope) {
+            keys_below(values, &field.steps, &mut keys);
+        }
+        out.extend(keys.into_iter().map(key(request, What::Request)));
+    }
     (out, shared)
+}
+
+/// The request files the manifest of the package at `root` lists under
+/// `evals` (`docs/format.md`, "Packages"), parsed, as the workspace shows
+/// them (an open buffer wins over the disk). A path that does not stay in
+/// the package (see [`in_package`]), a file that cannot be read or is not
+/// a JSON object, and a JSON document without the request shape (an object of
+/// `inputs` and `context` objects only: `docs/cli.md`, "render"; a model
+/// output, say) are left out. Empty when `root` holds no manifest or it
+/// does not parse.
+fn listed_requests(workspace: &Workspace, root: &Path) -> Vec<Tree> {
+    let Some(manifest) = workspace
+        .text(&root.join(MANIFEST))
+        .and_then(|text| yaml::parse(&text).ok())
+    else {
+        return Vec::new();
+    };
+    let listed = manifest.get("evals").and_then(Node::as_seq);
+    let mut out: Vec<Tree> = Vec::new();
+    for path in listed.unwrap_or_default().iter().filter_map(Node::as_str) {
+        let Some(path) = in_package(root, path) else {
+            continue;
+        };
+        if out.iter().any(|t| t.path == path) {
+            continue;
+        }
+        let Some(text) = workspace.text(&path) else {
+            continue;
+        };
+        // JSON is YAML's flow syntax; the spanned reader takes any JSON.
+        // A YAML block document is no request file (nor edited as JSON).
+        let json = text.trim_start().starts_with('{');
+        let Some(tree) = json.then(|| yaml::parse_spans(&text).ok()).flatten() else {
+            continue;
+        };
+        let scopes = tree.as_map().unwrap_or_default();
+        let shaped = !scopes.is_empty()
+            && scopes.iter().all(|(k, v)| {
+                matches!(k.text.as_str(), "inputs" | "context") && v.as_map().is_some()
+            });
+        if shaped {
+            out.push(Tree {
+                path,
+                text,
+                root: tree,
+            });
+        }
+    }
+    out
+}
+
+/// The real path of the package path `path` under the package root
+/// `root`, when it stays in the package as the manifest's artifact lists
+/// must (`docs/format.md`, "Packages": relative, `/` separators, no NUL,
+/// drive letter, empty, `.` or `..` segment), through symlinks too.
+fn in_package(root: &Path, path: &str) -> Option<PathBuf> {
+    let b = path.as_bytes();
+    let drive = b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+    // Every segment a name (none empty: no leading `/` either).
+    let segments = path
+        .split('/')
+        .all(|s| !s.is_empty() && s != "." && s != "..");
+    if drive || path.contains(['\\', '\0']) || !segments {
+        return None;
+    }
+    let joined = root.join(path);
+    let real = RealFileSystem.canonicalize(&joined).unwrap_or(joined);
+    real.starts_with(root).then_some(real)
+}
+
+/// Whether the request `request` targets the contract `contract`: every
+/// key of its `inputs` and `context` is a field the contract declares
+/// there (`docs/format.md`: a request may not carry undeclared keys).
+fn targets(request: &Node, contract: &Node) -> bool {
+    ["inputs", "context"].iter().all(|scope| {
+        let declared = contract
+            .get(scope)
+            .and_then(Node::as_map)
+            .unwrap_or_default();
+        let set = request
+            .get(scope)
+            .and_then(Node::as_map)
+            .unwrap_or_default();
+        set.iter()
+            .all(|(key, _)| declared.iter().any(|(d, _)| d.text == key.text))
+    })
 }
 
 /// The keys of `contract`'s eval fixtures (`inputs`, `context`) that set
@@ -615,7 +748,9 @@ fn file_name(tree: &Tree) -> String {
 
 /// The workspace edit that writes `new_name` at every spelling: in place
 /// when the value is written verbatim and the name is a plain word,
-/// otherwise the whole key or scalar, double-quoted.
+/// otherwise the whole key or scalar, double-quoted. A request file's key
+/// (JSON) is written as a JSON string: in place between its quotes when
+/// written without escapes, otherwise the whole token.
 fn edits(
     workspace: &Workspace,
     found: &[Spelling<'_>],
@@ -639,6 +774,22 @@ fn edits(
         let index = LineIndex::new(text);
         let edits = by_file.entry(path).or_default();
         let at = yaml::verbatim(text, &first.span, first.value);
+        if first.what == What::Request {
+            // A JSON key is the whole string: in place between its quotes
+            // when written without escapes, else the whole token.
+            let token = serde_json::Value::from(new_name).to_string();
+            edits.push(match at {
+                Some(at) => TextEdit {
+                    range: index.byte_range(at, at + first.value.len()),
+                    new_text: token[1..token.len() - 1].to_owned(),
+                },
+                None => TextEdit {
+                    range: index.byte_range(first.span.bytes.0, first.span.bytes.1),
+                    new_text: token,
+                },
+            });
+            continue;
+        }
         if let Some(at) = at.filter(|_| yaml::is_plain_word(new_name)) {
             for s in names {
                 edits.push(TextEdit {
@@ -752,6 +903,59 @@ evals:
                 (s.what, format!("{line}:{}", &contract.text[a..b]))
             })
             .collect()
+    }
+
+    #[test]
+    fn listed_paths_stay_in_the_package() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap().join("pkg");
+        std::fs::create_dir_all(root.join("evals")).unwrap();
+        std::fs::write(dir.path().join("outside.json"), "{}").unwrap();
+        assert_eq!(
+            in_package(&root, "evals/r.json"),
+            Some(root.join("evals/r.json"))
+        );
+        for refused in [
+            "",
+            "/etc/r.json",
+            "C:/r.json",
+            "evals\\r.json",
+            "evals//r.json",
+            "./evals/r.json",
+            "evals/../r.json",
+            "../outside.json",
+            "evals/r\0.json",
+        ] {
+            assert_eq!(in_package(&root, refused), None, "{refused:?}");
+        }
+        // Nor through a symlink out of it.
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(dir.path().join("outside.json"), root.join("evals/l.json"))
+                .unwrap();
+            assert_eq!(in_package(&root, "evals/l.json"), None);
+        }
+    }
+
+    #[test]
+    fn a_request_targets_a_contract_that_declares_every_key_it_sets() {
+        let contract = tree(CONTRACT);
+        let request = |json: &str| yaml::parse_spans(json).unwrap();
+        assert!(targets(&request("{}"), &contract.root));
+        assert!(targets(
+            &request(
+                r#"{"inputs": {"customer": {"name": "Ada", "x": 1}}, "context": {"name": "s"}}"#
+            ),
+            &contract.root
+        ));
+        assert!(!targets(
+            &request(r#"{"inputs": {"customer": {}, "nickname": "A"}}"#),
+            &contract.root
+        ));
+        assert!(!targets(
+            &request(r#"{"context": {"customer": {}}}"#),
+            &contract.root
+        ));
     }
 
     #[test]

@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use templiqx_build::yaml::Node;
 use templiqx_build::{
-    CompiledContract, FileSystem, Loader, MANIFEST, Overlay, RealFileSystem, SourceFile, codegen,
-    relative_to,
+    CompileOptions, CompiledContract, FileSystem, Loader, MANIFEST, Overlay, RealFileSystem,
+    SourceFile, codegen, relative_to,
 };
 use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};
 
@@ -412,16 +412,26 @@ impl Workspace {
     }
 
     /// Compiles a unit as `templiqx check` does (eval fixtures' outputs
-    /// checked, code generated), through the overlay.
+    /// checked, code generation's names decided and checked), through the
+    /// overlay, with the diagnostics `check` reports. Two things `check`
+    /// computes are left out, as the server shows neither
+    /// (`docs/decisions.md`, "The language server"): the generated code
+    /// ([`codegen::check_all`] reports what [`codegen::generate_all`]
+    /// would, without building it) and the interaction fingerprint
+    /// ([`CompileOptions::without_interaction_fingerprint`]).
     fn compile(&mut self, key: &UnitKey) -> Compilation {
         let fs: Arc<dyn FileSystem> = Arc::new(self.overlay.clone());
-        let (base, mut loader) = match key {
+        let (base, loader) = match key {
             UnitKey::Package(root) => (root.clone(), Loader::with_file_system(root, fs)),
             UnitKey::File(path) => {
                 let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
                 (dir.clone(), Loader::with_file_system(dir, fs))
             }
         };
+        let mut loader = loader.with_options(CompileOptions {
+            without_interaction_fingerprint: true,
+            ..CompileOptions::default()
+        });
         let mut problems = Vec::new();
         let mut contracts = Vec::new();
         match key {
@@ -459,10 +469,9 @@ impl Workspace {
                 }))
             }
         }
-        let generated =
-            codegen::generate_all(&contracts, &loader.sources, &codegen::Options::default());
-        for (c, generated) in contracts.iter_mut().zip(generated) {
-            if let Some(Err(diagnostics)) = generated {
+        let checked = codegen::check_all(&contracts, &loader.sources);
+        for (c, checked) in contracts.iter_mut().zip(checked) {
+            if let Some(Err(diagnostics)) = checked {
                 c.diagnostics.extend(diagnostics);
                 c.interaction = None;
             }
@@ -535,35 +544,11 @@ impl Workspace {
             UnitKey::Package(root) => root.join(MANIFEST),
             UnitKey::File(path) => path.clone(),
         };
-        let mut out: BTreeMap<PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
         let all = compilation
             .problems
             .iter()
             .chain(compilation.contracts.iter().flat_map(|c| &c.diagnostics));
-        for d in all {
-            let (path, located) = match d.file.as_deref().and_then(|f| compilation.path_of(f)) {
-                Some(path) => (path.to_path_buf(), true),
-                None => (fallback.clone(), false),
-            };
-            let text = compilation
-                .loader
-                .sources
-                .by_name(&compilation.name_of(&path))
-                .map(|s| s.text.as_str())
-                .unwrap_or_default();
-            let converted = diagnostics::convert(
-                d,
-                located.then_some(text),
-                compilation,
-                self,
-                self.docs.as_ref(),
-            );
-            let list = out.entry(path).or_default();
-            if !list.contains(&converted) {
-                list.push(converted);
-            }
-        }
-        out
+        diagnostics::by_file(all, &fallback, compilation, self, self.docs.as_ref())
     }
 
     /// The file at real `path` and the contract whose declarations its

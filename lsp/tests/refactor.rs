@@ -11,6 +11,10 @@ use lsp_types::Url;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
+/// The CRM3 request file the manifest lists under `evals` for the
+/// extraction contract.
+const REQUEST: &str = "evals/extraction-request.json";
+
 /// The byte offset of a protocol position (UTF-16 characters) in `text`.
 fn offset(text: &str, position: &Value) -> usize {
     let line = position["line"].as_u64().unwrap() as usize;
@@ -151,7 +155,7 @@ fn initialize_announces_references_rename_and_quick_fixes() {
 
 #[test]
 fn references_of_an_input_are_its_reads_checks_and_fixture_keys() {
-    let (_pkg, url, text, mut client) =
+    let (pkg, url, text, mut client) =
         crm3_open(EXTRACTION, json!({ "target": ["structured_output"] }));
     let content = position(&text, "path: inputs.clause_text }", 0);
     let found = spots(&references(&mut client, &url, right(content, 14), true));
@@ -179,6 +183,12 @@ fn references_of_an_input_are_its_reads_checks_and_fixture_keys() {
                 "container: { kind: ref, path: inputs.clause_text }",
                 0,
             ),
+            "clause_text".to_owned(),
+        ),
+        // The key of the request file the manifest lists under `evals`.
+        (
+            "extraction-request.json".to_owned(),
+            line(&pkg.text(REQUEST), "\"clause_text\":", 0),
             "clause_text".to_owned(),
         ),
     ];
@@ -553,9 +563,16 @@ fn rename_on_crm3_compiles_and_leaves_descriptions_alone() {
     let at = position(&text, "  clause_text:", 0);
     let edit = rename(&mut client, &url, right(at, 5), "clause_body").unwrap();
     let all = changes(&edit);
-    assert_eq!(all.len(), 1, "{edit:#}");
+    assert_eq!(all.len(), 2, "{edit:#}");
     assert_eq!(all[0].0, url.as_str());
     assert_eq!(all[0].1.len(), 4);
+    // The request file's key, between its quotes.
+    assert_eq!(all[1].0, pkg.url(REQUEST).as_str());
+    let request = pkg.text(REQUEST);
+    assert_eq!(
+        apply(&request, &all[1].1),
+        request.replace("\"clause_text\":", "\"clause_body\":")
+    );
     let edited = apply(&text, &all[0].1);
     let want = text
         .replace("  clause_text:\n", "  clause_body:\n")
@@ -601,7 +618,13 @@ fn rename_after_an_unsaved_edit_uses_the_buffer_and_its_version() {
     let edit = rename(&mut client, &url, right(at, 10), "clause_ref").unwrap();
     assert!(edit.get("changes").is_none(), "{edit:#}");
     let documents = edit["documentChanges"].as_array().unwrap();
-    assert_eq!(documents.len(), 1);
+    // The contract, and the request file (not open: no version).
+    assert_eq!(documents.len(), 2, "{edit:#}");
+    assert_eq!(
+        documents[1]["textDocument"]["uri"],
+        pkg.url(REQUEST).as_str()
+    );
+    assert_eq!(documents[1]["textDocument"]["version"], Value::Null);
     assert_eq!(documents[0]["textDocument"]["uri"], url.as_str());
     assert_eq!(documents[0]["textDocument"]["version"], 7);
     let edits = documents[0]["edits"].as_array().unwrap();
@@ -841,6 +864,190 @@ fn a_misspelt_field_of_the_format_gets_a_quick_fix_too() {
     assert_eq!(
         code_actions(&mut client, &url, &diagnostics[0], None),
         json!([])
+    );
+    client.shutdown();
+}
+
+/// Renders each of the package's request files `(contract id, request)`
+/// as `templiqx render CONTRACT --request REQUEST` does: the package
+/// compiled from the disk, the request read by the strict JSON reader,
+/// validated and rendered. The rendered text of each, or its `TQX_*` codes.
+fn render_requests(
+    root: &std::path::Path,
+    requests: &[(&str, &str)],
+) -> Vec<Result<String, Vec<String>>> {
+    let target = templiqx_contracts::CapabilityProfile::new(["structured_output"]);
+    let mut loader = templiqx_build::Loader::new(root);
+    let compiled = loader.compile_package(root, &target).unwrap();
+    requests
+        .iter()
+        .map(|(id, request)| {
+            let contract = compiled.iter().find(|c| c.id == *id).unwrap();
+            assert_eq!(contract.diagnostics, [], "{id} compiles");
+            let interaction = contract.interaction.as_ref().unwrap();
+            let text = std::fs::read_to_string(root.join(request)).unwrap();
+            let value = templiqx_contracts::json::parse(&text).unwrap();
+            let scope = |name: &str| match value.as_object().and_then(|o| o.get(name)) {
+                Some(templiqx_contracts::Json::Object(m)) => m.clone(),
+                _ => templiqx_contracts::JsonMap::new(),
+            };
+            let (inputs, context) = (scope("inputs"), scope("context"));
+            templiqx::render(interaction, &inputs, &context)
+                .map(|r| r.messages.iter().map(|m| m.content.as_str()).collect())
+                .map_err(|e| {
+                    e.diagnostics
+                        .iter()
+                        .map(|d| d.code.as_str().to_owned())
+                        .collect()
+                })
+        })
+        .collect()
+}
+
+/// Writes a workspace edit's `changes` to the disk, as an editor saving
+/// every file it edited does; returns the relative paths edited.
+fn save(pkg: &Package, edit: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for (uri, edits) in changes(edit) {
+        let path = Url::parse(&uri).unwrap().to_file_path().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, apply(&text, &edits)).unwrap();
+        let rel = path.strip_prefix(&pkg.root).unwrap();
+        out.push(rel.to_string_lossy().replace('\\', "/"));
+    }
+    out
+}
+
+#[test]
+fn rename_edits_the_request_files_the_manifest_lists_so_they_still_render() {
+    let (pkg, url, text, mut client) =
+        crm3_open(EXTRACTION, json!({ "target": ["structured_output"] }));
+    let requests = [
+        ("lease-term-extraction", REQUEST),
+        ("lease-summary-drafting", "evals/drafting-request.json"),
+    ];
+    assert!(
+        render_requests(&pkg.root, &requests)
+            .iter()
+            .all(Result::is_ok)
+    );
+
+    // An input: its contract and the request that targets it.
+    let at = position(&text, "  clause_text:", 0);
+    let edit = rename(&mut client, &url, right(at, 3), "passage").unwrap();
+    assert_eq!(save(&pkg, &edit), [EXTRACTION, REQUEST]);
+    let request = pkg.text(REQUEST);
+    assert!(request.contains("    \"passage\": \"The lease starts"));
+    assert!(!request.contains("clause_text"));
+    let rendered = render_requests(&pkg.root, &requests);
+    let extraction = rendered[0].as_ref().unwrap();
+    assert!(
+        extraction.contains("The lease starts on 2026-03-01"),
+        "{extraction}"
+    );
+    assert!(rendered[1].is_ok());
+
+    // A context field both contracts declare and both requests set:
+    // renamed in the drafting contract, only the drafting request (the
+    // extraction request sets inputs the drafting contract lacks) changes.
+    let drafting = pkg.url("contracts/lease-summary-drafting.yaml");
+    let drafting_text = pkg.text("contracts/lease-summary-drafting.yaml");
+    client.open(&drafting, &drafting_text);
+    let at = position(&drafting_text, "  matter_reference:", 0);
+    let found = spots(&references(&mut client, &drafting, right(at, 3), false));
+    assert!(
+        found.contains(&(
+            "drafting-request.json".to_owned(),
+            line(
+                &pkg.text("evals/drafting-request.json"),
+                "\"matter_reference\"",
+                0
+            ),
+            "matter_reference".to_owned()
+        )),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().all(|f| f.0 != "extraction-request.json"),
+        "{found:?}"
+    );
+    let edit = rename(&mut client, &drafting, right(at, 3), "matter").unwrap();
+    assert_eq!(
+        save(&pkg, &edit),
+        [
+            "contracts/lease-summary-drafting.yaml",
+            "evals/drafting-request.json"
+        ]
+    );
+    assert!(pkg.text(REQUEST).contains("\"matter_reference\""));
+    let rendered = render_requests(&pkg.root, &requests);
+    assert!(rendered.iter().all(Result::is_ok), "{rendered:?}");
+    client.shutdown();
+}
+
+#[test]
+fn a_request_file_is_read_from_its_buffer_and_its_key_written_as_json() {
+    let (pkg, url, text, mut client) =
+        crm3_open(EXTRACTION, json!({ "target": ["structured_output"] }));
+    // Open and unsaved: the key written with an escape, on another line.
+    let request = pkg.url(REQUEST);
+    let buffer = pkg
+        .text(REQUEST)
+        .replace("\"clause_text\":", "\n\"clause\\u005ftext\" :");
+    client.open(&request, &buffer);
+    let at = position(&text, "  clause_text:", 0);
+    let found = references(&mut client, &url, right(at, 3), false);
+    let in_request: Vec<&Value> = found
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["uri"] == request.as_str())
+        .collect();
+    assert_eq!(in_request.len(), 1, "{found:#}");
+    // The whole token, on the buffer's line.
+    let (start, end) = (
+        offset(&buffer, &in_request[0]["range"]["start"]),
+        offset(&buffer, &in_request[0]["range"]["end"]),
+    );
+    assert_eq!(&buffer[start..end], "\"clause\\u005ftext\"");
+
+    let name = "clause \"text\" \u{e9}\t2";
+    let edit = rename(&mut client, &url, right(at, 3), name).unwrap();
+    let all = changes(&edit);
+    let (_, edits) = all.iter().find(|(u, _)| u == request.as_str()).unwrap();
+    let edited = apply(&buffer, edits);
+    assert!(
+        edited.contains("\n\"clause \\\"text\\\" \u{e9}\\t2\" :"),
+        "{edited}"
+    );
+    let value = templiqx_contracts::json::parse(&edited).unwrap();
+    let inputs = value.as_object().unwrap()["inputs"].as_object().unwrap();
+    assert!(inputs.contains_key(name));
+    assert!(!inputs.contains_key("clause_text"));
+    client.shutdown();
+}
+
+#[test]
+fn files_the_manifest_does_not_list_or_that_are_not_requests_are_left_alone() {
+    let pkg = Package::crm3();
+    // A request file for the contract that the manifest does not list.
+    let stray = "{ \"inputs\": { \"clause_text\": \"x\" } }";
+    std::fs::write(pkg.path("evals/stray-request.json"), stray).unwrap();
+    let url = pkg.url(EXTRACTION);
+    let text = pkg.text(EXTRACTION);
+    let mut client = Client::start(json!({ "target": ["structured_output"] }));
+    client.open(&url, &text);
+    client.diagnostics(&url);
+    let at = position(&text, "  clause_text:", 0);
+    let edit = rename(&mut client, &url, right(at, 3), "passage").unwrap();
+    let files: Vec<String> = changes(&edit)
+        .into_iter()
+        .map(|(u, _)| u.rsplit('/').next().unwrap().to_owned())
+        .collect();
+    // The outputs the manifest lists are not requests either.
+    assert_eq!(
+        files,
+        ["lease-term-extraction.yaml", "extraction-request.json"]
     );
     client.shutdown();
 }

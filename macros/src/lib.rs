@@ -147,6 +147,7 @@ fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
         .unwrap_or_default();
     let mut loader = Loader::new(&base).with_options(CompileOptions {
         fake_output_in_tests: args.evals,
+        ..CompileOptions::default()
     });
     let (compiled, span) = match &args.source {
         Source::File(path) => {

@@ -4,7 +4,7 @@
 //! "Capabilities and the target profile", "Field declarations",
 //! "Extensions", "Canonical JSON and fingerprints").
 
-use super::{COMPILER, Cx, FieldInfo, interaction_fingerprint, is_valid_id};
+use super::{COMPILER, CompileOptions, Cx, FieldInfo, interaction_fingerprint, is_valid_id};
 use crate::dto::{Contract, Loc};
 use std::collections::BTreeSet;
 use templiqx_contracts::diagnostic::pointer_push;
@@ -225,11 +225,13 @@ impl Cx<'_> {
 }
 
 /// The last phase: the [`Interaction`] with its required capabilities and
-/// fingerprints, or every diagnostic the earlier phases reported.
+/// fingerprints (the interaction's left empty when `options` say so), or
+/// every diagnostic the earlier phases reported.
 pub(super) fn assemble(
     mut cx: Cx<'_>,
     contract: &Contract,
     target: &CapabilityProfile,
+    options: &CompileOptions,
     declared: Declared,
     lowered: Lowered,
 ) -> Result<Interaction, Vec<Diagnostic>> {
@@ -272,7 +274,9 @@ pub(super) fn assemble(
         contract_fingerprint: Str::Owned(contract_fingerprint),
         interaction_fingerprint: Str::Borrowed(""),
     };
-    interaction.interaction_fingerprint = Str::Owned(interaction_fingerprint(&interaction));
+    if !options.without_interaction_fingerprint {
+        interaction.interaction_fingerprint = Str::Owned(interaction_fingerprint(&interaction));
+    }
     Ok(interaction)
 }
 

@@ -7,7 +7,8 @@
 //! - `names` decides every identifier the generator writes;
 //! - `types` generates the structs and enums of the schemas;
 //! - `statics` writes the interaction IR as static tokens;
-//! - this module drives them and assembles the contract module.
+//! - this module drives them and assembles the contract module; [`check`]
+//!   and [`check_all`] run the same walk without building tokens.
 //!
 //! Generated code names runtime items only through `::templiqx::__private`
 //! (imported once per module as `__tqx`), so it does not depend on the
@@ -53,18 +54,51 @@ pub fn generate(
     sources: &Sources,
     options: &Options,
 ) -> Result<TokenStream, Vec<Diagnostic>> {
+    let items = type_items(contract, interaction, sources, true)?;
+    let checks = crate::check::compile_checks(contract, interaction, sources);
+    Ok(module(contract, interaction, options, &items, &checks))
+}
+
+/// Checks that [`generate`] would generate the module of one compiled
+/// contract, without generating it: the same walk over its schemas decides
+/// every type and field name, and reports the same diagnostics, but builds
+/// no tokens. What an editor needs (`docs/decisions.md`, "The language
+/// server"): the diagnostics of code generation, not its code.
+///
+/// # Errors
+/// Exactly those of [`generate`], in the same order.
+pub fn check(
+    contract: &Contract,
+    interaction: &Interaction,
+    sources: &Sources,
+) -> Result<(), Vec<Diagnostic>> {
+    type_items(contract, interaction, sources, false).map(drop)
+}
+
+/// Decides the names of `Inputs`, `Context`, `Output` and every type they
+/// need, and builds their items when `emit` is set (else none).
+///
+/// # Errors
+/// `TQX_CODEGEN_COLLISION`, as [`generate`].
+fn type_items(
+    contract: &Contract,
+    interaction: &Interaction,
+    sources: &Sources,
+    emit: bool,
+) -> Result<Vec<TokenStream>, Vec<Diagnostic>> {
     let mut g = Gen {
         sources,
+        emit,
         items: Vec::new(),
         names: TypeNames::default(),
         diags: Vec::new(),
     };
     root_types(&mut g, contract, interaction);
-    if !g.diags.is_empty() {
-        return Err(g.diags);
+    if g.diags.is_empty() {
+        Ok(g.items)
+    } else {
+        Err(g.diags)
     }
-    let checks = crate::check::compile_checks(contract, interaction, sources);
-    Ok(module(contract, interaction, options, &g.items, &checks))
 }
 
 /// Generates the module of every contract in `contracts` that compiled
@@ -83,6 +117,35 @@ pub fn generate_all(
     sources: &Sources,
     options: &Options,
 ) -> Vec<Option<Result<TokenStream, Vec<Diagnostic>>>> {
+    each_module(contracts, |contract, interaction| {
+        generate(contract, interaction, sources, options)
+    })
+}
+
+/// [`generate_all`] without generating: the same module and type names
+/// decided, the same entries (`None` for a contract that did not compile)
+/// and the same diagnostics, through [`check`]; no tokens are built. The
+/// language server runs this on every edit.
+///
+/// # Errors
+/// Per entry: exactly those of [`generate_all`].
+pub fn check_all(
+    contracts: &[crate::package::CompiledContract],
+    sources: &Sources,
+) -> Vec<Option<Result<(), Vec<Diagnostic>>>> {
+    each_module(contracts, |contract, interaction| {
+        check(contract, interaction, sources)
+    })
+}
+
+/// Runs `each` on every contract that compiled, in order, after giving it
+/// its module name: a contract whose module name an earlier one took gets
+/// `TQX_CODEGEN_COLLISION` instead (the one rule of [`generate_all`] and
+/// [`check_all`]).
+fn each_module<T>(
+    contracts: &[crate::package::CompiledContract],
+    mut each: impl FnMut(&Contract, &Interaction) -> Result<T, Vec<Diagnostic>>,
+) -> Vec<Option<Result<T, Vec<Diagnostic>>>> {
     let mut modules: std::collections::BTreeMap<String, &str> = std::collections::BTreeMap::new();
     contracts
         .iter()
@@ -105,7 +168,7 @@ pub fn generate_all(
                 ]));
             }
             modules.insert(module, &c.file);
-            Some(generate(contract, interaction, sources, options))
+            Some(each(contract, interaction))
         })
         .collect()
 }
@@ -161,8 +224,10 @@ fn root_types(g: &mut Gen<'_>, contract: &Contract, interaction: &Interaction) {
         } else {
             ty
         };
-        let doc = doc_attr(&output_doc);
-        g.items.push(quote! { #doc pub type Output = #ty; });
+        if g.emit {
+            let doc = doc_attr(&output_doc);
+            g.items.push(quote! { #doc pub type Output = #ty; });
+        }
     }
 }
 

@@ -40,6 +40,10 @@ impl Member<'_> {
 /// The generator's state for one contract module.
 pub(super) struct Gen<'a> {
     pub(super) sources: &'a Sources,
+    /// Whether to build the items' tokens. Without, the walk still decides
+    /// every type and field name and reports every collision, as it does
+    /// with ([`super::check`]); `items` stays empty.
+    pub(super) emit: bool,
     /// Every item generated so far, in declaration order.
     pub(super) items: Vec<TokenStream>,
     pub(super) names: TypeNames,
@@ -127,7 +131,8 @@ impl Gen<'_> {
     /// deserialises through the runtime's checks (`docs/format.md`,
     /// "Typed and untyped agree"): its derived reading goes to a private
     /// twin ([`names::fields_twin`]) that its `Deserialize` impl calls
-    /// through `deserialize_root`.
+    /// through `deserialize_root`. Without [`Gen::emit`], only decides its
+    /// members (and the types they need).
     pub(super) fn struct_item(
         &mut self,
         name: &str,
@@ -136,9 +141,12 @@ impl Gen<'_> {
         closed: bool,
         root: Option<&str>,
     ) {
+        let members = self.members(name, fields);
+        if !self.emit {
+            return;
+        }
         let p = private();
         let ident = Ident::new(name, Span::call_site());
-        let members = self.members(name, fields);
         let defs: Vec<TokenStream> = members
             .iter()
             .map(|m| {
@@ -259,6 +267,9 @@ impl Gen<'_> {
     }
 
     fn enum_item(&mut self, name: &str, s: &Schema, values: &[IrValue]) {
+        if !self.emit {
+            return;
+        }
         let p = private();
         let ident = Ident::new(name, Span::call_site());
         let mut used = VariantNames::default();
