@@ -120,19 +120,6 @@ impl Server {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 fn file_url(path: &Path) -> String {
     // Temporary directories hold no characters that need escaping on the
     // platforms CI runs.
@@ -143,7 +130,7 @@ fn file_url(path: &Path) -> String {
 fn lsp_reports_diagnostics_and_hovers_over_stdio() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap().join("crm3");
-    copy_dir(
+    templiqx_conformance_suites::copy_tree(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/crm3"),
         &root,
     );

@@ -866,14 +866,9 @@ fn symbol(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use templiqx_build::yaml;
 
     fn tree(text: &str) -> Tree {
-        Tree {
-            path: PathBuf::from("/c.yaml"),
-            text: text.to_owned(),
-            root: yaml::parse(text).unwrap(),
-        }
+        Tree::parse(PathBuf::from("/c.yaml"), text.to_owned()).unwrap()
     }
 
     const CONTRACT: &str = "\

@@ -25,7 +25,7 @@ impl Package {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap().join("crm3");
         let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/crm3");
-        copy_dir(&source, &root);
+        templiqx_conformance_suites::copy_tree(&source, &root);
         Package { _dir: dir, root }
     }
 
@@ -39,19 +39,6 @@ impl Package {
 
     pub fn text(&self, rel: &str) -> String {
         std::fs::read_to_string(self.path(rel)).unwrap()
-    }
-}
-
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
     }
 }
 
