@@ -96,17 +96,16 @@ pub fn compile_inputs(
         .collect()
 }
 
-/// Runs code generation on every contract that compiled, as
-/// `include_contract!` and `Builder` do, so that `check` fails where a
-/// build would: two names that map to one Rust field, or two contracts of
-/// one input that map to one module (`TQX_CODEGEN_COLLISION`). A contract
-/// whose generation fails keeps its diagnostics and loses its interaction.
+/// Checks code generation on every contract that compiled, as
+/// `include_contract!` and `Builder` generate it, so that `check` fails
+/// where a build would: two names that map to one Rust field, or two
+/// contracts of one input that map to one module (`TQX_CODEGEN_COLLISION`).
+/// [`codegen::check_all`] decides the same names and reports the same
+/// diagnostics as [`codegen::generate_all`] without building the code. A
+/// contract whose generation would fail keeps its diagnostics and loses its
+/// interaction.
 fn generate(compiled: &mut Compiled) {
-    let generated = codegen::generate_all(
-        &compiled.contracts,
-        &compiled.loader.sources,
-        &codegen::Options::default(),
-    );
+    let generated = codegen::check_all(&compiled.contracts, &compiled.loader.sources);
     for (c, generated) in compiled.contracts.iter_mut().zip(generated) {
         if let Some(Err(diagnostics)) = generated {
             c.diagnostics.extend(diagnostics);
