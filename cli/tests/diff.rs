@@ -8,6 +8,7 @@ mod common;
 use common::*;
 use std::path::Path;
 use std::process::Command as Process;
+use templiqx_conformance_suites::git;
 
 const MANIFEST: &str = "api_version: templiqx/v1alpha1
 package: letters
@@ -175,22 +176,6 @@ fn a_sufficient_bump_exits_0_and_unchanged_sides_need_none() {
     assert_eq!(
         stdout(&out),
         "    Compared contract `letter` 0.2.0 → 0.2.0: 0 changes; no bump needed\n"
-    );
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Process::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
     );
 }
 

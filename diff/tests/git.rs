@@ -4,27 +4,11 @@
 //! user's or the system's configuration.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use templiqx_build::{FileSystem, RealFileSystem};
+use templiqx_conformance_suites::git;
 use templiqx_diff::git::{GitError, GitFileSystem};
 use templiqx_diff::{Kind, Rule, Side, Status, diff};
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// A new repository in a temporary directory (canonical path).
 fn repository() -> (tempfile::TempDir, PathBuf) {

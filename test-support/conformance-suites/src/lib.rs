@@ -257,6 +257,29 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// Runs `git -C dir args…` for a test's own temporary repository, with the
+/// machine's global and system git configuration left out (the test sets
+/// what it needs, e.g. `user.name`, in the repository).
+///
+/// # Panics
+/// When git cannot be started or exits unsuccessfully (its stderr is in
+/// the message).
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
