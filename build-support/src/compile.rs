@@ -29,7 +29,7 @@ pub fn parse_file(sources: &mut Sources, file: FileId) -> Result<Contract, Vec<D
     let name = src.name.clone();
     let root = yaml::parse(&src.text).map_err(|d| vec![d.in_file(name.clone())])?;
     let result = parse::parse_contract(&root, file, &name);
-    sources.set_root(file, root);
+    sources.set_root(file, std::sync::Arc::new(root));
     result
 }
 

@@ -67,6 +67,7 @@ mod file_system;
 pub mod json_schema;
 mod package;
 mod parse;
+mod parse_cache;
 pub mod report;
 pub mod schema;
 mod source;
@@ -82,4 +83,5 @@ pub use package::{
     manifest_fingerprint, relative_to,
 };
 pub use parse::{EXPR_KINDS, FILTERS, NODE_KINDS};
+pub use parse_cache::ParseCache;
 pub use source::{SourceFile, Sources};

@@ -4,6 +4,7 @@
 use crate::dto::{FileId, Loc};
 use crate::yaml::{self, Node};
 use std::ops::Range;
+use std::sync::Arc;
 use templiqx_contracts::{Code, Diagnostic, Suggestion};
 
 /// One source file: its display name, text, and parsed tree (when it parsed).
@@ -13,8 +14,10 @@ pub struct SourceFile {
     pub name: String,
     /// The full text.
     pub text: String,
-    /// The parsed YAML tree, used to map JSON pointers to spans.
-    pub root: Option<Node>,
+    /// The parsed YAML tree, used to map JSON pointers to spans (shared:
+    /// a [`ParseCache`](crate::ParseCache) hands the same tree to every
+    /// compilation that reads the same text).
+    pub root: Option<Arc<Node>>,
     /// For a partial: the include node that spliced it in.
     pub included_from: Option<Loc>,
 }
@@ -43,7 +46,7 @@ impl Sources {
     }
 
     /// Records the parsed tree of a file.
-    pub fn set_root(&mut self, file: FileId, root: Node) {
+    pub fn set_root(&mut self, file: FileId, root: Arc<Node>) {
         if let Some(f) = self.files.get_mut(file as usize) {
             f.root = Some(root);
         }

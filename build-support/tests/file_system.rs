@@ -395,3 +395,109 @@ fn an_overlaid_document_too_large_is_an_io_error() {
     assert!(d.message.contains("larger than 16 MiB"), "{}", d.message);
     assert!(!loader.files_read.contains(&p.path("contracts/main.yaml")));
 }
+
+/// Compiles the package at `root` through `fs`, with `cache` when given:
+/// the loader, and each contract's diagnostics and interaction as text.
+fn compile_cached(
+    root: &Path,
+    fs: Arc<dyn FileSystem>,
+    cache: Option<&Arc<templiqx_build::ParseCache>>,
+) -> (Loader, Vec<String>) {
+    let mut loader = Loader::with_file_system(root, fs);
+    if let Some(cache) = cache {
+        loader = loader.with_parse_cache(Arc::clone(cache));
+    }
+    let compiled = loader.compile_package(root, &target()).unwrap();
+    let shown = compiled
+        .iter()
+        .map(|c| format!("{:?}\n{:?}", c.diagnostics, c.interaction))
+        .collect();
+    (loader, shown)
+}
+
+#[test]
+fn a_parse_cache_changes_no_result_and_parses_an_unchanged_text_once() {
+    let crm3 = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/crm3")
+        .canonicalize()
+        .unwrap();
+    let disk: Arc<dyn FileSystem> = Arc::new(RealFileSystem);
+    let cache = Arc::new(templiqx_build::ParseCache::new());
+    let (plain, expected) = compile_cached(&crm3, Arc::clone(&disk), None);
+    let (first, once) = compile_cached(&crm3, Arc::clone(&disk), Some(&cache));
+    let (second, twice) = compile_cached(&crm3, Arc::clone(&disk), Some(&cache));
+    assert_eq!(once, expected);
+    assert_eq!(twice, expected);
+    assert_eq!(first.fingerprint(), plain.fingerprint());
+    assert_eq!(second.fingerprint(), plain.fingerprint());
+    // Every tree of the second compilation is the first one's.
+    let files = first.sources.files().len();
+    assert!(files >= 4, "{files} files read");
+    for (a, b) in first.sources.files().iter().zip(second.sources.files()) {
+        assert_eq!(a.name, b.name);
+        assert!(Arc::ptr_eq(
+            a.root.as_ref().unwrap(),
+            b.root.as_ref().unwrap()
+        ));
+    }
+
+    // An edited buffer is parsed anew: its diagnostics are its own.
+    let extraction = crm3.join("contracts/lease-term-extraction.yaml");
+    let text = fs::read_to_string(&extraction).unwrap();
+    assert!(text.contains("inputs.clause_id"));
+    let mut o = Overlay::new(Arc::clone(&disk));
+    o.insert(
+        &extraction,
+        text.replacen("inputs.clause_id", "inputs.nmae", 1),
+    );
+    let fs: Arc<dyn FileSystem> = Arc::new(o);
+    let (_, cached) = compile_cached(&crm3, Arc::clone(&fs), Some(&cache));
+    let (_, fresh) = compile_cached(&crm3, fs, None);
+    assert_eq!(cached, fresh);
+    assert!(
+        cached.iter().any(|c| c.contains("RefUnknown")),
+        "{cached:?}"
+    );
+    assert_ne!(cached, expected);
+
+    // A text that does not parse: the same diagnostic, cached or not.
+    let p = Dir::package("id: [unclosed\n");
+    let disk: Arc<dyn FileSystem> = Arc::new(RealFileSystem);
+    let (_, plain) = compile_cached(&p.root(), Arc::clone(&disk), None);
+    let (_, cached) = compile_cached(&p.root(), Arc::clone(&disk), Some(&cache));
+    let (_, again) = compile_cached(&p.root(), disk, Some(&cache));
+    assert!(plain[0].contains("ParseYaml"), "{plain:?}");
+    assert_eq!(cached, plain);
+    assert_eq!(again, plain);
+}
+
+#[test]
+fn leaving_fingerprints_out_changes_nothing_else() {
+    let crm3 = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/crm3")
+        .canonicalize()
+        .unwrap();
+    let mut full = Loader::new(&crm3);
+    let with = full.compile_package(&crm3, &target()).unwrap();
+    let mut quick = Loader::new(&crm3).with_options(templiqx_build::CompileOptions {
+        without_fingerprints: true,
+        ..templiqx_build::CompileOptions::default()
+    });
+    let without = quick.compile_package(&crm3, &target()).unwrap();
+    assert_eq!(with.len(), without.len());
+    for (a, b) in with.iter().zip(&without) {
+        assert_eq!(a.diagnostics, b.diagnostics);
+        let (a, b) = (
+            a.interaction.as_ref().unwrap(),
+            b.interaction.as_ref().unwrap(),
+        );
+        assert_eq!(a.contract_fingerprint.len(), 64);
+        assert_eq!(a.interaction_fingerprint.len(), 64);
+        assert_eq!(b.contract_fingerprint, "");
+        assert_eq!(b.interaction_fingerprint, "");
+        let mut b = b.clone();
+        b.contract_fingerprint = a.contract_fingerprint.clone();
+        b.interaction_fingerprint = a.interaction_fingerprint.clone();
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+    }
+}

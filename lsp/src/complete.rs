@@ -264,7 +264,7 @@ fn probe(text: &str, offset: usize) -> Option<(Tree, usize)> {
         let tree = Tree {
             path: std::path::PathBuf::new(),
             text,
-            root,
+            root: root.into(),
         };
         Some((tree, marker))
     })

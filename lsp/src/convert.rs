@@ -20,6 +20,24 @@ pub(crate) struct LineIndex<'a> {
     /// byte are one, and positions convert without reading the line (a
     /// long line's many diagnostics convert in linear time).
     ascii: Vec<bool>,
+    /// On the other lines, a checkpoint every [`CHECKPOINT_BYTES`] bytes
+    /// or so, by byte offset: a position is counted from the checkpoint
+    /// before it, not from its line's start, so converting one costs at
+    /// most a checkpoint's span whatever the line's length.
+    checkpoints: Vec<Checkpoint>,
+}
+
+/// How far apart, in bytes, [`LineIndex`] checkpoints are on a non-ASCII
+/// line (at least; each is at a character boundary).
+const CHECKPOINT_BYTES: usize = 256;
+
+/// A character boundary on a non-ASCII line, and how far it is from the
+/// line's start in UTF-16 units and in Unicode scalar values.
+#[derive(Clone, Copy, Debug)]
+struct Checkpoint {
+    byte: usize,
+    units: usize,
+    chars: usize,
 }
 
 impl<'a> LineIndex<'a> {
@@ -27,7 +45,12 @@ impl<'a> LineIndex<'a> {
         let bytes = text.as_bytes();
         let mut starts = vec![0];
         let mut ascii = Vec::new();
+        let mut checkpoints = Vec::new();
         let mut line_ascii = true;
+        // Since the line's start, and the byte of its last checkpoint.
+        let (mut units, mut chars, mut last) = (0, 0, 0);
+        // The checkpoints before the line's.
+        let mut line_checkpoints = 0;
         let mut i = 0;
         while i < bytes.len() {
             let start = match bytes[i] {
@@ -39,21 +62,45 @@ impl<'a> LineIndex<'a> {
                 b'\r' => Some(i + 1),
                 b => {
                     line_ascii &= b.is_ascii();
+                    // A byte that is not a UTF-8 continuation byte starts a
+                    // character: one unit, two for a 4-byte one.
+                    if b & 0xC0 != 0x80 {
+                        if i - last >= CHECKPOINT_BYTES {
+                            checkpoints.push(Checkpoint {
+                                byte: i,
+                                units,
+                                chars,
+                            });
+                            last = i;
+                        }
+                        units += if b >= 0xF0 { 2 } else { 1 };
+                        chars += 1;
+                    }
                     None
                 }
             };
             if let Some(start) = start {
                 starts.push(start);
                 ascii.push(line_ascii);
+                if line_ascii {
+                    // An ASCII line converts without them.
+                    checkpoints.truncate(line_checkpoints);
+                }
                 line_ascii = true;
+                (units, chars, last) = (0, 0, start);
+                line_checkpoints = checkpoints.len();
             }
             i += 1;
         }
         ascii.push(line_ascii);
+        if line_ascii {
+            checkpoints.truncate(line_checkpoints);
+        }
         LineIndex {
             text,
             starts,
             ascii,
+            checkpoints,
         }
     }
 
@@ -71,6 +118,28 @@ impl<'a> LineIndex<'a> {
         (start, &self.text[start..end])
     }
 
+    /// The last checkpoint of the line `start..start + len` for which
+    /// `before` holds (`before` is monotone along the line), or the line's
+    /// start.
+    fn checkpoint(
+        &self,
+        start: usize,
+        len: usize,
+        before: impl Fn(&Checkpoint) -> bool,
+    ) -> Checkpoint {
+        let lo = self.checkpoints.partition_point(|c| c.byte < start);
+        let hi = self.checkpoints.partition_point(|c| c.byte < start + len);
+        let on_line = &self.checkpoints[lo..hi.max(lo)];
+        match on_line.partition_point(before).checked_sub(1) {
+            Some(k) => on_line[k],
+            None => Checkpoint {
+                byte: start,
+                units: 0,
+                chars: 0,
+            },
+        }
+    }
+
     /// The protocol position of byte `offset` (clamped to the text and to
     /// the start of the character it falls in).
     pub(crate) fn position(&self, offset: usize) -> Position {
@@ -85,7 +154,9 @@ impl<'a> LineIndex<'a> {
         let character = if self.ascii[line] {
             within
         } else {
-            content[..within].encode_utf16().count()
+            let target = start + within;
+            let from = self.checkpoint(start, content.len(), |c| c.byte <= target);
+            from.units + self.text[from.byte..target].encode_utf16().count()
         };
         Position::new(saturate(line), saturate(character))
     }
@@ -100,14 +171,16 @@ impl<'a> LineIndex<'a> {
             return self.text.len();
         }
         let (start, content) = self.line(line);
+        let wanted = position.character as usize;
         if self.ascii[line] {
-            return start + content.len().min(position.character as usize);
+            return start + content.len().min(wanted);
         }
-        let mut units = 0usize;
-        for (i, c) in content.char_indices() {
+        let from = self.checkpoint(start, content.len(), |c| c.units <= wanted);
+        let mut units = from.units;
+        for (i, c) in self.text[from.byte..start + content.len()].char_indices() {
             let next = units + c.len_utf16();
-            if next > position.character as usize {
-                return start + i;
+            if next > wanted {
+                return from.byte + i;
             }
             units = next;
         }
@@ -126,10 +199,11 @@ impl<'a> LineIndex<'a> {
         if self.ascii[line] {
             return start + content.len().min(skip);
         }
-        content
+        let from = self.checkpoint(start, content.len(), |c| c.chars <= skip);
+        self.text[from.byte..start + content.len()]
             .char_indices()
-            .nth(skip)
-            .map_or(start + content.len(), |(i, _)| start + i)
+            .nth(skip - from.chars)
+            .map_or(start + content.len(), |(i, _)| from.byte + i)
     }
 
     /// The protocol range of a compiler span, from its lines and columns.
@@ -220,6 +294,56 @@ mod tests {
         );
         assert_eq!(index.offset(Position::new(9, 0)), text.len());
         assert_eq!(index.offset_of(9, 1), text.len());
+    }
+
+    /// Every conversion on long lines of mixed widths, against counting
+    /// from the line's start (what the checkpoints must not change).
+    #[test]
+    fn checkpoints_convert_as_counting_from_the_line_start() {
+        let long: String = (0..2_000)
+            .map(|i| ["a", "é", "𝄞", "語", "b"][i % 5])
+            .collect::<Vec<_>>()
+            .concat();
+        let text = format!("{long}\r\nascii only line\n{long}x\ré{long}");
+        let index = LineIndex::new(&text);
+        assert!(index.checkpoints.len() > 30, "{}", index.checkpoints.len());
+        for (line, content) in text
+            .split(['\n', '\r'])
+            .filter(|l| !l.is_empty())
+            .enumerate()
+        {
+            let start = index.starts[line];
+            assert_eq!(&text[start..start + content.len()], content);
+            let mut units = 0;
+            for (column, (i, c)) in content.char_indices().enumerate() {
+                let expected = Position::new(saturate(line), saturate(units));
+                assert_eq!(
+                    index.position(start + i),
+                    expected,
+                    "byte {i} of line {line}"
+                );
+                assert_eq!(index.offset(expected), start + i);
+                assert_eq!(
+                    index.offset_of(saturate(line + 1), saturate(column + 1)),
+                    start + i
+                );
+                if c.len_utf16() == 2 {
+                    // Inside the surrogate pair: the start of the character.
+                    let inside = Position::new(saturate(line), saturate(units + 1));
+                    assert_eq!(index.offset(inside), start + i);
+                    // Inside its UTF-8 bytes: the start of the character.
+                    assert_eq!(index.position(start + i + 2), expected);
+                }
+                units += c.len_utf16();
+            }
+            let end = Position::new(saturate(line), saturate(units));
+            assert_eq!(index.position(start + content.len()), end);
+            assert_eq!(index.offset(end), start + content.len());
+            assert_eq!(
+                index.offset(Position::new(saturate(line), saturate(units + 9))),
+                start + content.len()
+            );
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use crate::convert::LineIndex;
 use lsp_types::{DocumentSymbol, Location, Range, SymbolKind, Url};
 use std::path::PathBuf;
+use std::sync::Arc;
 use templiqx_build::yaml::{Node, NodeValue};
 use templiqx_contracts::Span;
 
@@ -14,14 +15,14 @@ use templiqx_contracts::Span;
 pub(crate) struct Tree {
     pub(crate) path: PathBuf,
     pub(crate) text: String,
-    pub(crate) root: Node,
+    pub(crate) root: Arc<Node>,
 }
 
 impl Tree {
     /// The tree of `text`, the file at `path`; `None` when it does not
     /// parse.
     pub(crate) fn parse(path: PathBuf, text: String) -> Option<Tree> {
-        let root = templiqx_build::yaml::parse(&text).ok()?;
+        let root = Arc::new(templiqx_build::yaml::parse(&text).ok()?);
         Some(Tree { path, text, root })
     }
 

@@ -464,7 +464,7 @@ fn listed_requests(workspace: &Workspace, root: &Path) -> Vec<Tree> {
             out.push(Tree {
                 path,
                 text,
-                root: tree,
+                root: tree.into(),
             });
         }
     }

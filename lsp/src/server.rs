@@ -499,6 +499,7 @@ impl Server<'_> {
                 version,
             })?;
         }
+        self.workspace.release();
         Ok(())
     }
 

@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use templiqx_build::yaml::Node;
 use templiqx_build::{
-    CompileOptions, CompiledContract, FileSystem, Loader, MANIFEST, Overlay, RealFileSystem,
-    SourceFile, codegen, relative_to,
+    CompileOptions, CompiledContract, FileSystem, Loader, MANIFEST, Overlay, ParseCache,
+    RealFileSystem, SourceFile, codegen, relative_to,
 };
 use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};
 
@@ -134,6 +134,13 @@ pub(crate) struct Workspace {
     /// The last tree of each open document that parsed, for completion in
     /// a half-typed document.
     good: BTreeMap<PathBuf, Tree>,
+    /// The YAML trees of the texts the last compilations read: an edit
+    /// parses the edited file again, not the package.
+    parse_cache: Arc<ParseCache>,
+    /// Compilations replaced by the last flush, dropped by
+    /// [`Workspace::release`] once its diagnostics are published (freeing a
+    /// package's trees takes a tenth of an edit).
+    retired: Vec<Compilation>,
 }
 
 impl Workspace {
@@ -148,6 +155,8 @@ impl Workspace {
             dirty: BTreeSet::new(),
             touched: BTreeSet::new(),
             good: BTreeMap::new(),
+            parse_cache: Arc::new(ParseCache::new()),
+            retired: Vec::new(),
         }
     }
 
@@ -323,6 +332,9 @@ impl Workspace {
     /// any more are forgotten, their diagnostics cleared. A file read by
     /// several units (a dependency's partial) gets the diagnostics of all.
     pub(crate) fn flush(&mut self) -> Vec<Publication> {
+        // One generation per flush: the trees of files no compilation read
+        // this time or the last are dropped.
+        self.parse_cache.sweep();
         let dirty = std::mem::take(&mut self.dirty);
         let touched = std::mem::take(&mut self.touched);
         let mut paths: BTreeSet<PathBuf> = touched
@@ -371,7 +383,7 @@ impl Workspace {
                     .filter(|p| compilation.names.values().any(|n| n == *p))
                     .cloned(),
             );
-            unit.compilation = Some(compilation);
+            self.retired.extend(unit.compilation.replace(compilation));
         }
         paths
             .iter()
@@ -387,6 +399,12 @@ impl Workspace {
                 self.publication(path, diagnostics)
             })
             .collect()
+    }
+
+    /// Drops the compilations the last [`Workspace::flush`] replaced (the
+    /// server calls it after publishing that flush's diagnostics).
+    pub(crate) fn release(&mut self) {
+        self.retired.clear();
     }
 
     /// Whether the unit `key` is still served: some open document belongs
@@ -418,7 +436,7 @@ impl Workspace {
     /// (`docs/decisions.md`, "The language server"): the generated code
     /// ([`codegen::check_all`] reports what [`codegen::generate_all`]
     /// would, without building it) and the interaction fingerprint
-    /// ([`CompileOptions::without_interaction_fingerprint`]).
+    /// ([`CompileOptions::without_fingerprints`]).
     fn compile(&mut self, key: &UnitKey) -> Compilation {
         let fs: Arc<dyn FileSystem> = Arc::new(self.overlay.clone());
         let (base, loader) = match key {
@@ -428,10 +446,12 @@ impl Workspace {
                 (dir.clone(), Loader::with_file_system(dir, fs))
             }
         };
-        let mut loader = loader.with_options(CompileOptions {
-            without_interaction_fingerprint: true,
-            ..CompileOptions::default()
-        });
+        let mut loader = loader
+            .with_options(CompileOptions {
+                without_fingerprints: true,
+                ..CompileOptions::default()
+            })
+            .with_parse_cache(Arc::clone(&self.parse_cache));
         let mut problems = Vec::new();
         let mut contracts = Vec::new();
         match key {
@@ -670,6 +690,6 @@ impl Workspace {
             .loader
             .sources
             .by_name(name)
-            .map(|f| (f.text.as_str(), f.root.as_ref()))
+            .map(|f| (f.text.as_str(), f.root.as_deref()))
     }
 }

@@ -253,9 +253,13 @@ pub(super) fn assemble(
     let mut required: BTreeSet<String> = contract.capabilities.iter().cloned().collect();
     required.extend(extensions.iter().map(|e| e.capability.to_string()));
     let context_locale = context.iter().any(|f| f.name == "locale");
-    let contract_fingerprint = templiqx_contracts::canonical::fingerprint(
-        &serde_json::to_value(contract).unwrap_or(serde_json::Value::Null),
-    );
+    let contract_fingerprint = if options.without_fingerprints {
+        String::new()
+    } else {
+        templiqx_contracts::canonical::fingerprint(
+            &serde_json::to_value(contract).unwrap_or(serde_json::Value::Null),
+        )
+    };
     let mut interaction = Interaction {
         compiler: Str::Borrowed(COMPILER),
         contract_id: Str::Owned(contract.id.clone()),
@@ -274,7 +278,7 @@ pub(super) fn assemble(
         contract_fingerprint: Str::Owned(contract_fingerprint),
         interaction_fingerprint: Str::Borrowed(""),
     };
-    if !options.without_interaction_fingerprint {
+    if !options.without_fingerprints {
         interaction.interaction_fingerprint = Str::Owned(interaction_fingerprint(&interaction));
     }
     Ok(interaction)

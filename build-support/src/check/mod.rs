@@ -87,12 +87,14 @@ pub struct CompileOptions {
     /// and context are always checked: a test cannot be generated without
     /// them.
     pub fake_output_in_tests: bool,
-    /// Leave [`Interaction::interaction_fingerprint`] empty (`""`) instead
-    /// of hashing the canonical JSON of the interaction. For a front end
-    /// that shows no fingerprint and compiles on every keystroke: the
-    /// language server (`docs/decisions.md`, "The language server"). Every
-    /// other field, and every diagnostic, is the same either way.
-    pub without_interaction_fingerprint: bool,
+    /// Leave [`Interaction::contract_fingerprint`] and
+    /// [`Interaction::interaction_fingerprint`] empty (`""`) instead of
+    /// hashing the canonical JSON of the contract and of the interaction.
+    /// For a front end that shows no fingerprint and compiles on every
+    /// keystroke: the language server (`docs/decisions.md`, "The language
+    /// server"). Every other field, and every diagnostic, is the same
+    /// either way.
+    pub without_fingerprints: bool,
 }
 
 /// [`compile_contract`] with options: runs the phases listed in the module

@@ -25,6 +25,7 @@ pub use paths::relative_to;
 use crate::check::{CompileOptions, compile_contract_with};
 use crate::dto::{Contract, FileId, Loc, OrderedMap};
 use crate::file_system::{FileSystem, RealFileSystem};
+use crate::parse_cache::ParseCache;
 use crate::source::Sources;
 use crate::text::{self, Syntax};
 use crate::yaml::{self, Node};
@@ -161,6 +162,7 @@ pub struct Loader {
     digests: BTreeMap<PathBuf, String>,
     options: CompileOptions,
     fs: Arc<dyn FileSystem>,
+    parse_cache: Option<Arc<ParseCache>>,
 }
 
 impl fmt::Debug for Loader {
@@ -173,6 +175,7 @@ impl fmt::Debug for Loader {
             .field("packages", &self.packages)
             .field("digests", &self.digests)
             .field("options", &self.options)
+            .field("parse_cache", &self.parse_cache)
             .finish_non_exhaustive()
     }
 }
@@ -219,12 +222,21 @@ impl Loader {
             digests: BTreeMap::new(),
             options: CompileOptions::default(),
             fs,
+            parse_cache: None,
         }
     }
 
     /// Sets the compile options for every contract this loader compiles.
     pub fn with_options(mut self, options: CompileOptions) -> Loader {
         self.options = options;
+        self
+    }
+
+    /// Parses YAML through `cache`: a text parsed before by any loader that
+    /// shares it is not parsed again ([`ParseCache`]). Results are those of
+    /// a loader without one.
+    pub fn with_parse_cache(mut self, cache: Arc<ParseCache>) -> Loader {
+        self.parse_cache = Some(cache);
         self
     }
 
@@ -291,14 +303,18 @@ impl Loader {
         }
     }
 
-    fn parse_yaml(&mut self, file: FileId) -> Result<Node, Diagnostic> {
+    fn parse_yaml(&mut self, file: FileId) -> Result<Arc<Node>, Diagnostic> {
         let Some(src) = self.sources.get(file) else {
             return Err(Diagnostic::error(Code::Io, "internal: unknown file"));
         };
         let name = src.name.clone();
-        match yaml::parse(&src.text) {
+        let parsed = match &self.parse_cache {
+            Some(cache) => cache.parse(&src.text),
+            None => yaml::parse(&src.text).map(Arc::new),
+        };
+        match parsed {
             Ok(root) => {
-                self.sources.set_root(file, root.clone());
+                self.sources.set_root(file, Arc::clone(&root));
                 Ok(root)
             }
             Err(d) => Err(d.in_file(name)),
