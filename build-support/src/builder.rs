@@ -6,9 +6,12 @@ use crate::codegen::{self, Options};
 use crate::package::{CompiledContract, Loader};
 use crate::report;
 use proc_macro2::TokenStream;
+use rerun::Bounds;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use templiqx_contracts::{CapabilityProfile, Code, Diagnostic, Diagnostics};
+
+mod rerun;
 
 /// The default name of the generated file in `OUT_DIR`.
 pub(crate) const DEFAULT_OUT_FILE: &str = "templiqx_contracts.rs";
@@ -16,7 +19,8 @@ pub(crate) const DEFAULT_OUT_FILE: &str = "templiqx_contracts.rs";
 /// Configures a build-time compilation of contracts (`docs/guide.md`,
 /// "Compile a package in `build.rs`"): configure, then [`Builder::compile`]
 /// writes one generated file into `OUT_DIR` that the host `include!`s, and
-/// prints `cargo:rerun-if-changed` for every file read.
+/// tells Cargo what to watch: every file read, and, where that is bounded,
+/// the paths looked for and not found ([`Builder::compile`] says which).
 ///
 /// ```no_run
 /// // build.rs (the body of `fn main`)
@@ -52,6 +56,9 @@ pub struct Generated {
     /// Absolute paths of every file read (manifests, contracts, partials,
     /// dependency files).
     pub files_read: Vec<PathBuf>,
+    /// Absolute paths looked for and not found, whose creation would change
+    /// the code ([`Loader::looked_for`]).
+    pub looked_for: Vec<PathBuf>,
     /// The package fingerprint over every file read.
     pub fingerprint: String,
 }
@@ -156,6 +163,12 @@ impl Builder {
     /// Every diagnostic of every contract (`TQX_CAPABILITY_UNSUPPORTED` when
     /// no target was set), rendered.
     pub fn generate(&self) -> Result<Generated, BuildError> {
+        self.generate_tracked().0
+    }
+
+    /// [`Builder::generate`], and the files read and the paths looked for,
+    /// also when it fails.
+    fn generate_tracked(&self) -> (Result<Generated, BuildError>, Tracked) {
         let base = self.base();
         let mut loader = Loader::new(&base).with_options(CompileOptions {
             fake_output_in_tests: self.eval_tests,
@@ -164,7 +177,7 @@ impl Builder {
         let Some(target) = &self.target else {
             let d = Diagnostic::error(Code::CapabilityUnsupported, "no target capability profile was given")
                 .help("call `.target([\"structured_output\", ...])`: compilation requires an explicit target profile");
-            return Err(fail(vec![d], &loader));
+            return (Err(fail(vec![d], &loader)), Tracked::default());
         };
         let mut compiled: Vec<CompiledContract> = Vec::new();
         let mut diagnostics = Vec::new();
@@ -192,47 +205,99 @@ impl Builder {
                 None => {}
             }
         }
+        let tracked = Tracked {
+            files_read: loader.files_read.clone(),
+            looked_for: loader.looked_for.clone(),
+        };
         if !diagnostics.is_empty() {
-            return Err(fail(diagnostics, &loader));
+            return (Err(fail(diagnostics, &loader)), tracked);
         }
         let code = format_file(quote::quote! { #(#modules)* });
-        Ok(Generated {
+        let generated = Generated {
             code,
-            files_read: loader.files_read.clone(),
+            files_read: tracked.files_read.clone(),
+            looked_for: tracked.looked_for.clone(),
             fingerprint: loader.fingerprint(),
-        })
+        };
+        (Ok(generated), tracked)
     }
 
-    /// Generates, writes the file, and prints `cargo:rerun-if-changed` for
-    /// every file read (also on failure, so fixing a contract reruns the
-    /// build script). Returns the path written.
+    /// Generates, writes the file, and prints `cargo:rerun-if-changed`
+    /// lines (also on failure, so fixing a contract reruns the build
+    /// script). Returns the path written.
+    ///
+    /// What the lines track (`docs/decisions.md`, "What a build tracks"):
+    ///
+    /// * every file read: manifests, contracts, partials, dependency files
+    ///   (and, on failure, the configured package directories and contract
+    ///   files);
+    /// * for each path looked for and not found ([`Generated::looked_for`]),
+    ///   its nearest existing ancestor directory (the path itself, when it
+    ///   exists but could not be read). Cargo compares a directory by the
+    ///   newest modification time in its whole tree, and creating a file (or
+    ///   the missing directories above it) updates that directory's: the
+    ///   creation reruns the build script. So does any other change under
+    ///   the directory; one that lies under another watched directory is
+    ///   not printed again.
+    ///
+    /// A looked-for path is not tracked, because watching its nearest
+    /// existing directory would rerun the build script on every build or
+    /// scan an unbounded tree, when that directory
+    ///
+    /// * holds `OUT_DIR` or the generated file: the target directory, which
+    ///   Cargo writes after the script runs. In a crate outside a workspace
+    ///   (its `target/` inside it) that is the crate root and every
+    ///   directory above it; in a workspace, the workspace root and above;
+    /// * lies strictly above the crate root (`CARGO_MANIFEST_DIR`): it holds
+    ///   other crates, the home directory, up to `/`;
+    /// * is a file-system root.
+    ///
+    /// In a compilation that succeeds, the only paths looked for are the
+    /// `templiqx.yaml` of each directory the package search of a contract
+    /// file ([`Builder::contract`]) passed; the other kinds (an include,
+    /// dependency, contract or manifest that is missing) fail the build,
+    /// and Cargo reruns a build script that failed on every build. Without
+    /// a package, the search goes up to `/`, so a contract file without a
+    /// package always has untracked ancestors: a `templiqx.yaml` created in
+    /// one of them is not noticed until something else reruns the script
+    /// (`touch` the contract, or `cargo clean -p <crate>`). A package stops
+    /// the search at its root. Each untracked path is named, with the
+    /// reason, on a `#` line of the build script's output
+    /// (`target/<profile>/build/<crate>-<hash>/output`), which Cargo
+    /// ignores. A symlink under a watched directory that points into the
+    /// target directory is not detected (Cargo follows it, and then reruns
+    /// the script on every build).
     ///
     /// # Errors
     /// As [`Builder::generate`]; `TQX_IO` when `OUT_DIR` is unset or the
     /// file cannot be written.
     pub fn compile(&self) -> Result<PathBuf, BuildError> {
-        let result = self.generate();
-        let files = match &result {
-            Ok(g) => g.files_read.clone(),
-            Err(_) => self.inputs_for_rerun(),
-        };
-        for f in &files {
-            println!("cargo:rerun-if-changed={}", f.display());
+        let (result, tracked) = self.generate_tracked();
+        let out = self.out_file.clone().or_else(|| {
+            std::env::var_os("OUT_DIR").map(|dir| PathBuf::from(dir).join(DEFAULT_OUT_FILE))
+        });
+        let mut files = tracked.files_read;
+        if result.is_err() {
+            for input in self.inputs_for_rerun() {
+                if !files.contains(&input) {
+                    files.push(input);
+                }
+            }
+        }
+        let watch = rerun::plan(&tracked.looked_for, &self.bounds(out.as_deref()), &|p| {
+            p.exists()
+        });
+        for line in rerun::lines(&files, &watch) {
+            println!("{line}");
         }
         let generated = result?;
-        let out = match &self.out_file {
-            Some(p) => p.clone(),
-            None => match std::env::var_os("OUT_DIR") {
-                Some(dir) => PathBuf::from(dir).join(DEFAULT_OUT_FILE),
-                None => {
-                    let d = Diagnostic::error(Code::Io, "OUT_DIR is not set")
-                        .help("call `compile()` from a build script, or set `out_file(...)`");
-                    return Err(BuildError {
-                        rendered: report::render_human(&d, None),
-                        diagnostics: Diagnostics::one(d),
-                    });
-                }
-            },
+        let Some(out) = out else {
+            let d = Diagnostic::error(Code::Io, "OUT_DIR is not set")
+                .help("call `compile()` from a build script, or set `out_file(...)`");
+            return Err(BuildError {
+                rendered: report::render_human(&d, None),
+                diagnostics: Diagnostics::one(d),
+            });
         };
         if std::fs::read_to_string(&out).ok().as_deref() != Some(generated.code.as_str()) {
             std::fs::write(&out, &generated.code).map_err(|e| {
@@ -247,8 +312,31 @@ impl Builder {
         Ok(out)
     }
 
-    /// On failure the loader's list is gone; rerun on the configured inputs
-    /// and every file under them.
+    /// What a watched directory must not hold: `OUT_DIR` and the directory
+    /// of the generated file `out`, and the crate root
+    /// (`CARGO_MANIFEST_DIR`, else the base directory), as real paths.
+    fn bounds(&self, out: Option<&Path>) -> Bounds {
+        let real = |p: &Path| {
+            let p = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+            std::fs::canonicalize(&p).unwrap_or(p)
+        };
+        let out_dir = std::env::var_os("OUT_DIR").map(PathBuf::from);
+        let out_file_dir = out.and_then(Path::parent).map(Path::to_path_buf);
+        let crate_root = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| self.base());
+        Bounds {
+            outputs: out_dir
+                .into_iter()
+                .chain(out_file_dir)
+                .map(|p| real(&p))
+                .collect(),
+            crate_root: Some(real(&crate_root)),
+        }
+    }
+
+    /// On failure, besides what the loader read and looked for, rerun on
+    /// the configured inputs and every file under them.
     fn inputs_for_rerun(&self) -> Vec<PathBuf> {
         let base = self.base();
         self.packages
@@ -257,6 +345,14 @@ impl Builder {
             .map(|p| base.join(p))
             .collect()
     }
+}
+
+/// What a compilation depended on: the files it read and the paths it
+/// looked for and did not find.
+#[derive(Debug, Default)]
+struct Tracked {
+    files_read: Vec<PathBuf>,
+    looked_for: Vec<PathBuf>,
 }
 
 fn fail(diagnostics: Vec<Diagnostic>, loader: &Loader) -> BuildError {

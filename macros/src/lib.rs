@@ -22,6 +22,20 @@
 //! snippet, `TQX_*` code, help), spanned on the macro argument. Every file
 //! read is referenced with `include_bytes!`, so editing a contract, partial,
 //! manifest or dependency file rebuilds the host.
+//!
+//! Creating a file the compilation looked for and did not find does not
+//! (`docs/decisions.md`, "What a build tracks"). In a compilation that
+//! succeeds these are the `templiqx.yaml` of the directories the package
+//! search of the path form passed: between the contract and its package
+//! root, or, for a contract without a package, every directory up to `/`.
+//! A `templiqx.yaml` created in one changes the contract's package, and so
+//! its includes, but on stable Rust a macro can make rustc track only files
+//! that exist (`proc_macro::tracked_path` is unstable), and a missing file
+//! named in the crate's dep-info would rebuild the host on every build.
+//! Cargo keeps the old expansion until something else rebuilds the crate:
+//! touch the contract, or run `cargo clean -p <crate>`. The
+//! `package = .., contract = ..` form searches nothing, and
+//! `templiqx_build::Builder` in `build.rs` watches the directories it can.
 
 use proc_macro::TokenStream;
 use proc_macro2::Span;
@@ -188,6 +202,8 @@ fn expand(args: Args) -> syn::Result<proc_macro2::TokenStream> {
             }
         }
     };
+    // Only files that exist can be tracked with `include_bytes!`: the paths
+    // of `loader.looked_for` are not (see the crate docs).
     let tracked = loader.files_read.clone();
     match (&compiled.contract, &compiled.interaction) {
         (Some(contract), Some(interaction)) if compiled.diagnostics.is_empty() => {

@@ -8,24 +8,12 @@
 //! workspace build has already fetched every crate). They share one target
 //! directory under `target/host-tests`, so dependencies compile once.
 
+mod common;
+
+use common::host::{Host, shared_target};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn shared_target() -> PathBuf {
-    workspace().join("target/host-tests")
-}
-
-struct Host {
-    dir: tempfile::TempDir,
-}
+use std::process::Command;
 
 const CONTRACT: &str = r#"api_version: templiqx/v1alpha1
 id: note
@@ -212,80 +200,38 @@ fn main() {
 }
 "##;
 
-impl Host {
-    /// A host crate named `name` with path dependencies on this
-    /// workspace, a copy of its `Cargo.lock`, and a `build.rs` that
-    /// compiles the package `pkg` for `structured_output`.
-    fn scaffold(name: &str) -> Host {
-        let host = Host {
-            dir: tempfile::tempdir().unwrap(),
-        };
-        let ws = workspace();
-        host.write(
-            "Cargo.toml",
-            &format!(
-                "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\ntempliqx = {{ path = \"{runtime}\" }}\n\n[build-dependencies]\ntempliqx-build = {{ path = \"{build}\" }}\n\n[workspace]\n\n[profile.dev]\ndebug = false\n",
-                runtime = ws.join("runtime").display(),
-                build = ws.join("build-support").display()
-            ),
-        );
-        fs::copy(ws.join("Cargo.lock"), host.path().join("Cargo.lock")).unwrap();
-        host.write(
-            "build.rs",
-            "fn main() {\n    if let Err(e) = templiqx_build::Builder::new().target([\"structured_output\"]).package(\"pkg\").compile() {\n        eprintln!(\"{e}\");\n        std::process::exit(1);\n    }\n}\n",
-        );
-        host
-    }
+/// A host crate named `name` with a `build.rs` that compiles the package
+/// `pkg` for `structured_output`.
+fn scaffold(name: &str) -> Host {
+    let host = Host::new(name, true);
+    host.write(
+        "build.rs",
+        "fn main() {\n    if let Err(e) = templiqx_build::Builder::new().target([\"structured_output\"]).package(\"pkg\").compile() {\n        eprintln!(\"{e}\");\n        std::process::exit(1);\n    }\n}\n",
+    );
+    host
+}
 
-    fn new() -> Host {
-        let host = Host::scaffold("host-under-test");
-        host.write("pkg/templiqx.yaml", "api_version: templiqx/v1alpha1\npackage: host\nversion: 0.1.0\ncontracts: [note, awkward, loose]\n");
-        host.write("pkg/contracts/note.yaml", CONTRACT);
-        host.write("pkg/contracts/awkward.yaml", AWKWARD);
-        host.write("pkg/contracts/loose.yaml", LOOSE);
-        host.write(
-            "pkg/partials/intro.yaml",
-            "- { kind: text, value: 'Hello v1, ' }\n",
-        );
-        // The build.rs output lives in a module so both front ends can coexist.
-        host.write("src/main.rs", &MAIN.replace("include!(concat!(env!(\"OUT_DIR\"), \"/templiqx_contracts.rs\"));", "mod built {\n    include!(concat!(env!(\"OUT_DIR\"), \"/templiqx_contracts.rs\"));\n}"));
-        host
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.path().join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, text).unwrap();
-    }
-
-    fn cargo(&self, args: &[&str], target: &Path) -> Output {
-        // Cargo's own flags go before any `--` (which starts the test
-        // binary's arguments).
-        let split = args.iter().position(|a| *a == "--").unwrap_or(args.len());
-        Command::new(env!("CARGO"))
-            .args(&args[..split])
-            .arg("--offline")
-            .args(&args[split..])
-            .env("CARGO_TARGET_DIR", target)
-            .env_remove("RUSTFLAGS")
-            .current_dir(self.path())
-            .output()
-            .unwrap()
-    }
-
-    fn run(&self, target: &Path) -> String {
-        let out = self.cargo(&["run"], target);
-        assert!(
-            out.status.success(),
-            "cargo run failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    }
+/// The host of most tests: the package `pkg` of the contracts above,
+/// compiled by both front ends.
+fn note_host() -> Host {
+    let host = scaffold("host-under-test");
+    host.write("pkg/templiqx.yaml", "api_version: templiqx/v1alpha1\npackage: host\nversion: 0.1.0\ncontracts: [note, awkward, loose]\n");
+    host.write("pkg/contracts/note.yaml", CONTRACT);
+    host.write("pkg/contracts/awkward.yaml", AWKWARD);
+    host.write("pkg/contracts/loose.yaml", LOOSE);
+    host.write(
+        "pkg/partials/intro.yaml",
+        "- { kind: text, value: 'Hello v1, ' }\n",
+    );
+    // The build.rs output lives in a module so both front ends can coexist.
+    host.write(
+        "src/main.rs",
+        &MAIN.replace(
+            "include!(concat!(env!(\"OUT_DIR\"), \"/templiqx_contracts.rs\"));",
+            "mod built {\n    include!(concat!(env!(\"OUT_DIR\"), \"/templiqx_contracts.rs\"));\n}",
+        ),
+    );
+    host
 }
 
 /// The generated file of `host`'s most recent build in `target`. The
@@ -422,7 +368,7 @@ fn check_awkward_generated(generated: &str) {
 
 #[test]
 fn hosts_build_rebuild_on_partial_edits_and_generate_identical_code() {
-    let host = Host::new();
+    let host = note_host();
     let target = shared_target();
     let out = host.run(&target);
     assert!(
@@ -470,7 +416,7 @@ fn hosts_build_rebuild_on_partial_edits_and_generate_identical_code() {
 
 #[test]
 fn generated_eval_tests_run_and_a_wrong_fake_output_fails_exactly_that_test() {
-    let host = Host::new();
+    let host = note_host();
     let target = shared_target();
     let out = host.cargo(&["test", "--", "--test-threads=1"], &target);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -753,7 +699,7 @@ fn main() {
 
 #[test]
 fn hostile_names_and_descriptions_build_lint_document_and_run() {
-    let host = Host::scaffold("hostile-host");
+    let host = scaffold("hostile-host");
     let ids = [
         "crate",
         "super",

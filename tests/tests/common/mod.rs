@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod host;
+
 use std::path::{Path, PathBuf};
 use templiqx_build::Compilation;
 use templiqx_contracts::CapabilityProfile;
