@@ -41,6 +41,11 @@ const MARKER: &str = "templiqxCompletionCursor";
 /// How many other lines the parser stops at are blanked before giving up.
 const BLANKED_LINES: usize = 4;
 
+/// The bytes the parses of one completion may read in all (the document's
+/// length per parse, and at least two parses): on a document under 400 KiB
+/// every variant and repair is tried; on a 3 MB one, two parses.
+const PARSE_BUDGET: usize = 8 << 20;
+
 /// The most nested `for_each` collections a completed reference's type is
 /// followed through (as the hover follows them).
 const BUDGET: usize = 8;
@@ -259,8 +264,12 @@ fn probe(text: &str, offset: usize) -> Option<(Tree, usize)> {
     if end > offset {
         variants.push(format!("{head}{pad}{MARKER}{}", &text[end..]));
     }
+    // Each variant is parsed whole, up to `BLANKED_LINES + 1` times: on a
+    // large document the parses are bounded by `PARSE_BUDGET` bytes (at
+    // least two), so a completion costs about what a compilation does.
+    let mut parses = (PARSE_BUDGET / text.len().max(1)).max(2);
     variants.into_iter().find_map(|variant| {
-        let (text, root) = parse_around(variant, marker)?;
+        let (text, root) = parse_around(variant, marker, &mut parses)?;
         let tree = Tree {
             path: std::path::PathBuf::new(),
             text,
@@ -272,9 +281,11 @@ fn probe(text: &str, offset: usize) -> Option<(Tree, usize)> {
 
 /// Parses `text`, blanking up to [`BLANKED_LINES`] lines the parser stops
 /// at, other than the line of `keep` (offsets do not move: a line is
-/// replaced by as many spaces as it has bytes).
-fn parse_around(mut text: String, keep: usize) -> Option<(String, Node)> {
+/// replaced by as many spaces as it has bytes); each parse takes one of
+/// `parses`, and none left is a failure.
+fn parse_around(mut text: String, keep: usize, parses: &mut usize) -> Option<(String, Node)> {
     for _ in 0..=BLANKED_LINES {
+        *parses = parses.checked_sub(1)?;
         let error = match yaml::parse(&text) {
             Ok(root) => return Some((text, root)),
             Err(error) => error,
@@ -815,6 +826,23 @@ fn keywords(workspace: &Workspace, schema: Option<&Node>) -> Completions {
 mod tests {
     use super::*;
     use lsp_types::Url;
+
+    #[test]
+    fn repairs_stop_when_the_parses_are_spent() {
+        // Line 1 does not parse; the cursor is on line 2.
+        let text = "a: 1\nb: \"x\" y\nc: x\n".to_owned();
+        let keep = text.find("c:").unwrap();
+        let mut parses = 2;
+        let (repaired, root) = parse_around(text.clone(), keep, &mut parses).unwrap();
+        assert_eq!(parses, 0);
+        assert!(root.get("b").is_none() && root.get("c").is_some());
+        assert_eq!(repaired.len(), text.len());
+        let mut parses = 1;
+        assert!(parse_around(text.clone(), keep, &mut parses).is_none());
+        assert_eq!(parses, 0);
+        let mut parses = 0;
+        assert!(parse_around("a: 1\n".to_owned(), 0, &mut parses).is_none());
+    }
 
     /// The labels completed at `|` in `text` (a lone contract file).
     fn labels(text: &str) -> Vec<String> {

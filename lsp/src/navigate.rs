@@ -21,6 +21,7 @@ pub(crate) struct Tree {
 impl Tree {
     /// The tree of `text`, the file at `path`; `None` when it does not
     /// parse.
+    #[cfg(test)]
     pub(crate) fn parse(path: PathBuf, text: String) -> Option<Tree> {
         let root = Arc::new(templiqx_build::yaml::parse(&text).ok()?);
         Some(Tree { path, text, root })

@@ -576,7 +576,14 @@ impl Workspace {
     /// contract (of the last compilations) that includes it, through any
     /// chain of partials.
     pub(crate) fn trees(&self, path: &Path) -> Option<(Tree, Tree)> {
-        let file = Tree::parse(path.to_path_buf(), self.text(path)?)?;
+        let text = self.text(path)?;
+        // The text the last compilation read: its tree is in the cache.
+        let root = self.parse_cache.parse(&text).ok()?;
+        let file = Tree {
+            path: path.to_path_buf(),
+            text,
+            root,
+        };
         let decl = match file.root.as_map() {
             Some(_) => file.clone(),
             None => self
