@@ -106,30 +106,68 @@ pub fn write_number<W: fmt::Write + ?Sized>(n: Number, out: &mut W) -> fmt::Resu
 }
 
 /// Writes `s` as a JSON string literal with RFC 8785 escaping.
+///
+/// Scans bytes, not characters: every byte that needs escaping is ASCII
+/// (`"`, `\\`, U+0000-U+001F), and no byte of a multi-byte UTF-8 sequence
+/// is below 0x80, so each escape falls on a character boundary and the runs
+/// between escapes are copied whole.
 pub fn write_string<W: fmt::Write + ?Sized>(s: &str, out: &mut W) -> fmt::Result {
     out.write_char('"')?;
+    let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let escape: Option<&str> = match c {
-            '"' => Some("\\\""),
-            '\\' => Some("\\\\"),
-            '\u{8}' => Some("\\b"),
-            '\t' => Some("\\t"),
-            '\n' => Some("\\n"),
-            '\u{c}' => Some("\\f"),
-            '\r' => Some("\\r"),
-            c if (c as u32) < 0x20 => None,
-            _ => continue,
-        };
+    let mut i = next_escape(bytes, 0);
+    while let Some(&byte) = bytes.get(i) {
         out.write_str(&s[start..i])?;
-        match escape {
-            Some(e) => out.write_str(e)?,
-            None => write!(out, "\\u{:04x}", c as u32)?,
+        match byte {
+            b'"' => out.write_str("\\\"")?,
+            b'\\' => out.write_str("\\\\")?,
+            0x08 => out.write_str("\\b")?,
+            b'\t' => out.write_str("\\t")?,
+            b'\n' => out.write_str("\\n")?,
+            0x0c => out.write_str("\\f")?,
+            b'\r' => out.write_str("\\r")?,
+            control => write!(out, "\\u{control:04x}")?,
         }
-        start = i + c.len_utf8();
+        start = i + 1;
+        i = next_escape(bytes, start);
     }
     out.write_str(&s[start..])?;
     out.write_char('"')
+}
+
+/// The index of the first byte at or after `from` that [`write_string`]
+/// escapes (`"`, `\\`, or below 0x20), or `bytes.len()`.
+///
+/// Eight bytes at a time: with `ONES` = 0x01 in every byte, `x - n * ONES &
+/// !x & 0x80 * ONES` flags the bytes of `x` below `n` (for `n <= 0x80`), and
+/// of those it flags the lowest exactly (a borrow only ever runs from a
+/// lower flagged byte into higher ones); a byte equal to `c` is a byte of
+/// `x ^ c * ONES` below 1. So the lowest flag of the three masks is the
+/// first escaped byte of the word.
+fn next_escape(bytes: &[u8], from: usize) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGH: u64 = ONES * 0x80;
+    let below = |x: u64, n: u64| x.wrapping_sub(n * ONES) & !x & HIGH;
+    let mut i = from;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let flags = below(x, 0x20)
+            | below(x ^ (ONES * u64::from(b'"')), 1)
+            | below(x ^ (ONES * u64::from(b'\\')), 1);
+        if flags != 0 {
+            return i + (flags.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    bytes
+        .get(i..)
+        .and_then(|rest| {
+            rest.iter()
+                .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        })
+        .map_or(bytes.len(), |at| i + at)
 }
 
 /// The canonical JSON text of `value`.
@@ -188,6 +226,43 @@ mod tests {
             to_canonical_string(&v),
             "\"a\\\"b\\\\c\\b\\t\\n\\f\\r\\u0001\\u001f\u{7f}\u{2028}é😂\""
         );
+    }
+
+    #[test]
+    fn every_byte_escapes_the_same_at_every_place_in_a_word() {
+        // Each ASCII byte, alone and among others, at each offset of the
+        // eight-byte scan, against the character-by-character definition.
+        fn reference(s: &str) -> String {
+            let mut out = String::from("\"");
+            for c in s.chars() {
+                match c {
+                    '"' => out.push_str("\\\""),
+                    '\\' => out.push_str("\\\\"),
+                    '\u{8}' => out.push_str("\\b"),
+                    '\t' => out.push_str("\\t"),
+                    '\n' => out.push_str("\\n"),
+                    '\u{c}' => out.push_str("\\f"),
+                    '\r' => out.push_str("\\r"),
+                    c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+            out
+        }
+        for byte in 0..0x80u8 {
+            for at in 0..17 {
+                for filler in ["a", "é", "\u{1}", "!"] {
+                    let mut s = filler.repeat(at);
+                    s.push(char::from(byte));
+                    s.push_str(&"z".repeat(9));
+                    s.push_str(filler);
+                    let mut out = String::new();
+                    write_string(&s, &mut out).unwrap();
+                    assert_eq!(out, reference(&s), "{s:?}");
+                }
+            }
+        }
     }
 
     #[test]

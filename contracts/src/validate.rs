@@ -290,7 +290,13 @@ impl Walker<'_> {
     }
 
     fn check_string(&mut self, schema: &Schema, s: &str, path: &Path<'_>) {
-        if schema.min_length.is_some() || schema.max_length.is_some() {
+        // A UTF-8 string of `n` bytes has between `ceil(n / 4)` and `n`
+        // characters: count them only when those bounds do not settle both
+        // keywords.
+        let (bytes, fewest) = (s.len() as u64, s.len().div_ceil(4) as u64);
+        let settled = schema.min_length.is_none_or(|min| fewest >= min)
+            && schema.max_length.is_none_or(|max| bytes <= max);
+        if !settled {
             let len = s.chars().count() as u64;
             if let Some(min) = schema.min_length
                 && len < min

@@ -173,6 +173,33 @@ fn lengths_count_unicode_scalar_values() {
     assert!(ok(&s, json!(12345).as_value()));
 }
 
+#[test]
+fn length_bounds_agree_with_counting_at_every_width() {
+    // Byte length settles most checks without counting; near the bounds
+    // (1- to 4-byte characters, mixed) the verdict must still be the count's.
+    for unit in ["a", "é", "€", "😀", "a😀"] {
+        for repeat in 0..10 {
+            let text = unit.repeat(repeat);
+            let count = text.chars().count() as u64;
+            for min in [None, Some(0), Some(1), Some(3), Some(8), Some(20)] {
+                for max in [None, Some(0), Some(2), Some(8), Some(20)] {
+                    let s = Schema {
+                        min_length: min,
+                        max_length: max,
+                        ..Schema::ANY
+                    };
+                    let want = min.is_none_or(|m| count >= m) && max.is_none_or(|m| count <= m);
+                    assert_eq!(
+                        ok(&s, json!(text).as_value()),
+                        want,
+                        "{text:?} {min:?} {max:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 fn bound(set: impl Fn(&mut Schema)) -> Schema {
     let mut s = Schema::ANY;
     set(&mut s);

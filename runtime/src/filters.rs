@@ -134,13 +134,30 @@ pub fn apply<W: Write + ?Sized>(
     out: &mut W,
 ) -> Result<(), FilterError> {
     match (filter, input) {
-        (Filter::Trim, ValueRef::String(s)) => Ok(out.write_str(s.trim())?),
+        (Filter::Trim, ValueRef::String(s)) => Ok(out.write_str(trim(s))?),
         (Filter::Lower, ValueRef::String(s)) => Ok(write_lower(s, out)?),
         (Filter::Upper, ValueRef::String(s)) => Ok(write_upper(s, out)?),
         (Filter::Json, value) => Ok(write_canonical(value, out)?),
         (Filter::FormatDate, ValueRef::String(s)) => write_date(s, locale, out),
         (Filter::FormatNumber, ValueRef::Number(n)) => write_number(n, locale, out),
         _ => Err(FilterError::Input),
+    }
+}
+
+/// `trim`: `s` without leading and trailing white space (Unicode
+/// `White_Space`, as [`str::trim`]).
+///
+/// Returns `s` itself at once when its first and last bytes are ASCII but
+/// not white space, the common case: an ASCII byte is a whole character at
+/// either end of UTF-8, and the only ASCII `White_Space` characters are
+/// U+0009-U+000D and U+0020.
+pub fn trim(s: &str) -> &str {
+    let solid = |b: &u8| b.is_ascii() && !matches!(b, b'\t'..=b'\r' | b' ');
+    let bytes = s.as_bytes();
+    if bytes.first().is_some_and(solid) && bytes.last().is_some_and(solid) {
+        s
+    } else {
+        s.trim()
     }
 }
 
@@ -459,6 +476,26 @@ fn probe(c: char) -> CaseClass {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trim_is_str_trim() {
+        // Every ASCII byte and a few non-ASCII characters (white space or
+        // not) at either end, alone and around text.
+        let mut ends: Vec<String> = (0..0x80u8).map(|b| char::from(b).to_string()).collect();
+        ends.extend(["\u{85}", "\u{a0}", "\u{3000}", "é", "😀"].map(str::to_owned));
+        for first in &ends {
+            for last in &ends {
+                for s in [
+                    format!("{first}{last}"),
+                    format!("{first}ab{last}"),
+                    format!("{first} x {last}"),
+                ] {
+                    assert_eq!(trim(&s), s.trim(), "{s:?}");
+                }
+            }
+        }
+        assert_eq!(trim(""), "");
+    }
 
     fn date(s: &str, locale: Locale) -> Result<String, FilterError> {
         let mut out = String::new();

@@ -4,11 +4,13 @@
 //! Rendering walks the IR once. References were resolved at compile time,
 //! so the walk does no name lookups beyond [`ObjectView::get`], converts no
 //! values, and allocates nothing per node: the only allocations of a
-//! successful render are the message strings (pre-sized), the message list
-//! and, only beyond eight simultaneously bound `for_each` items and
-//! component arguments, one stack of locals. Filter chains of two or more
-//! non-`trim` filters additionally use scratch strings for their
-//! intermediate results.
+//! successful render are the message strings (pre-sized from their text or,
+//! where a `json`, `when`, `for_each` or component call makes the length
+//! unguessable, copied at their exact length from a per-thread scratch
+//! buffer), the message list and, only beyond eight simultaneously bound
+//! `for_each` items and component arguments, one stack of locals. Filter
+//! chains of two or more non-`trim` filters additionally use scratch
+//! strings for their intermediate results.
 //!
 //! Content is data: text and values are written verbatim and never parsed
 //! again, so `{{x}}`, `{% if %}` or `${x}` in either comes out unchanged
@@ -109,14 +111,10 @@ pub fn render<'i>(
     let mut renderer = Renderer::new(interaction, inputs, context);
     let mut messages = Vec::with_capacity(interaction.messages.len());
     for (index, message) in interaction.messages.iter().enumerate() {
-        let estimate = estimate(&message.content);
-        let mut content = String::with_capacity(estimate.min(renderer.remaining_bytes));
-        renderer
-            .nodes(&message.content, &mut content)
-            .map_err(|d| {
-                let d = locate(d, interaction.site(message.site));
-                RenderError::one(d.note(format!("in message {index}")))
-            })?;
+        let content = renderer.message(&message.content).map_err(|d| {
+            let d = locate(d, interaction.site(message.site));
+            RenderError::one(d.note(format!("in message {index}")))
+        })?;
         messages.push(RenderedMessage {
             role: message.role,
             content,
@@ -125,16 +123,29 @@ pub fn render<'i>(
     Ok(RenderedInteraction::new(interaction, messages))
 }
 
-/// A cheap guess of a message's length, to pre-size its string: its
-/// top-level literal text plus 16 bytes for every other top-level node.
-/// (A deeper walk costs more than the occasional regrowth it saves.)
-fn estimate(nodes: &[Node]) -> usize {
-    nodes.iter().fold(0usize, |sum, node| {
-        sum.saturating_add(match node {
-            Node::Text(text) => text.len(),
-            _ => 16,
-        })
+/// A guess of a message's length from its top-level nodes, to pre-size its
+/// string: literal text counts its length and an interpolation without
+/// `json` 16 bytes. `None` when a `json` interpolation, `when`, `for_each`
+/// or component call may write any amount. (A deeper walk costs more than
+/// the regrowth it saves.)
+fn estimate(nodes: &[Node]) -> Option<usize> {
+    nodes.iter().try_fold(0usize, |sum, node| match node {
+        Node::Text(text) => Some(sum.saturating_add(text.len())),
+        Node::Interpolate { filters, .. } if !filters.contains(&Filter::Json) => {
+            Some(sum.saturating_add(16))
+        }
+        _ => None,
     })
+}
+
+/// The largest scratch buffer a thread keeps between renders (64 KiB); a
+/// message longer than this is moved out of the buffer instead of copied.
+const SCRATCH_KEEP: usize = 64 * 1024;
+
+thread_local! {
+    /// Where messages whose length is unknown in advance are rendered
+    /// (see [`Renderer::message`]); empty between renders.
+    static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }
 
 /// An internal error: boxed so `Result`s on the hot path stay two words.
@@ -182,6 +193,45 @@ impl<'a> Renderer<'a> {
             calls: 0,
             locale: None,
         }
+    }
+
+    /// Renders one message's content.
+    ///
+    /// A message whose length [`estimate`] can guess renders into a string
+    /// of that capacity. Any other renders into the thread's scratch
+    /// buffer, which keeps its capacity across renders, and is then copied
+    /// into a string of exactly its length: one allocation however long the
+    /// output (the `json` of an object would otherwise regrow the string
+    /// several times). A message longer than [`SCRATCH_KEEP`] takes the
+    /// buffer itself, so a large output is neither copied nor held twice. A
+    /// render nested in another on the same thread (an `ObjectView` that
+    /// renders) finds the buffer in use and renders into a string of its
+    /// own.
+    fn message(&mut self, nodes: &'a [Node]) -> Result<String, Fail> {
+        if let Some(estimate) = estimate(nodes) {
+            let mut out = String::with_capacity(estimate.min(self.remaining_bytes));
+            self.nodes(nodes, &mut out)?;
+            return Ok(out);
+        }
+        SCRATCH.with(|cell| {
+            let Ok(mut scratch) = cell.try_borrow_mut() else {
+                let mut out = String::new();
+                self.nodes(nodes, &mut out)?;
+                return Ok(out);
+            };
+            scratch.clear();
+            let rendered = self.nodes(nodes, &mut scratch);
+            let out = match rendered {
+                Ok(()) if scratch.len() > SCRATCH_KEEP => Ok(std::mem::take(&mut *scratch)),
+                Ok(()) => Ok(scratch.as_str().to_owned()),
+                Err(d) => Err(d),
+            };
+            scratch.clear();
+            if scratch.capacity() > SCRATCH_KEEP {
+                *scratch = String::new();
+            }
+            out
+        })
     }
 
     fn nodes(&mut self, nodes: &'a [Node], out: &mut String) -> Result<(), Fail> {
@@ -236,10 +286,15 @@ impl<'a> Renderer<'a> {
         out: &mut String,
     ) -> Result<(), Fail> {
         let v = expr::eval(self, value)?;
-        if filters.is_empty() {
-            self.write_scalar(v, value, out)
-        } else {
-            self.filtered(v, value, filters, out)
+        match (filters, v) {
+            ([], _) => self.write_scalar(v, value, out),
+            // The commonest chains, as `filtered` would write them without
+            // its general set-up: a lone `trim` of a string writes the
+            // trimmed slice, a lone `json` goes straight to `apply_last`
+            // (it takes any value and needs no locale).
+            ([Filter::Trim], ValueRef::String(s)) => self.write(out, filters::trim(s)),
+            ([Filter::Json], _) => self.apply_last(Filter::Json, v, Locale::Iso, value, out),
+            _ => self.filtered(v, value, filters, out),
         }
     }
 
@@ -489,7 +544,7 @@ impl<'a> Renderer<'a> {
                 .take_while(|f| matches!(f, Filter::Trim | Filter::Lower | Filter::Upper))
                 .any(|f| *f == Filter::Trim)
         {
-            source = ValueRef::String(s.trim());
+            source = ValueRef::String(filters::trim(s));
         }
         let Some(last) = filters.iter().rposition(|f| *f != Filter::Trim) else {
             // Only `trim`s, so the source is a string.
@@ -815,6 +870,19 @@ impl Write for Bounded<'_> {
         self.out.push_str(s);
         Ok(())
     }
+
+    /// As `write_str` of the character's UTF-8 (canonical JSON writes its
+    /// punctuation one character at a time), without encoding it first.
+    #[inline]
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        let len = c.len_utf8();
+        if len > *self.remaining {
+            return Err(fmt::Error);
+        }
+        *self.remaining -= len;
+        self.out.push(c);
+        Ok(())
+    }
 }
 
 /// An upper bound on the bytes `filter` writes for `input`, when one is
@@ -1058,4 +1126,134 @@ pub fn render_envelope<'i>(
             "interaction",
             interaction.interaction_fingerprint.to_string(),
         )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Map, Value, json};
+    use templiqx_contracts::ir::{Field, Message, Segment};
+    use templiqx_contracts::{JsonType, Role, RuntimePolicy, Schema, Seq, Str, TypeSet};
+
+    /// One user message of `nodes`; `inputs.v` takes any value.
+    fn interaction(nodes: Vec<Node>) -> Interaction {
+        Interaction {
+            compiler: Str::Borrowed("templiqx"),
+            contract_id: Str::Borrowed("test"),
+            contract_version: Str::Borrowed("0.1.0"),
+            inputs: Seq::Owned(vec![Field {
+                name: Str::Borrowed("v"),
+                schema: Schema::ANY,
+                required: true,
+            }]),
+            context: Seq::EMPTY,
+            messages: Seq::Owned(vec![Message {
+                role: Role::User,
+                content: Seq::Owned(nodes),
+                site: SiteId::NONE,
+            }]),
+            components: Seq::EMPTY,
+            output_schema: Schema::ANY,
+            runtime_policy: RuntimePolicy::default(),
+            sites: Seq::EMPTY,
+            extensions: Seq::EMPTY,
+            required_capabilities: Seq::EMPTY,
+            target_capabilities: Seq::EMPTY,
+            context_locale: false,
+            contract_fingerprint: Str::Borrowed(""),
+            interaction_fingerprint: Str::Borrowed(""),
+        }
+    }
+
+    fn text(s: &str) -> Node {
+        Node::Text(Str::Owned(s.to_owned()))
+    }
+
+    /// `{{ inputs.v | filters }}`.
+    fn v(filters: &[Filter]) -> Node {
+        Node::Interpolate {
+            value: Expr::Ref(Path {
+                root: Root::Inputs,
+                segments: Seq::Owned(vec![Segment::Key(Str::Borrowed("v"))]),
+                source: Str::Borrowed("inputs.v"),
+            }),
+            filters: Seq::Owned(filters.to_vec()),
+            site: SiteId::NONE,
+        }
+    }
+
+    fn inputs(v: Value) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("v".to_owned(), v);
+        m
+    }
+
+    fn content(i: &Interaction, inputs: &Map<String, Value>) -> Result<String, RenderError> {
+        render(i, inputs, &Map::new()).map(|mut r| r.messages.remove(0).content)
+    }
+
+    #[test]
+    fn estimate_guesses_only_what_the_top_level_bounds() {
+        assert_eq!(estimate(&[text("Hi "), v(&[Filter::Trim])]), Some(19));
+        assert_eq!(
+            estimate(&[text("Hi "), v(&[Filter::Trim, Filter::Json])]),
+            None
+        );
+    }
+
+    #[test]
+    fn scratch_messages_are_exact_and_leave_the_scratch_empty() {
+        let i = interaction(vec![text("facts: "), v(&[Filter::Json])]);
+        let small = content(&i, &inputs(json!({"b": [1, "x"], "a": null}))).unwrap();
+        assert_eq!(small, r#"facts: {"a":null,"b":[1,"x"]}"#);
+        assert_eq!(small.capacity(), small.len());
+        SCRATCH.with(|s| assert!(s.borrow().is_empty()));
+
+        // Longer than the scratch keeps: the scratch's own string moves out.
+        let big = "é".repeat(SCRATCH_KEEP);
+        let rendered = content(&i, &inputs(json!(big))).unwrap();
+        assert_eq!(rendered, format!("facts: \"{big}\""));
+        SCRATCH.with(|s| assert!(s.borrow().capacity() <= SCRATCH_KEEP));
+    }
+
+    #[test]
+    fn a_failed_scratch_message_leaves_nothing_behind() {
+        // The second interpolation fails after the first wrote its text.
+        let i = interaction(vec![v(&[Filter::Json]), v(&[Filter::Trim])]);
+        let error = content(&i, &inputs(json!([1, 2]))).unwrap_err();
+        assert_eq!(error.diagnostics[0].code, Code::FilterInput);
+        let ok = interaction(vec![v(&[Filter::Json])]);
+        assert_eq!(content(&ok, &inputs(json!(true))).unwrap(), "true");
+    }
+
+    /// An object whose every member renders another interaction, on the
+    /// thread whose scratch the outer render is using.
+    struct Renders<'i>(&'i Interaction);
+
+    impl ObjectView for Renders<'_> {
+        fn get(&self, key: &str) -> Option<ValueRef<'_>> {
+            let nested = content(self.0, &inputs(json!({"k": key}))).ok()?;
+            Some(ValueRef::Bool(nested == format!(r#"{{"k":"{key}"}}"#)))
+        }
+        fn len(&self) -> usize {
+            1
+        }
+        fn entries(&self) -> Box<dyn Iterator<Item = (&str, ValueRef<'_>)> + '_> {
+            Box::new(std::iter::once(("v", ValueRef::Bool(true))))
+        }
+    }
+
+    #[test]
+    fn a_render_nested_in_a_render_gets_its_own_buffer() {
+        let inner = interaction(vec![v(&[Filter::Json])]);
+        let mut outer = interaction(vec![text("outer "), v(&[Filter::Json])]);
+        if let Seq::Owned(fields) = &mut outer.inputs {
+            fields[0].schema = Schema {
+                types: TypeSet::of(JsonType::Boolean),
+                ..Schema::ANY
+            };
+        }
+        let rendered = render(&outer, &Renders(&inner), &Map::new()).unwrap();
+        assert_eq!(rendered.messages[0].content, "outer true");
+    }
 }
