@@ -4,30 +4,62 @@
 Documented in docs/benchmarks.md ("Build cost at scale"). Python 3 standard
 library only; it is not part of the cargo workspace, so CI never runs it.
 
-For N contracts (copies of the bench package's drafting contract,
-bench/contracts/contracts/drafting.yaml, with ids d001..dNNN) it writes four
-host crates under a scratch directory outside the repository:
+For N contracts — copies of one contract with ids d001..dNNN, of one of two
+shapes (--shape):
 
-  file     N `include_contract!("contracts/dNNN.yaml", ...)` calls
-  package  one package of the N contracts and N
-           `include_contract!(package = "pkg", contract = "dNNN", ...)` calls
-  buildrs  a `build.rs` `Builder` over the same package
-  askama   N `#[derive(Template)]` structs, each over its own copy of
-           bench/templates/drafting_user.txt (the same user prompt)
+  bench   the bench package's drafting contract
+          (bench/contracts/contracts/drafting.yaml; askama prompt
+          bench/templates/drafting_user.txt)
+  corpus  the corpus drafting contract
+          (examples/crm3/contracts/lease-summary-drafting.yaml: a component,
+          an included partial, evals, an enum in an array of evidence objects
+          in the inputs, an optional context field, a nested output object;
+          askama prompt bench/templates/lease_summary_user.txt)
 
-Each host depends on the worktree's crates by path, gets a copy of its
+— it writes these host crates under a scratch directory outside the
+repository:
+
+  file       N `include_contract!("contracts/dNNN.yaml", ...)` calls
+  package    one package of the N contracts and N
+             `include_contract!(package = "pkg", contract = "dNNN", ...)` calls
+  buildrs    a `build.rs` `Builder` over the same package
+  askama     N `#[derive(Template)]` structs, each over its own copy of the
+             shape's askama prompt (the same user prompt)
+  askama+serde
+             the askama host plus, per contract, a module of hand-written
+             serde types of the contract's inputs, context and output, as a
+             careful user writes them: `#[derive(Serialize, Deserialize)]`,
+             a struct per object with properties (nested objects nested
+             structs), `Vec` for arrays, `Option` with
+             `#[serde(default, skip_serializing_if = "Option::is_none")]` for
+             fields that are not required, `deny_unknown_fields` where
+             `additionalProperties: false`, an enum for a string `enum`
+  askama+serde+schemars
+             the same with `#[derive(schemars::JsonSchema)]` on every type
+
+The corpus contract includes `partials/grounding-rules.yaml`
+(examples/crm3/partials): the script copies that partial next to the
+contracts (`contracts/partials/` for the file host, which has no package
+and so includes from the contract's own directory; `pkg/partials/` for the
+package and `build.rs` hosts), so every host compiles the contract as
+written.
+
+Each host depends on the worktree's crates by path (askama, serde and
+schemars at the versions of the worktree's Cargo.lock), gets a copy of its
 Cargo.lock and builds `--offline` into one target directory under the
 scratch directory (never the workspace's). Per profile (debug; release too
 with --release) it first builds every host once, untimed, so that the
 dependencies are built; then, per host, it times with the wall clock:
 
   clean    `cargo clean -p <host>` and `cargo build` of that host alone
-  rebuild  `touch` of one contract (askama: one template) and `cargo build`
+  rebuild  `touch` of one contract (askama hosts: one template) and
+           `cargo build`
 
 and checks from cargo's output that the host was recompiled each time.
-It prints one table (seconds, and each time as a ratio to the askama host of
-the same run and profile) with the generated lines per contract, and the
-1-minute load average before and after every timed step.
+It prints one table (seconds, and each time as a ratio to the askama,
+askama+serde and askama+serde+schemars hosts of the same run and profile)
+with the generated lines per contract, and the 1-minute load average
+before and after every timed step.
 
 Generated lines per contract: for the macro hosts, the module the macro
 expands for d001, produced by a small helper crate that calls the same
@@ -36,13 +68,14 @@ library path as `include_contract!` (`Loader::compile_file` or
 options) and formats it as `build.rs` output is formatted
 (`codegen::format_file`, header line excluded); for `build.rs`, the lines
 of the generated `templiqx_contracts.rs` (header excluded) divided by N.
-Askama's generated code is not counted ("-").
+The askama hosts' generated code is not counted ("-").
 
-Usage: python3 bench/scale/scale.py [--n 100] [--release]
+Usage: python3 bench/scale/scale.py [--n 100] [--shape bench|corpus]
+           [--hosts file,askama+serde,...] [--release]
            [--scratch $TMPDIR/templiqx-scale] [--jobs 2] [--repeat 1]
 
-It replaces <scratch>/n<N> on every run and keeps <scratch>/target, so a
-second run reuses the built dependencies.
+It replaces <scratch>/<shape>-n<N> on every run and keeps <scratch>/target,
+so a second run reuses the built dependencies.
 """
 
 import argparse
@@ -56,18 +89,289 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-DRAFTING = REPO / "bench/contracts/contracts/drafting.yaml"
-ASKAMA_TEMPLATE = REPO / "bench/templates/drafting_user.txt"
 TARGET = '["structured_output"]'
-HOSTS = ["file", "package", "buildrs", "askama"]
+HOSTS = ["file", "package", "buildrs", "askama", "askama_serde", "askama_serde_schemars"]
 # Row labels; docs/benchmarks.md ("Build cost at scale") describes each host.
 HOST_LABEL = {
     "file": "file",
     "package": "package",
     "buildrs": "`build.rs`",
     "askama": "askama",
+    "askama_serde": "askama+serde",
+    "askama_serde_schemars": "askama+serde+schemars",
 }
+# The hosts the ratio columns divide by, in column order.
+BASELINES = ["askama", "askama_serde", "askama_serde_schemars"]
 HEADER = "// @generated by templiqx-build"
+
+
+class Shape:
+    """One contract shape: the contract copied N times, the id line it
+    replaces, the partials it includes (paths relative to its include root),
+    the askama prompt, and the hand-written Rust the askama hosts need."""
+
+    def __init__(self, contract, original_id, partials, template, askama_types,
+                 askama_fields, serde_types):
+        self.contract = contract
+        self.original_id = original_id
+        self.partials = partials
+        self.template = template
+        # Types the askama template structs borrow (shared by all N).
+        self.askama_types = askama_types
+        # The fields of each template struct.
+        self.askama_fields = askama_fields
+        # The per-contract serde types (a module body); `{derive}` is the
+        # derive list.
+        self.serde_types = serde_types
+
+
+# The evidence entry both shapes borrow in their askama template structs.
+ASKAMA_EVIDENCE = """\
+/// One evidence entry, fields in canonical order.
+#[derive(Debug, serde::Serialize)]
+pub struct Evidence {
+    /// `document_id`
+    pub document_id: String,
+    /// `end_offset`
+    pub end_offset: i64,
+    /// `field`
+    pub field: String,
+    /// `fragment_id`
+    pub fragment_id: String,
+    /// `quote_sha256`
+    pub quote_sha256: String,
+    /// `start_offset`
+    pub start_offset: i64,
+}
+"""
+
+
+def serde_evidence_item(field_type):
+    """The hand-written type of one element of both shapes' `evidence`
+    arrays (its `field` a `String` or an enum); `{derive}` stays a
+    placeholder."""
+    return (
+        "    /// One element of `evidence`.\n"
+        "    #[derive({derive})]\n"
+        "    #[serde(deny_unknown_fields)]\n"
+        "    pub struct EvidenceItem {\n"
+        "        /// `field`\n"
+        f"        pub field: {field_type},\n"
+        "        /// `document_id`\n        pub document_id: String,\n"
+        "        /// `fragment_id`\n        pub fragment_id: String,\n"
+        "        /// `start_offset`\n        pub start_offset: i64,\n"
+        "        /// `end_offset`\n        pub end_offset: i64,\n"
+        "        /// `quote_sha256`\n        pub quote_sha256: String,\n"
+        "    }\n"
+    )
+
+
+BENCH_ASKAMA_TYPES = """\
+/// The drafting facts, fields in canonical order.
+#[derive(Debug, serde::Serialize)]
+pub struct Facts {
+    /// `effective_date`
+    pub effective_date: String,
+    /// `end_date`
+    pub end_date: String,
+    /// `evidence`
+    pub evidence: Vec<Evidence>,
+    /// `notice_date`
+    pub notice_date: String,
+    /// `term_months`
+    pub term_months: i64,
+}
+
+""" + ASKAMA_EVIDENCE
+
+BENCH_ASKAMA_FIELDS = """\
+    /// `client_name`
+    pub client_name: &'a str,
+    /// `matter_reference`
+    pub matter_reference: &'a str,
+    /// `facts`
+    pub facts: &'a Facts,
+"""
+
+# The inputs, context and output of bench/contracts/contracts/drafting.yaml.
+BENCH_SERDE_TYPES = """\
+    /// Inputs.
+    #[derive({derive})]
+    #[serde(deny_unknown_fields)]
+    pub struct Inputs {
+        /// Facts accepted from an extraction contract after schema validation.
+        pub facts: Facts,
+    }
+
+    /// `facts`
+    #[derive({derive})]
+    #[serde(deny_unknown_fields)]
+    pub struct Facts {
+        /// `effective_date`
+        pub effective_date: String,
+        /// `end_date`
+        pub end_date: String,
+        /// `term_months`
+        pub term_months: i64,
+        /// `notice_date`
+        pub notice_date: String,
+        /// `evidence`
+        pub evidence: Vec<EvidenceItem>,
+    }
+
+""" + serde_evidence_item("String") + """
+    /// Context.
+    #[derive({derive})]
+    #[serde(deny_unknown_fields)]
+    pub struct Context {
+        /// Client display name.
+        pub client_name: String,
+        /// Host-owned opaque matter reference.
+        pub matter_reference: String,
+    }
+
+    /// Output.
+    #[derive({derive})]
+    #[serde(deny_unknown_fields)]
+    pub struct Output {
+        /// `title`
+        pub title: String,
+        /// `summary`
+        pub summary: String,
+    }
+"""
+
+CORPUS_ASKAMA_TYPES = """\
+/// The validated lease terms, fields in canonical order.
+#[derive(Debug, serde::Serialize)]
+pub struct LeaseTerms {
+    /// `end_date`
+    pub end_date: String,
+    /// `evidence`
+    pub evidence: Vec<Evidence>,
+    /// `monthly_rent`
+    pub monthly_rent: f64,
+    /// `notice_days`
+    pub notice_days: i64,
+    /// `start_date`
+    pub start_date: String,
+}
+
+""" + ASKAMA_EVIDENCE
+
+CORPUS_ASKAMA_FIELDS = """\
+    /// `formal`
+    pub formal: bool,
+    /// `client_name`
+    pub client_name: &'a str,
+    /// `matter_reference`
+    pub matter_reference: &'a str,
+    /// `lease_terms`
+    pub lease_terms: &'a LeaseTerms,
+"""
+
+# The inputs, context and output of
+# examples/crm3/contracts/lease-summary-drafting.yaml.
+CORPUS_SERDE_TYPES = """\
+    /// Inputs.
+    #[derive({derive})]
+    #[serde(deny_unknown_fields)]
+    pub struct Inputs {
+        /// The output of lease-term-extraction, after schema validation.
+        pub lease_terms: LeaseTerms,
+        /// Whether to address the client formally.
+        pub formal: bool,
+    }
+
+    /// `lease_terms`
+    #[derive({derive})]
+    #[serde(deny_unknown_fields)]
+    pub struct LeaseTerms {
+        /// `start_date`
+        pub start_date: String,
+        /// `end_date`
+        pub end_date: String,
+        /// `monthly_rent`
+        pub monthly_rent: f64,
+        /// `notice_days`
+        pub notice_days: i64,
+        /// `evidence`
+        pub evidence: Vec<EvidenceItem>,
+    }
+
+""" + serde_evidence_item("Field") + """
+    /// The values of `field`.
+    #[derive({derive})]
+    #[serde(rename_all = "snake_case")]
+    pub enum Field {
+        /// `start_date`
+        StartDate,
+        /// `end_date`
+        EndDate,
+        /// `monthly_rent`
+        MonthlyRent,
+        /// `notice_days`
+        NoticeDays,
+    }
+
+    /// Context.
+    #[derive({derive})]
+    #[serde(deny_unknown_fields)]
+    pub struct Context {
+        /// Display name of the client.
+        pub client_name: String,
+        /// Host-owned opaque matter reference.
+        pub matter_reference: String,
+        /// BCP 47 tag driving the date and number formats.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub locale: Option<String>,
+    }
+
+    /// Output.
+    #[derive({derive})]
+    #[serde(deny_unknown_fields)]
+    pub struct Output {
+        /// `title`
+        pub title: String,
+        /// `summary`
+        pub summary: String,
+        /// `merge_fields`
+        pub merge_fields: MergeFields,
+    }
+
+    /// `merge_fields`
+    #[derive({derive})]
+    #[serde(deny_unknown_fields)]
+    pub struct MergeFields {
+        /// `client`
+        pub client: String,
+        /// `term`
+        pub term: String,
+        /// `rent`
+        pub rent: String,
+    }
+"""
+
+SHAPES = {
+    "bench": Shape(
+        REPO / "bench/contracts/contracts/drafting.yaml",
+        "drafting",
+        [],
+        REPO / "bench/templates/drafting_user.txt",
+        BENCH_ASKAMA_TYPES,
+        BENCH_ASKAMA_FIELDS,
+        BENCH_SERDE_TYPES,
+    ),
+    "corpus": Shape(
+        REPO / "examples/crm3/contracts/lease-summary-drafting.yaml",
+        "lease-summary-drafting",
+        [("partials/grounding-rules.yaml", REPO / "examples/crm3/partials/grounding-rules.yaml")],
+        REPO / "bench/templates/lease_summary_user.txt",
+        CORPUS_ASKAMA_TYPES,
+        CORPUS_ASKAMA_FIELDS,
+        CORPUS_SERDE_TYPES,
+    ),
+}
 
 
 def ids(n):
@@ -92,15 +396,25 @@ def manifest(name, deps, build_deps="", extra=""):
     return text + "\n[workspace]\n"
 
 
-def contract_text(cid):
-    text = DRAFTING.read_text(encoding="utf-8")
-    out, count = re.subn(r"(?m)^id: drafting$", f"id: {cid}", text)
+def contract_text(shape, cid):
+    text = shape.contract.read_text(encoding="utf-8")
+    out, count = re.subn(rf"(?m)^id: {re.escape(shape.original_id)}$", f"id: {cid}", text)
     if count != 1:
-        sys.exit(f"error: {DRAFTING} has no line `id: drafting`")
+        sys.exit(f"error: {shape.contract} has no line `id: {shape.original_id}`")
     return out
 
 
-def write_package(pkg, names):
+def write_partials(shape, include_root):
+    for rel, src in shape.partials:
+        shutil.copyfile(src, write_parent(include_root / rel))
+
+
+def write_parent(path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def write_package(shape, pkg, names):
     listed = "".join(f"  - {c}\n" for c in names)
     write(
         pkg / "templiqx.yaml",
@@ -108,15 +422,62 @@ def write_package(pkg, names):
         f"contracts:\n{listed}",
     )
     for c in names:
-        write(pkg / "contracts" / f"{c}.yaml", contract_text(c))
+        write(pkg / "contracts" / f"{c}.yaml", contract_text(shape, c))
+    write_partials(shape, pkg)
 
 
 def runtime_dep():
     return f'templiqx = {{ path = "{REPO / "runtime"}" }}\n'
 
 
-def generate_hosts(root, n):
-    """Writes the four hosts and the expander; returns {host: (dir, touched file)}."""
+ASKAMA_DEPS = (
+    'askama = { version = "0.16", features = ["serde_json"] }\n'
+    'serde = { version = "1", features = ["derive"] }\n'
+)
+
+
+def askama_host(shape, d, names, crate, serde_derive=None):
+    """The askama host (N template structs over copies of the prompt), with
+    per contract a module of serde types when `serde_derive` is a derive
+    list."""
+    deps = ASKAMA_DEPS
+    if serde_derive and "JsonSchema" in serde_derive:
+        deps += 'schemars = "1"\n'
+    write(d / "Cargo.toml", manifest(crate, deps))
+    prompt = shape.template.read_text(encoding="utf-8")
+    structs = []
+    for c in names:
+        write(d / "templates" / f"{c}.txt", prompt)
+        camel = c[0].upper() + c[1:]
+        structs.append(
+            f'/// `{c}`\n#[derive(askama::Template)]\n#[template(path = "{c}.txt")]\n'
+            f"pub struct {camel}<'a> {{\n{shape.askama_fields}}}\n"
+        )
+        if serde_derive:
+            body = shape.serde_types.replace("{derive}", serde_derive)
+            structs.append(
+                f"/// The inputs, context and output of `{c}`.\npub mod {c} {{\n"
+                f"    use serde::{{Deserialize, Serialize}};\n\n{body}}}\n"
+            )
+    what = {
+        None: "",
+        "Serialize, Deserialize": " and serde types of each contract",
+        "Serialize, Deserialize, schemars::JsonSchema": (
+            " and serde + schemars types of each contract"
+        ),
+    }[serde_derive]
+    write(
+        d / "src/lib.rs",
+        f"//! {len(names)} askama templates over the prompt{what}.\n#![deny(warnings)]\n\n"
+        + shape.askama_types
+        + "\n"
+        + "\n".join(structs),
+    )
+    return (d, d / "templates" / f"{names[0]}.txt")
+
+
+def generate_hosts(shape, root, n):
+    """Writes the hosts and the expander; returns {host: (dir, touched file)}."""
     names = ids(n)
     lock = REPO / "Cargo.lock"
     hosts = {}
@@ -124,7 +485,9 @@ def generate_hosts(root, n):
     d = root / "file"
     write(d / "Cargo.toml", manifest("tqx-scale-file", runtime_dep()))
     for c in names:
-        write(d / "contracts" / f"{c}.yaml", contract_text(c))
+        write(d / "contracts" / f"{c}.yaml", contract_text(shape, c))
+    # No package: a contract includes from its own directory.
+    write_partials(shape, d / "contracts")
     calls = "".join(
         f'templiqx::include_contract!("contracts/{c}.yaml", target = {TARGET});\n'
         for c in names
@@ -134,7 +497,7 @@ def generate_hosts(root, n):
 
     d = root / "package"
     write(d / "Cargo.toml", manifest("tqx-scale-package", runtime_dep()))
-    write_package(d / "pkg", names)
+    write_package(shape, d / "pkg", names)
     calls = "".join(
         f'templiqx::include_contract!(package = "pkg", contract = "{c}", target = {TARGET});\n'
         for c in names
@@ -151,7 +514,7 @@ def generate_hosts(root, n):
             f'templiqx-build = {{ path = "{REPO / "build-support"}" }}\n',
         ),
     )
-    write_package(d / "pkg", names)
+    write_package(shape, d / "pkg", names)
     write(
         d / "build.rs",
         "fn main() {\n"
@@ -166,54 +529,19 @@ def generate_hosts(root, n):
     )
     hosts["buildrs"] = (d, d / "pkg/contracts" / f"{names[0]}.yaml")
 
-    d = root / "askama"
-    write(
-        d / "Cargo.toml",
-        manifest(
-            "tqx-scale-askama",
-            'askama = { version = "0.16", features = ["serde_json"] }\n'
-            'serde = { version = "1", features = ["derive"] }\n',
-        ),
+    hosts["askama"] = askama_host(shape, root / "askama", names, "tqx-scale-askama")
+    hosts["askama_serde"] = askama_host(
+        shape, root / "askama_serde", names, "tqx-scale-askama_serde", "Serialize, Deserialize"
     )
-    prompt = ASKAMA_TEMPLATE.read_text(encoding="utf-8")
-    structs = []
-    for c in names:
-        write(d / "templates" / f"{c}.txt", prompt)
-        camel = c[0].upper() + c[1:]
-        structs.append(
-            f'/// `{c}`\n#[derive(askama::Template)]\n#[template(path = "{c}.txt")]\n'
-            f"pub struct {camel}<'a> {{\n"
-            "    /// `client_name`\n    pub client_name: &'a str,\n"
-            "    /// `matter_reference`\n    pub matter_reference: &'a str,\n"
-            "    /// `facts`\n    pub facts: &'a Facts,\n}\n"
-        )
-    facts = (
-        "/// The drafting facts, fields in canonical order.\n"
-        "#[derive(Debug, serde::Serialize)]\npub struct Facts {\n"
-        "    /// `effective_date`\n    pub effective_date: String,\n"
-        "    /// `end_date`\n    pub end_date: String,\n"
-        "    /// `evidence`\n    pub evidence: Vec<Evidence>,\n"
-        "    /// `notice_date`\n    pub notice_date: String,\n"
-        "    /// `term_months`\n    pub term_months: i64,\n}\n\n"
-        "/// One evidence entry, fields in canonical order.\n"
-        "#[derive(Debug, serde::Serialize)]\npub struct Evidence {\n"
-        "    /// `document_id`\n    pub document_id: String,\n"
-        "    /// `end_offset`\n    pub end_offset: i64,\n"
-        "    /// `field`\n    pub field: String,\n"
-        "    /// `fragment_id`\n    pub fragment_id: String,\n"
-        "    /// `quote_sha256`\n    pub quote_sha256: String,\n"
-        "    /// `start_offset`\n    pub start_offset: i64,\n}\n"
+    hosts["askama_serde_schemars"] = askama_host(
+        shape,
+        root / "askama_serde_schemars",
+        names,
+        "tqx-scale-askama_serde_schemars",
+        "Serialize, Deserialize, schemars::JsonSchema",
     )
-    write(
-        d / "src/lib.rs",
-        f"//! {n} askama templates over the drafting user prompt.\n#![deny(warnings)]\n\n"
-        + facts
-        + "\n"
-        + "\n".join(structs),
-    )
-    hosts["askama"] = (d, d / "templates" / f"{names[0]}.txt")
 
-    # The expander: prints the module include_contract! generates for one call.
+# The expander: prints the module include_contract! generates for one call.
     d = root / "expand"
     write(
         d / "Cargo.toml",
@@ -242,7 +570,10 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (base, form, path, id) = (Path::new(&args[1]), &args[2], &args[3], &args[4]);
     let target = CapabilityProfile::new(["structured_output"]);
-    let mut loader = Loader::new(base).with_options(CompileOptions { fake_output_in_tests: true });
+    let mut loader = Loader::new(base).with_options(CompileOptions {
+        fake_output_in_tests: true,
+        ..CompileOptions::default()
+    });
     let compiled = if form == "file" {
         loader.compile_file(&base.join(path), &target)
     } else {
@@ -325,9 +656,51 @@ def median(xs):
     return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
 
 
+def commit():
+    """The worktree's commit, and whether it has uncommitted changes (read only)."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown commit"
+    return f"commit {head}" + (" with uncommitted changes" if dirty else "")
+
+
+def parse_hosts(text):
+    """`--hosts`: comma-separated host keys or labels, in table order."""
+    by_name = {k: k for k in HOSTS}
+    by_name.update({v.strip("`"): k for k, v in HOST_LABEL.items()})
+    chosen = set()
+    for name in filter(None, (t.strip() for t in text.split(","))):
+        if name not in by_name:
+            sys.exit(f"error: --hosts: no host `{name}` (hosts: {', '.join(HOSTS)})")
+        chosen.add(by_name[name])
+    if not chosen:
+        sys.exit("error: --hosts names no host")
+    return [h for h in HOSTS if h in chosen]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--n", type=int, default=100, help="contracts per host (default 100)")
+    p.add_argument(
+        "--shape",
+        choices=sorted(SHAPES),
+        default="bench",
+        help="the contract copied N times: bench (drafting.yaml, default) or corpus "
+        "(lease-summary-drafting.yaml)",
+    )
+    p.add_argument(
+        "--hosts",
+        default=",".join(HOSTS),
+        help="comma-separated hosts to time (default all: " + ",".join(HOSTS) + ")",
+    )
     p.add_argument("--release", action="store_true", help="measure the release profile too")
     p.add_argument(
         "--scratch",
@@ -343,27 +716,33 @@ def main():
     for flag, value in (("--n", args.n), ("--repeat", args.repeat), ("--jobs", args.jobs)):
         if value < 1:
             sys.exit(f"error: {flag} must be at least 1 (got {value})")
+    chosen = parse_hosts(args.hosts)
     scratch = args.scratch.resolve()
     if scratch == REPO or REPO in scratch.parents:
         sys.exit("error: --scratch must be outside the repository")
 
-    root = scratch / f"n{args.n}"
+    shape = SHAPES[args.shape]
+    root = scratch / f"{args.shape}-n{args.n}"
     if root.exists():
         shutil.rmtree(root)
-    hosts = generate_hosts(root, args.n)
+    hosts = generate_hosts(shape, root, args.n)
     target_dir = scratch / "target"
     run = Runner(args, target_dir)
     profiles = ["debug"] + (["release"] if args.release else [])
 
-    print(f"templiqx build-scale benchmark: N = {args.n}, scratch {scratch}", file=sys.stderr)
+    print(
+        f"templiqx build-scale benchmark: N = {args.n}, shape {args.shape}, scratch {scratch}, "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the start",
+        file=sys.stderr,
+    )
     rows = {}
     lines = {}
     for profile in profiles:
         release = profile == "release"
         print(f"[{profile}] building dependencies and every host once (not timed)", file=sys.stderr)
-        for host in HOSTS:
+        for host in chosen:
             run.cargo(hosts[host][0], "build", release=release)
-        for host in HOSTS:
+        for host in chosen:
             host_dir, touched = hosts[host]
             cleans, rebuilds = [], []
             for _ in range(args.repeat):
@@ -377,7 +756,7 @@ def main():
                 f"rebuild {median(rebuilds):.2f} s",
                 file=sys.stderr,
             )
-        if profile == "debug":
+        if profile == "debug" and "buildrs" in chosen:
             out = newest_out_file(target_dir, "debug")
             lines["buildrs"] = code_lines(out.read_text(encoding="utf-8")) / args.n
 
@@ -386,6 +765,8 @@ def main():
         ("file", "file", f"contracts/{first}.yaml"),
         ("package", "package", "pkg"),
     ]:
+        if host not in chosen:
+            continue
         proc = run.cargo(
             root / "expand",
             "run",
@@ -396,20 +777,27 @@ def main():
 
     load = f"{min(run.loads):.2f}-{max(run.loads):.2f}"
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"N = {args.n}, {date}, {os.cpu_count()} cores, cargo -j {args.jobs}, "
-          f"median of {args.repeat}, 1-minute load average {load} during the timed steps")
+    print(f"N = {args.n}, shape {args.shape}, {date}, {commit()}, {os.cpu_count()} cores, "
+          f"cargo -j {args.jobs}, median of {args.repeat}, 1-minute load average {load} "
+          "during the timed steps")
     print()
-    print("| host | profile | clean build s | rebuild s | clean / askama | rebuild / askama "
-          "| generated lines per contract |")
-    print("|---|---|---|---|---|---|---|")
+    bases = [b for b in BASELINES if b in chosen]
+    ratio_heads = "".join(
+        f" clean / {HOST_LABEL[b]} | rebuild / {HOST_LABEL[b]} |" for b in bases
+    )
+    print("| host | profile | clean build s | rebuild s |" + ratio_heads
+          + " generated lines per contract |")
+    print("|---|---|---|---|" + "---|---|" * len(bases) + "---|")
     for profile in profiles:
-        a_clean, a_rebuild = rows[("askama", profile)]
-        for host in HOSTS:
+        for host in chosen:
             clean, rebuild = rows[(host, profile)]
+            ratios = ""
+            for b in bases:
+                b_clean, b_rebuild = rows[(b, profile)]
+                ratios += f" {clean / b_clean:.2f}x | {rebuild / b_rebuild:.2f}x |"
             gen = f"{lines[host]:,.0f}" if host in lines else "-"
             print(
-                f"| {HOST_LABEL[host]} | {profile} | {clean:.2f} | {rebuild:.2f} "
-                f"| {clean / a_clean:.1f}x | {rebuild / a_rebuild:.1f}x | {gen} |"
+                f"| {HOST_LABEL[host]} | {profile} | {clean:.2f} | {rebuild:.2f} |{ratios} {gen} |"
             )
 
 
