@@ -139,8 +139,8 @@ pub enum Scope {
 /// untyped path ([`crate::validate_request`] for a root scope,
 /// [`validate_output`] for the output), integer-valued numbers under
 /// `type: integer` become integers, and a value the generated Rust type
-/// cannot hold exactly is refused. The result is what `fields` (the
-/// serde-derived reading of the struct) may read without loss.
+/// cannot hold exactly is refused. The result is what the type's `Decode`
+/// impl ([`crate::typed::Decode`]) may read without loss.
 ///
 /// # Errors
 /// `TQX_VALUE_INVALID` (inputs, context) or `TQX_OUTPUT_SCHEMA` (output)
@@ -226,8 +226,8 @@ fn check_output(interaction: &Interaction, value: ValueRef<'_>) -> Result<Json, 
 
 /// The deserialisation of a generated root type (`Inputs`, `Context`, a
 /// struct `Output`): reads any JSON value, runs [`check_root`] on it, then
-/// `fields` (the derived reading). Generated code calls it from its
-/// `Deserialize` impls.
+/// reads the checked value into `T` ([`crate::typed::Decode`]). Generated
+/// code calls it from its `Deserialize` impls (`__private::serde_impls!`).
 ///
 /// # Errors
 /// The diagnostics of [`check_root`], as the deserialiser's custom error.
@@ -236,16 +236,16 @@ pub fn deserialize_root<'de, D, T>(
     deserializer: D,
     interaction: &Interaction,
     scope: Scope,
-    fields: fn(Json) -> Result<T, templiqx_contracts::json::DeError>,
 ) -> Result<T, D::Error>
 where
     D: serde::Deserializer<'de>,
+    T: crate::typed::Decode,
 {
     use serde::de::Error as _;
     let value = <Json as serde::Deserialize>::deserialize(deserializer)?;
     let value = check_root(interaction, scope, value)
         .map_err(|d| D::Error::custom(DecodeError::from(Diagnostics::from(d))))?;
-    fields(value).map_err(D::Error::custom)
+    T::decode(value)
 }
 
 fn too_wide(
@@ -311,34 +311,4 @@ where
             failures.join("\n")
         );
     }
-}
-
-/// Deserialises a present field of an optional, nullable property: `null`
-/// becomes `Some(None)` (a missing field is `None` through `#[serde(default)]`).
-///
-/// # Errors
-/// The inner type's deserialisation errors.
-#[doc(hidden)]
-pub fn double_option<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
-{
-    <Option<T> as serde::Deserialize>::deserialize(deserializer).map(Some)
-}
-
-/// Deserialises a present field of an optional property whose Rust type
-/// is `serde_json::Value` (no `type`): a `null` is kept as
-/// `Some(Value::Null)`, so a present `null` and an absent member stay
-/// apart (`docs/format.md`, "Typed and untyped agree").
-///
-/// # Errors
-/// The inner type's deserialisation errors.
-#[doc(hidden)]
-pub fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
-{
-    T::deserialize(deserializer).map(Some)
 }

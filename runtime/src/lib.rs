@@ -126,6 +126,8 @@ pub mod output;
 pub mod render;
 pub mod request;
 pub mod trace;
+#[doc(hidden)]
+pub mod typed;
 
 pub use templiqx_contracts as contracts;
 
@@ -188,17 +190,62 @@ macro_rules! __object_view {
     };
 }
 
+/// The `Serialize` and `Deserialize` impls of a generated struct or enum,
+/// as generic code of the runtime ([`typed`]) over its view and its
+/// `Decode` impl: `serde_impls!(Type)`, or for a root type
+/// `serde_impls!(Type, INTERACTION, Scope)`, whose `Deserialize` runs
+/// the runtime's checks first ([`decode::deserialize_root`]). Not a
+/// public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __serde_impls {
+    ($t:ident) => {
+        $crate::__serde_impls!(@serialize $t);
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $t {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                $crate::__private::typed::deserialize(deserializer)
+            }
+        }
+    };
+    ($t:ident, $interaction:ident, $scope:ident) => {
+        $crate::__serde_impls!(@serialize $t);
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $t {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                $crate::__private::deserialize_root(
+                    deserializer,
+                    &$interaction,
+                    $crate::__private::Scope::$scope,
+                )
+            }
+        }
+    };
+    (@serialize $t:ident) => {
+        impl $crate::__private::serde::Serialize for $t {
+            fn serialize<S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                $crate::__private::typed::serialize(self, serializer)
+            }
+        }
+    };
+}
+
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__object_view as object_view;
+    pub use crate::__serde_impls as serde_impls;
     pub use crate::adapter::{AsyncRuntimeAdapter, RuntimeAdapter};
     pub use crate::call::{
         ExecuteError, Executed, execute, execute_async, execute_streaming, execute_streaming_async,
     };
-    pub use crate::decode::{
-        DecodeError, Scope, decode_output, deserialize_root, double_option, present, run_eval,
-    };
+    pub use crate::decode::{DecodeError, Scope, decode_output, deserialize_root, run_eval};
     pub use crate::render::{RenderError, render};
+    pub use crate::typed::{self, Decode, Fields, variant};
     /// Short names for what generated statics repeat most, each the item
     /// it names: `S` is `Str::Borrowed` (`Cow::Borrowed`), `L` is
     /// `Seq::Static`, `P` is `Ptr::Static`, `Some`/`None` are `Option`'s.

@@ -53,7 +53,9 @@ pub(crate) const WEAK: &[&str] = &["macro_rules", "raw", "safe", "union"];
 pub(crate) const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
 
 /// What every generated contract module defines besides the generated
-/// types: a generated type never takes one of these names.
+/// types: a generated type never takes one of these names. `InputsFields`,
+/// `ContextFields` and `OutputFields` name no item: they stay reserved so
+/// that the names of generated types stay what earlier releases chose.
 pub(crate) const MODULE_ITEMS: &[&str] = &[
     "Inputs",
     "Context",
@@ -199,12 +201,6 @@ pub(crate) fn extra_field(taken: &[String]) -> String {
         name.push('_');
     }
     name
-}
-
-/// The private twin of a root type that holds its derived serde reading
-/// (`Inputs` → `InputsFields`); [`MODULE_ITEMS`] reserves these names.
-pub(crate) fn fields_twin(root: &str) -> String {
-    format!("{root}Fields")
 }
 
 /// Tokens of an identifier decided by this module (`r#type` becomes a raw

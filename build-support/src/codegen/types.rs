@@ -126,13 +126,14 @@ impl Gen<'_> {
         members
     }
 
-    /// Emits a struct with serde derives and an `ObjectView` impl. A root
-    /// type (`Inputs`, `Context`, `Output`: `root` names its `Scope`)
-    /// deserialises through the runtime's checks (`docs/format.md`,
-    /// "Typed and untyped agree"): its derived reading goes to a private
-    /// twin ([`names::fields_twin`]) that its `Deserialize` impl calls
-    /// through `deserialize_root`. Without [`Gen::emit`], only decides its
-    /// members (and the types they need).
+    /// Emits a struct, its `Members` table and views, and its serde impls,
+    /// which the runtime writes over them (`docs/format.md`, "Generated
+    /// Rust"): `Serialize` over the view, `Deserialize` through a
+    /// generated `Decode` impl, one expression per field. A root type
+    /// (`Inputs`, `Context`, `Output`: `root` names its `Scope`) reads
+    /// through the runtime's checks first (`docs/format.md`, "Typed and
+    /// untyped agree"). Without [`Gen::emit`], only decides its members
+    /// (and the types they need).
     pub(super) fn struct_item(
         &mut self,
         name: &str,
@@ -147,66 +148,51 @@ impl Gen<'_> {
         }
         let p = private();
         let ident = Ident::new(name, Span::call_site());
-        let defs: Vec<TokenStream> = members
-            .iter()
-            .map(|m| {
-                let serde_attr = serde_attr(m);
-                let (fid, ty) = (m.ident(), &m.ty);
-                quote! { #serde_attr pub #fid: #ty, }
-            })
-            .collect();
         let docs = members
             .iter()
             .map(|m| doc_attr(&field_doc(m.spec, m.nullable)));
+        let defs = members.iter().map(|m| {
+            let (fid, ty) = (m.ident(), &m.ty);
+            quote! { pub #fid: #ty, }
+        });
+        let defs = docs.zip(defs).map(|(d, def)| quote! { #d #def });
         let taken: Vec<String> = members.iter().map(|m| m.rust.clone()).collect();
         let eid = Ident::new(&names::extra_field(&taken), Span::call_site());
-        let (extra, extra_doc) = if closed {
-            (TokenStream::new(), TokenStream::new())
+        let extra = if closed {
+            TokenStream::new()
         } else {
-            (
-                quote! {
-                    #[serde(flatten)]
-                    pub #eid: #p::JsonMap,
-                },
-                quote! {
-                    /// Members not declared in `properties` (the schema allows
-                    /// them), kept so that nothing is lost.
-                },
-            )
+            quote! {
+                /// Members not declared in `properties` (the schema allows
+                /// them), kept so that nothing is lost.
+                pub #eid: #p::JsonMap,
+            }
         };
         let derive_default = if fields.iter().all(|f| !f.required) {
             quote! { Default, }
         } else {
             TokenStream::new()
         };
-        let deny = if closed {
-            quote! { #[serde(deny_unknown_fields)] }
-        } else {
-            quote! {}
-        };
         let sdoc = doc_attr(doc);
         let view = object_view(&ident, &members, closed, &eid);
-        let (derive_de, twin) = match root {
-            None => (quote! { #p::serde::Deserialize }, TokenStream::new()),
+        let decode = decode_struct(&ident, &members, closed, &eid);
+        let serde = match root {
+            None => quote! { #p::serde_impls!(#ident); },
             Some(scope) => {
-                let twin = root_twin(name, scope, &deny, &defs, &extra);
-                (TokenStream::new(), twin)
+                let scope = Ident::new(scope, Span::call_site());
+                quote! { #p::serde_impls!(#ident, INTERACTION, #scope); }
             }
         };
-        let defs = docs.zip(&defs).map(|(d, def)| quote! { #d #def });
         self.items.push(quote! {
             #sdoc
-            #[derive(Debug, Clone, PartialEq, #derive_default #p::serde::Serialize, #derive_de)]
-            #[serde(crate = "::templiqx::__private::serde")]
-            #deny
+            #[derive(Debug, Clone, PartialEq, #derive_default)]
             pub struct #ident {
                 #(#defs)*
-                #extra_doc
                 #extra
             }
 
-            #twin
             #view
+            #decode
+            #serde
         });
     }
 
@@ -275,6 +261,8 @@ impl Gen<'_> {
         let mut used = VariantNames::default();
         let mut variants = Vec::new();
         let mut arms = Vec::new();
+        let mut texts = Vec::new();
+        let mut paths = Vec::new();
         for v in values {
             let IrValue::String(text) = v else { continue };
             let vid = Ident::new(&used.fresh(text), Span::call_site());
@@ -284,8 +272,10 @@ impl Gen<'_> {
             } else {
                 format!(" {}", code(text))
             });
-            variants.push(quote! { #[doc = #vdoc] #[serde(rename = #lit)] #vid, });
+            variants.push(quote! { #[doc = #vdoc] #vid, });
             arms.push(quote! { #ident::#vid => #lit, });
+            texts.push(lit);
+            paths.push(quote! { Self::#vid });
         }
         let doc = doc_attr(
             &s.description
@@ -295,8 +285,7 @@ impl Gen<'_> {
         );
         self.items.push(quote! {
             #doc
-            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, #p::serde::Serialize, #p::serde::Deserialize)]
-            #[serde(crate = "::templiqx::__private::serde")]
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
             pub enum #ident {
                 #(#variants)*
             }
@@ -316,71 +305,57 @@ impl Gen<'_> {
                     #p::ValueRef::String(self.as_str())
                 }
             }
+
+            impl #p::Decode for #ident {
+                fn decode<E: #p::serde::de::Error>(
+                    value: #p::Json,
+                ) -> ::core::result::Result<Self, E> {
+                    #p::variant(value, &[#(#texts),*], &[#(#paths),*])
+                }
+            }
+            #p::serde_impls!(#ident);
         });
     }
 }
 
-/// A root type's private twin (`InputsFields`: the same fields, a
-/// `remote` serde derive that builds the root type) and the root's
-/// `Deserialize` impl: the runtime's `deserialize_root` checks the value
-/// as the untyped path does, then the twin reads it.
-fn root_twin(
-    name: &str,
-    scope: &str,
-    deny: &TokenStream,
-    defs: &[TokenStream],
-    extra: &TokenStream,
-) -> TokenStream {
+/// The `Decode` impl of a generated struct: its object's members, each
+/// taken out by its field (`required` or `optional`, read as the field's
+/// type), and for an open struct the rest as its extra members; a closed
+/// struct refuses a member it does not declare.
+fn decode_struct(ident: &Ident, members: &[Member<'_>], closed: bool, eid: &Ident) -> TokenStream {
     let p = private();
-    let ident = Ident::new(name, Span::call_site());
-    let twin = Ident::new(&names::fields_twin(name), Span::call_site());
-    let scope = Ident::new(scope, Span::call_site());
-    let remote = Literal::string(name);
-    let doc = Literal::string(&format!(
-        " The derived reading of `{name}`, called after the runtime's checks."
-    ));
-    quote! {
-        #[doc = #doc]
-        #[derive(#p::serde::Deserialize)]
-        #[serde(crate = "::templiqx::__private::serde", remote = #remote)]
-        #deny
-        struct #twin {
-            #(#defs)*
-            #extra
+    let reads = members.iter().map(|m| {
+        let (fid, json) = (m.ident(), Literal::string(&m.spec.name));
+        if m.spec.required {
+            quote! { #fid: fields.required(#json)?, }
+        } else {
+            quote! { #fid: fields.optional(#json)?, }
         }
-
-        impl<'de> #p::serde::Deserialize<'de> for #ident {
-            fn deserialize<D: #p::serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> ::core::result::Result<Self, D::Error> {
-                #p::deserialize_root(deserializer, &INTERACTION, #p::Scope::#scope, #twin::deserialize)
+    });
+    let rest = if closed {
+        TokenStream::new()
+    } else {
+        quote! { #eid: fields.rest(), }
+    };
+    let binding = if members.is_empty() && closed {
+        quote! { _fields }
+    } else if members.is_empty() {
+        quote! { fields }
+    } else {
+        quote! { mut fields }
+    };
+    quote! {
+        impl #p::Decode for #ident {
+            fn decode<E: #p::serde::de::Error>(
+                value: #p::Json,
+            ) -> ::core::result::Result<Self, E> {
+                let #binding = #p::Fields::<E>::of::<Self>(value, #closed)?;
+                ::core::result::Result::Ok(Self {
+                    #(#reads)*
+                    #rest
+                })
             }
         }
-    }
-}
-
-/// The `#[serde(...)]` attribute of a field: the JSON name when the Rust
-/// name differs, absent-as-`None` for optional fields.
-fn serde_attr(m: &Member<'_>) -> TokenStream {
-    let f = m.spec;
-    let mut attrs = Vec::new();
-    if m.rust != f.name {
-        let n = Literal::string(&f.name);
-        attrs.push(quote! { rename = #n });
-    }
-    if !f.required {
-        attrs.push(quote! { default, skip_serializing_if = "::core::option::Option::is_none" });
-    }
-    if !f.required && m.nullable {
-        attrs.push(quote! { deserialize_with = "::templiqx::__private::double_option" });
-    } else if !f.required && untyped(&f.schema) {
-        // `Option<Json>`: a present `null` is `Some(Json::Null)`.
-        attrs.push(quote! { deserialize_with = "::templiqx::__private::present" });
-    }
-    if attrs.is_empty() {
-        quote! {}
-    } else {
-        quote! { #[serde(#(#attrs),*)] }
     }
 }
 
