@@ -23,6 +23,7 @@
 use crate::value::{AsValue, Number, ValueRef};
 use sha2::{Digest, Sha256};
 use std::fmt;
+use std::ops::ControlFlow;
 
 /// Writes the canonical JSON of `value` to `out`.
 ///
@@ -48,7 +49,20 @@ pub fn write_canonical<W: fmt::Write + ?Sized>(value: ValueRef<'_>, out: &mut W)
         ValueRef::Object(o) => {
             out.write_char('{')?;
             if o.entries_sorted() {
-                write_members(o.entries(), out)?;
+                // No boxed iterator: the render path writes every typed
+                // object this way.
+                let mut result = Ok(());
+                let mut first = true;
+                let _ = o.for_each_entry(&mut |k, v| {
+                    result = write_member(first, k, v, out);
+                    first = false;
+                    if result.is_ok() {
+                        ControlFlow::Continue(())
+                    } else {
+                        ControlFlow::Break(())
+                    }
+                });
+                result?;
             } else {
                 let mut entries: Vec<(&str, ValueRef<'_>)> = o.entries().collect();
                 entries.sort_by(|(a, _), (b, _)| utf16_cmp(a, b));
@@ -64,14 +78,24 @@ fn write_members<'v, W: fmt::Write + ?Sized>(
     out: &mut W,
 ) -> fmt::Result {
     for (i, (k, v)) in members.enumerate() {
-        if i > 0 {
-            out.write_char(',')?;
-        }
-        write_string(k, out)?;
-        out.write_char(':')?;
-        write_canonical(v, out)?;
+        write_member(i == 0, k, v, out)?;
     }
     Ok(())
+}
+
+/// One member of an object: `,` unless it is the first, then `"key":value`.
+fn write_member<W: fmt::Write + ?Sized>(
+    first: bool,
+    k: &str,
+    v: ValueRef<'_>,
+    out: &mut W,
+) -> fmt::Result {
+    if !first {
+        out.write_char(',')?;
+    }
+    write_string(k, out)?;
+    out.write_char(':')?;
+    write_canonical(v, out)
 }
 
 /// Compares keys by their UTF-16 code units (RFC 8785 section 3.2.3).

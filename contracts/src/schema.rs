@@ -116,7 +116,11 @@ pub struct Schema {
     pub types: TypeSet,
     /// `properties`, in declaration order.
     pub properties: Seq<(Str, Schema)>,
-    /// `required`
+    /// `required`. Under `additionalProperties: false` every name is a key
+    /// of `properties`: the compiler refuses anything else
+    /// (`TQX_SCHEMA_BOUNDS`, `docs/format.md`, "The bounded JSON Schema
+    /// subset"), and [`crate::validate::validate`] relies on it, so a
+    /// hand-built schema must keep it too.
     pub required: Seq<Str>,
     /// `additionalProperties` (JSON Schema default: `true`).
     pub additional_properties: bool,

@@ -383,6 +383,36 @@ fn properties_required_and_additional_properties() {
         &open,
         json!({"name": "n", "a/b~c": false, "more": [1]}).as_value()
     ));
+    // An open schema may require a name it does not declare: with every
+    // declared property present it is still looked for, and reported
+    // before the properties' own violations.
+    let undeclared_required = Schema {
+        required: Seq::Owned(vec![Str::Borrowed("name"), Str::Borrowed("id")]),
+        ..open.clone()
+    };
+    assert_eq!(
+        triples(
+            &undeclared_required,
+            json!({"name": "n", "a/b~c": 1, "tags": [""]})
+        ),
+        [
+            (
+                "".into(),
+                "required",
+                "missing required property \"id\"".into()
+            ),
+            (
+                "/a~1b~0c".into(),
+                "type",
+                "expected boolean, found number 1".into()
+            ),
+            (
+                "/tags/0".into(),
+                "minLength",
+                "expected at least 1 character, found 0".into()
+            ),
+        ]
+    );
     // Object keywords ignore non-objects.
     let untyped = Schema {
         types: TypeSet::ANY,

@@ -181,6 +181,15 @@ macro_rules! __object_view {
             fn entries_sorted(&self) -> bool {
                 $crate::__private::members::entries_sorted(self)
             }
+            fn for_each_entry(
+                &self,
+                f: &mut dyn ::core::ops::FnMut(
+                    &str,
+                    $crate::__private::ValueRef<'_>,
+                ) -> ::core::ops::ControlFlow<()>,
+            ) -> ::core::ops::ControlFlow<()> {
+                $crate::__private::members::for_each_entry(self, f)
+            }
         }
         impl $crate::__private::AsValue for $t {
             fn as_value(&self) -> $crate::__private::ValueRef<'_> {

@@ -341,6 +341,60 @@ mod tests {
     }
 
     #[test]
+    fn for_each_entry_walks_what_entries_yields_and_stops_on_break() {
+        use std::ops::ControlFlow;
+        use templiqx_contracts::ObjectView;
+        let mut extra = JsonMap::new();
+        extra.insert("z".to_owned(), json(json!(1)));
+        // A key named like a declared member is never read from the extras.
+        extra.insert("a".to_owned(), json(json!("shadowed")));
+        let shape = Shape {
+            b: 2,
+            a: None,
+            c: Some(json(json!([true]))),
+            extra,
+        };
+        let collect = |limit: usize| {
+            let mut seen = Vec::new();
+            let flow = shape.for_each_entry(&mut |k, v| {
+                seen.push((k.to_owned(), v.to_json()));
+                if seen.len() == limit {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            });
+            (seen, flow)
+        };
+        let entries: Vec<_> = shape
+            .entries()
+            .map(|(k, v)| (k.to_owned(), v.to_json()))
+            .collect();
+        assert_eq!(
+            entries,
+            [
+                ("b".to_owned(), json!(2)),
+                ("c".to_owned(), json!([true])),
+                ("z".to_owned(), json!(1))
+            ]
+        );
+        assert_eq!(
+            collect(usize::MAX),
+            (entries.clone(), ControlFlow::Continue(()))
+        );
+        assert_eq!(collect(2), (entries[..2].to_vec(), ControlFlow::Break(())));
+        // The trait's default walks `entries()` the same way.
+        let map: std::collections::BTreeMap<String, i64> =
+            [("x".to_owned(), 1), ("y".to_owned(), 2)].into();
+        let mut seen = Vec::new();
+        let flow = ObjectView::for_each_entry(&map, &mut |k, _| {
+            seen.push(k.to_owned());
+            ControlFlow::Break(())
+        });
+        assert_eq!((seen, flow), (vec!["x".to_owned()], ControlFlow::Break(())));
+    }
+
+    #[test]
     fn leaves_read_as_serde_reads_them() {
         assert_eq!(decode::<String>(json!("x")), Ok("x".to_owned()));
         assert_eq!(
