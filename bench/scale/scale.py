@@ -49,13 +49,17 @@ schemars at the versions of the worktree's Cargo.lock), gets a copy of its
 Cargo.lock and builds `--offline` into one target directory under the
 scratch directory (never the workspace's). Per profile (debug; release too
 with --release) it first builds every host once, untimed, so that the
-dependencies are built; then, per host, it times with the wall clock:
+dependencies are built (--no-warm-up skips this when an earlier run with
+the same --scratch built them: the hosts' dependencies do not depend on N);
+then, per host, it times with the wall clock:
 
   clean    `cargo clean -p <host>` and `cargo build` of that host alone
   rebuild  `touch` of one contract (askama hosts: one template) and
            `cargo build`
 
-and checks from cargo's output that the host was recompiled each time.
+and checks from cargo's output that the host was recompiled each time and
+that nothing else was (so a dependency built inside a timed step fails the
+run instead of inflating it).
 It prints one table (seconds, and each time as a ratio to the askama,
 askama+serde and askama+serde+schemars hosts of the same run and profile)
 with the generated lines per contract, and the 1-minute load average
@@ -73,6 +77,7 @@ The askama hosts' generated code is not counted ("-").
 Usage: python3 bench/scale/scale.py [--n 100] [--shape bench|corpus]
            [--hosts file,askama+serde,...] [--release]
            [--scratch $TMPDIR/templiqx-scale] [--jobs 2] [--repeat 1]
+           [--no-warm-up]
 
 It replaces <scratch>/<shape>-n<N> on every run and keeps <scratch>/target,
 so a second run reuses the built dependencies.
@@ -637,6 +642,19 @@ class Runner:
         if not any(crate in line and "src/lib.rs" in line for line in proc.stderr.splitlines()):
             sys.stderr.write(proc.stderr)
             sys.exit(f"error: the timed build of {host} did not recompile its library")
+        # The host's own crates: its library and, for `build.rs`, its build script.
+        others = sorted(
+            {
+                m.group(1)
+                for m in re.finditer(r"Running `\S*rustc --crate-name (\S+)", proc.stderr)
+            }
+            - {f"tqx_scale_{host}", "build_script_build"}
+        )
+        if others:
+            sys.exit(
+                f"error: the timed build of {host} also compiled {', '.join(others)}: "
+                "the dependencies were not built beforehand (run without --no-warm-up)"
+            )
         return elapsed
 
 
@@ -712,6 +730,12 @@ def main():
     p.add_argument(
         "--repeat", type=int, default=1, help="timed runs per step; the median is shown"
     )
+    p.add_argument(
+        "--no-warm-up",
+        action="store_true",
+        help="skip the untimed build of every host (only after a run with the same --scratch "
+        "and profiles built the dependencies; a timed build that compiles one fails the run)",
+    )
     args = p.parse_args()
     for flag, value in (("--n", args.n), ("--repeat", args.repeat), ("--jobs", args.jobs)):
         if value < 1:
@@ -739,9 +763,13 @@ def main():
     lines = {}
     for profile in profiles:
         release = profile == "release"
-        print(f"[{profile}] building dependencies and every host once (not timed)", file=sys.stderr)
-        for host in chosen:
-            run.cargo(hosts[host][0], "build", release=release)
+        if not args.no_warm_up:
+            print(
+                f"[{profile}] building dependencies and every host once (not timed)",
+                file=sys.stderr,
+            )
+            for host in chosen:
+                run.cargo(hosts[host][0], "build", release=release)
         for host in chosen:
             host_dir, touched = hosts[host]
             cleans, rebuilds = [], []
