@@ -744,15 +744,25 @@ def main():
     scratch = args.scratch.resolve()
     if scratch == REPO or REPO in scratch.parents:
         sys.exit("error: --scratch must be outside the repository")
+    if scratch in REPO.parents:
+        sys.exit("error: --scratch must not hold the repository (it is cleaned and written)")
+
+    target_dir = scratch / "target"
+    profiles = ["debug"] + (["release"] if args.release else [])
+    if args.no_warm_up:
+        unbuilt = [p for p in profiles if not (target_dir / p / "deps").is_dir()]
+        if unbuilt:
+            sys.exit(
+                f"error: --no-warm-up, but {target_dir} holds no {' or '.join(unbuilt)} build: "
+                "run once without it first"
+            )
 
     shape = SHAPES[args.shape]
     root = scratch / f"{args.shape}-n{args.n}"
     if root.exists():
         shutil.rmtree(root)
     hosts = generate_hosts(shape, root, args.n)
-    target_dir = scratch / "target"
     run = Runner(args, target_dir)
-    profiles = ["debug"] + (["release"] if args.release else [])
 
     print(
         f"templiqx build-scale benchmark: N = {args.n}, shape {args.shape}, scratch {scratch}, "

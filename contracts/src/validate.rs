@@ -47,7 +47,8 @@ use crate::canonical::{write_number, write_string};
 use crate::diagnostic::escape_pointer_token;
 use crate::format::{is_date, is_date_time};
 use crate::schema::{Format, Schema, TypeSet};
-use crate::value::{AsValue, JsonType, Number, ValueRef};
+use crate::seq::Seq;
+use crate::value::{AsValue, IrValue, JsonType, Number, ValueRef};
 use crate::words;
 use std::cmp::Ordering;
 use std::fmt::{self, Write as _};
@@ -170,7 +171,12 @@ struct Walker<'w> {
     out: &'w mut Vec<SchemaViolation>,
 }
 
+// What records a violation is out of line and cold, so that `check`, on
+// the render path for every request value, stays a small function that
+// only tests.
 impl Walker<'_> {
+    #[cold]
+    #[inline(never)]
     fn report(&mut self, path: &Path<'_>, keyword: &'static str, message: String) {
         let base_len = self.pointer.len();
         path.write_to(self.pointer);
@@ -187,36 +193,20 @@ impl Walker<'_> {
         if let ValueRef::Number(Number::F64(f)) = value
             && !f.is_finite()
         {
-            let message = format!("expected a JSON value, found non-finite number {f}");
-            return self.report(path, "type", message);
+            return self.non_finite(path, f);
         }
         if !schema.types.is_any() && !instance_of_any(schema.types, value) {
-            let message = format!(
-                "expected {}, found {}",
-                TypeList(schema.types),
-                Preview::typed(value)
-            );
-            self.report(path, "type", message);
+            self.wrong_type(path, schema.types, value);
         }
         if let Some(values) = &schema.enum_values
             && !values.iter().any(|v| v.as_value().json_eq(&value))
         {
-            let mut message = String::from("expected one of ");
-            list_values(&mut message, values.iter().map(AsValue::as_value));
-            let _ = write!(message, ", found {}", Preview::typed(value));
-            lookalike(&mut message, value, values.iter().map(AsValue::as_value));
-            self.report(path, "enum", message);
+            self.not_in_enum(path, values, value);
         }
         if let Some(c) = &schema.const_value
             && !c.as_value().json_eq(&value)
         {
-            let mut message = format!(
-                "expected {}, found {}",
-                Preview::bare(c.as_value()),
-                Preview::typed(value)
-            );
-            lookalike(&mut message, value, std::iter::once(c.as_value()));
-            self.report(path, "const", message);
+            self.not_const(path, c, value);
         }
         // Where no schema structure bounds the value, bound its depth.
         if matches!(value, ValueRef::Array(_) | ValueRef::Object(_))
@@ -317,6 +307,57 @@ impl Walker<'_> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn non_finite(&mut self, path: &Path<'_>, f: f64) {
+        let message = format!("expected a JSON value, found non-finite number {f}");
+        self.report(path, "type", message);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn wrong_type(&mut self, path: &Path<'_>, types: TypeSet, value: ValueRef<'_>) {
+        let message = format!(
+            "expected {}, found {}",
+            TypeList(types),
+            Preview::typed(value)
+        );
+        self.report(path, "type", message);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_in_enum(&mut self, path: &Path<'_>, values: &Seq<IrValue>, value: ValueRef<'_>) {
+        let mut message = String::from("expected one of ");
+        list_values(&mut message, values.iter().map(AsValue::as_value));
+        let _ = write!(message, ", found {}", Preview::typed(value));
+        lookalike(&mut message, value, values.iter().map(AsValue::as_value));
+        self.report(path, "enum", message);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_const(&mut self, path: &Path<'_>, c: &IrValue, value: ValueRef<'_>) {
+        let mut message = format!(
+            "expected {}, found {}",
+            Preview::bare(c.as_value()),
+            Preview::typed(value)
+        );
+        lookalike(&mut message, value, std::iter::once(c.as_value()));
+        self.report(path, "const", message);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bad_format(&mut self, path: &Path<'_>, format: Format, s: &str) {
+        let message = format!(
+            "{} is not a valid RFC 3339 {}",
+            Preview::bare(ValueRef::String(s)),
+            format.as_str()
+        );
+        self.report(path, "format", message);
+    }
+
     fn check_string(&mut self, schema: &Schema, s: &str, path: &Path<'_>) {
         // A UTF-8 string of `n` bytes has between `ceil(n / 4)` and `n`
         // characters: count them only when those bounds do not settle both
@@ -345,12 +386,7 @@ impl Walker<'_> {
                 Format::DateTime => is_date_time(s),
             };
             if !ok {
-                let message = format!(
-                    "{} is not a valid RFC 3339 {}",
-                    Preview::bare(ValueRef::String(s)),
-                    format.as_str()
-                );
-                self.report(path, "format", message);
+                self.bad_format(path, format, s);
             }
         }
     }

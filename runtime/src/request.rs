@@ -4,7 +4,7 @@
 use templiqx_contracts::diagnostic::escape_pointer_token;
 use templiqx_contracts::ir::Field;
 use templiqx_contracts::validate::validate;
-use templiqx_contracts::{Code, Diagnostic, Interaction, ObjectView};
+use templiqx_contracts::{Code, Diagnostic, Interaction, ObjectView, SchemaViolation};
 
 /// Checks a request against the interaction's declarations.
 ///
@@ -52,30 +52,10 @@ pub(crate) fn check_scope(
             Some(value) => {
                 present += 1;
                 if let Err(violations) = validate(&field.schema, value) {
-                    for v in violations {
-                        problems.push(
-                            Diagnostic::error(
-                                Code::ValueInvalid,
-                                format!("{}: {}", place(scope, &field.name, &v.pointer), v.message),
-                            )
-                            .at(format!("{}{}", pointer(scope, &field.name), v.pointer))
-                            .help(format!(
-                                "supply a value that satisfies the `{}` keyword of the \
-                                 declared schema",
-                                v.keyword
-                            )),
-                        );
-                    }
+                    invalid(scope, field, violations, problems);
                 }
             }
-            None if field.required => problems.push(
-                Diagnostic::error(
-                    Code::ValueInvalid,
-                    format!("required {scope} field `{}` is missing", field.name),
-                )
-                .at(pointer(scope, &field.name))
-                .help(format!("supply `{scope}.{}`", field.name)),
-            ),
+            None if field.required => missing(scope, field, problems),
             None => {}
         }
     }
@@ -83,19 +63,70 @@ pub(crate) fn check_scope(
     // present keys were found above: the walk over entries (which may
     // allocate an iterator) happens only for a request that has extras.
     if values.len() != present {
-        for (key, _) in values.entries() {
-            if !fields.iter().any(|f| f.name == key) {
-                problems.push(
-                    Diagnostic::error(
-                        Code::ValueInvalid,
-                        format!("`{scope}.{key}` is not declared by the contract"),
-                    )
-                    .at(pointer(scope, key))
-                    .help(format!(
-                        "remove it, or declare it under `{scope}` in the contract"
-                    )),
-                );
-            }
+        undeclared(scope, fields, values, problems);
+    }
+}
+
+// The diagnostics are built out of line: `check_scope` runs on every
+// render, and only a bad request needs them.
+
+#[cold]
+#[inline(never)]
+fn invalid(
+    scope: &str,
+    field: &Field,
+    violations: Vec<SchemaViolation>,
+    problems: &mut Vec<Diagnostic>,
+) {
+    for v in violations {
+        problems.push(
+            Diagnostic::error(
+                Code::ValueInvalid,
+                format!("{}: {}", place(scope, &field.name, &v.pointer), v.message),
+            )
+            .at(format!("{}{}", pointer(scope, &field.name), v.pointer))
+            .help(format!(
+                "supply a value that satisfies the `{}` keyword of the \
+                 declared schema",
+                v.keyword
+            )),
+        );
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn missing(scope: &str, field: &Field, problems: &mut Vec<Diagnostic>) {
+    problems.push(
+        Diagnostic::error(
+            Code::ValueInvalid,
+            format!("required {scope} field `{}` is missing", field.name),
+        )
+        .at(pointer(scope, &field.name))
+        .help(format!("supply `{scope}.{}`", field.name)),
+    );
+}
+
+#[cold]
+#[inline(never)]
+fn undeclared(
+    scope: &str,
+    fields: &[Field],
+    values: &dyn ObjectView,
+    problems: &mut Vec<Diagnostic>,
+) {
+    for (key, _) in values.entries() {
+        if !fields.iter().any(|f| f.name == key) {
+            problems.push(
+                Diagnostic::error(
+                    Code::ValueInvalid,
+                    format!("`{scope}.{key}` is not declared by the contract"),
+                )
+                .at(pointer(scope, key))
+                .help(format!(
+                    "remove it, or declare it under `{scope}` in the contract"
+                )),
+            );
         }
     }
 }

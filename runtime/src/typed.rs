@@ -232,7 +232,10 @@ pub fn deserialize<'de, T: Decode, D: serde::Deserializer<'de>>(
 /// left out; an enum as its string).
 ///
 /// # Errors
-/// The serialiser's errors.
+/// The serialiser's errors, and a custom error for a non-finite double
+/// (`NaN`, `±inf`) anywhere in the value: JSON cannot hold one, and
+/// writing it as `null` (serde_json's choice) would read back as another
+/// value or not at all.
 pub fn serialize<T: AsValue + ?Sized, S: serde::Serializer>(
     value: &T,
     serializer: S,
@@ -250,6 +253,9 @@ impl serde::Serialize for View<'_> {
             ValueRef::Bool(b) => s.serialize_bool(b),
             ValueRef::Number(Number::I64(i)) => s.serialize_i64(i),
             ValueRef::Number(Number::U64(u)) => s.serialize_u64(u),
+            ValueRef::Number(Number::F64(f)) if !f.is_finite() => Err(serde::ser::Error::custom(
+                format_args!("a non-finite number ({f}), which JSON cannot hold"),
+            )),
             ValueRef::Number(Number::F64(f)) => s.serialize_f64(f),
             ValueRef::Number(n @ Number::Big(_)) => match JsonNumber::from_number(n) {
                 Some(exact) => exact.serialize(s),
@@ -338,6 +344,22 @@ mod tests {
     enum Tone {
         Warm,
         Cold,
+    }
+
+    #[test]
+    fn serialize_refuses_a_non_finite_double_anywhere() {
+        let write = |v: &Vec<f64>| {
+            super::serialize(v, serde_json::value::Serializer)
+                .map(|j| j.to_string())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(write(&vec![1.5, -0.0]), Ok("[1.5,-0.0]".to_owned()));
+        for f in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(
+                write(&vec![1.5, f]),
+                Err(format!("a non-finite number ({f}), which JSON cannot hold"))
+            );
+        }
     }
 
     #[test]
