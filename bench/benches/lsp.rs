@@ -23,7 +23,21 @@
 //!   one partial and listed in `templiqx.yaml`;
 //! * `memory`: `crm3` again, edited 10,000 times; the server's `VmRSS` is
 //!   read from `/proc/PID/status` after the open and after 100, 1,000,
-//!   5,000 and 10,000 edits, and its `VmHWM` at the end.
+//!   5,000 and 10,000 edits, and its `VmHWM` at the end;
+//! * `cancel`: typing in a 1 MB contract (the extraction contract grown
+//!   with extra user messages), with and without completions the editor
+//!   cancels. A burst is a round of typing written to the server back to
+//!   back: one edit deletes `clause_id` of the reference `inputs.clause_id`,
+//!   then `clause_id` is typed one character per edit. With completions,
+//!   each typed character is followed by a `textDocument/completion` at the
+//!   cursor, and each later message by the `$/cancelRequest` of the
+//!   completion before it, as an editor sends them while one types; the
+//!   last completion is cancelled too. A burst is timed from the first
+//!   write to the diagnostics of its last version (clean again) and, with
+//!   completions, the answers to all of them (a result, `-32800` or
+//!   `-32801`, counted apart). Both modes run on one server each, after a
+//!   warm-up burst; the figure is the median burst and the ratio of the two
+//!   medians (goal: within 2×).
 //!
 //! Latency is in milliseconds, percentiles by nearest rank, warm-up edits
 //! excluded; beside it, the CPU time the server's threads used per timed
@@ -34,7 +48,9 @@
 //! select scenarios). The timed edits are 1,000 on `crm3` and 200 on
 //! `generated-100`, after 20 warm-up edits; `LSP_BENCH_EDITS` (timed edits
 //! of both), `LSP_BENCH_WARMUP` and `LSP_BENCH_MEMORY_EDITS` override the
-//! counts. Without `--bench` (as `cargo test --benches` runs it) every
+//! counts. `cancel` times 7 bursts of 2 rounds per mode in a contract of at
+//! least 1,000,000 bytes: `LSP_BENCH_BURSTS`, `LSP_BENCH_ROUNDS` and
+//! `LSP_BENCH_LARGE_BYTES` override them. Without `--bench` (as `cargo test --benches` runs it) every
 //! scenario makes a few edits only, to check that the harness still works.
 
 use lsp_server::{Message, Notification, Request, RequestId};
@@ -111,6 +127,12 @@ fn main() {
         let report = memory(&package, config.memory_edits);
         print_memory(&report);
     }
+    if wanted("cancel") {
+        let package = Package::large(config.large_bytes);
+        let without = typing(&package, &config, false);
+        let with = typing(&package, &config, true);
+        print_typing(&package, &config, &[without, with]);
+    }
     println!("load average {} at the end", load_average());
 }
 
@@ -122,6 +144,12 @@ struct Config {
     warmup: usize,
     /// Edits of the memory scenario.
     memory_edits: usize,
+    /// Timed bursts of the cancel scenario, per mode.
+    bursts: usize,
+    /// Rounds of typing per burst (one deletion, then `clause_id` typed).
+    rounds: usize,
+    /// The least size of the cancel scenario's contract, in bytes.
+    large_bytes: usize,
 }
 
 impl Config {
@@ -137,6 +165,9 @@ impl Config {
                 edits: (var("LSP_BENCH_EDITS", 1_000), var("LSP_BENCH_EDITS", 200)),
                 warmup: var("LSP_BENCH_WARMUP", 20),
                 memory_edits: var("LSP_BENCH_MEMORY_EDITS", 10_000),
+                bursts: var("LSP_BENCH_BURSTS", 7),
+                rounds: var("LSP_BENCH_ROUNDS", 2),
+                large_bytes: var("LSP_BENCH_LARGE_BYTES", 1_000_000),
             }
         } else {
             // A smoke run: the harness and the server still work.
@@ -144,6 +175,9 @@ impl Config {
                 edits: (4, 4),
                 warmup: 2,
                 memory_edits: 100,
+                bursts: 1,
+                rounds: 1,
+                large_bytes: 50_000,
             }
         }
     }
@@ -210,6 +244,32 @@ impl Package {
             contracts: n,
             ..package
         }
+    }
+
+    /// A copy of `examples/crm3` whose extraction contract is grown to at
+    /// least `bytes` bytes with extra user messages (each a text and an
+    /// interpolation of `inputs.clause_text`), inserted after its own
+    /// messages: [`REFERENCE`] stays where it was.
+    fn large(bytes: usize) -> Package {
+        let package = Package::crm3();
+        let path = package.root.join(EXTRACTION);
+        let text = std::fs::read_to_string(&path).expect("the extraction contract");
+        let at = text
+            .find("\noutput_schema:")
+            .expect("the contract's output schema")
+            + 1;
+        let mut grown = String::with_capacity(bytes + text.len());
+        grown.push_str(&text[..at]);
+        let mut i = 0;
+        while grown.len() + text.len() - at < bytes {
+            i += 1;
+            grown.push_str(&format!(
+                "  - role: user\n    content:\n      - kind: text\n        value: \"Clause {i:06} again: \"\n      - kind: interpolate\n        expression: {{ kind: ref, path: inputs.clause_text }}\n        filters: [trim]\n"
+            ));
+        }
+        grown.push_str(&text[at..]);
+        std::fs::write(&path, grown).expect("write the grown contract");
+        package
     }
 
     fn url(&self, rel: &str) -> Url {
@@ -284,6 +344,14 @@ impl Server {
 
     fn notify(&mut self, method: &str, params: Value) -> Instant {
         self.send(Notification::new(method.to_owned(), params).into())
+    }
+
+    /// Sends a request without waiting for its answer; returns its id.
+    fn send_request(&mut self, method: &str, params: Value) -> RequestId {
+        self.next_id += 1;
+        let id = RequestId::from(self.next_id);
+        self.send(Request::new(id.clone(), method.to_owned(), params).into());
+        id
     }
 
     fn receive(&mut self) -> (Instant, Message) {
@@ -570,6 +638,195 @@ fn print_memory(report: &MemoryReport) {
         println!("| {label} | {:.1} |", mib(*rss));
     }
     println!("| VmHWM at the end | {:.1} |", mib(report.peak));
+}
+
+/// How the completions of the timed bursts were answered.
+#[derive(Clone, Copy, Debug, Default)]
+struct Answers {
+    /// With a result (computed in full).
+    results: usize,
+    /// `-32800 RequestCancelled`.
+    cancelled: usize,
+    /// `-32801 ContentModified`.
+    modified: usize,
+}
+
+/// One mode of the cancel scenario.
+struct Typing {
+    completions: bool,
+    /// Edits and completions per burst.
+    edits: usize,
+    requests: usize,
+    /// Timed bursts, in milliseconds, sorted.
+    millis: Vec<f64>,
+    /// The server's CPU time per timed burst, in milliseconds (the mean).
+    cpu: f64,
+    answers: Answers,
+}
+
+impl Typing {
+    fn median(&self) -> f64 {
+        self.millis[(self.millis.len() - 1) / 2]
+    }
+}
+
+/// Opens the large contract on a new server, types one warm-up burst, then
+/// `config.bursts` timed ones.
+fn typing(package: &Package, config: &Config, completions: bool) -> Typing {
+    let mut server = Server::start();
+    let mut editor = Editor::open(&mut server, package);
+    burst(&mut server, &mut editor, config.rounds, completions);
+    let cpu = server.cpu();
+    let mut answers = Answers::default();
+    let mut millis = Vec::new();
+    let mut shape = (0, 0);
+    for _ in 0..config.bursts {
+        let (elapsed, edits, got) = burst(&mut server, &mut editor, config.rounds, completions);
+        millis.push(elapsed.as_secs_f64() * 1e3);
+        answers.results += got.results;
+        answers.cancelled += got.cancelled;
+        answers.modified += got.modified;
+        shape = (edits, got.results + got.cancelled + got.modified);
+    }
+    let cpu = (server.cpu() - cpu).as_secs_f64() * 1e3 / config.bursts.max(1) as f64;
+    server.stop();
+    millis.sort_by(f64::total_cmp);
+    Typing {
+        completions,
+        edits: shape.0,
+        requests: shape.1,
+        millis,
+        cpu,
+        answers,
+    }
+}
+
+/// One burst of typing at [`REFERENCE`], written back to back: per round,
+/// an edit that deletes `clause_id`, then `clause_id` typed one character
+/// per edit; with `completions`, a completion at the cursor after each
+/// typed character, cancelled (`$/cancelRequest`) before the next message
+/// and after the last. Returns the time from the first write to the last
+/// of the diagnostics of the burst's last version (checked clean) and the
+/// answers to every completion, the number of edits, and the answers.
+fn burst(
+    server: &mut Server,
+    editor: &mut Editor,
+    rounds: usize,
+    completions: bool,
+) -> (Duration, usize, Answers) {
+    const WORD: &str = "clause_id";
+    let (line, character) = editor.at;
+    let at = |k: usize| json!({ "line": line, "character": character + k as u32 });
+    let mut sent = Vec::new();
+    let mut last: Option<RequestId> = None;
+    let mut edits = 0;
+    let cancel = |server: &mut Server, last: &mut Option<RequestId>| {
+        if let Some(id) = last.take() {
+            server.notify("$/cancelRequest", json!({ "id": id }));
+        }
+    };
+    let started = Instant::now();
+    for _ in 0..rounds {
+        let mut change = |server: &mut Server, start: usize, end: usize, text: &str| {
+            editor.version += 1;
+            edits += 1;
+            server.notify(
+                "textDocument/didChange",
+                json!({
+                    "textDocument": { "uri": editor.url, "version": editor.version },
+                    "contentChanges": [{ "range": { "start": at(start), "end": at(end) }, "text": text }],
+                }),
+            );
+        };
+        cancel(server, &mut last);
+        change(server, 0, WORD.len(), "");
+        for (k, c) in WORD.char_indices() {
+            cancel(server, &mut last);
+            change(server, k, k, &c.to_string());
+            if completions {
+                let id = server.send_request(
+                    "textDocument/completion",
+                    json!({ "textDocument": { "uri": editor.url }, "position": at(k + 1) }),
+                );
+                sent.push(id.clone());
+                last = Some(id);
+            }
+        }
+    }
+    cancel(server, &mut last);
+    let mut answers = Answers::default();
+    let mut answered = 0;
+    let mut published = false;
+    let mut done = started;
+    while !published || answered < sent.len() {
+        let (received, message) = server.receive();
+        match message {
+            Message::Response(r) if sent.contains(&r.id) => {
+                match r.response_result.err().map(|e| e.code) {
+                    None => answers.results += 1,
+                    Some(-32800) => answers.cancelled += 1,
+                    Some(-32801) => answers.modified += 1,
+                    Some(code) => panic!("completion answered {code}"),
+                }
+                answered += 1;
+                done = received;
+            }
+            Message::Notification(n) if n.method == "textDocument/publishDiagnostics" => {
+                let list = n.params["diagnostics"].as_array().cloned();
+                let list = list.expect("a diagnostics array");
+                if n.params["uri"] != editor.url.as_str() {
+                    assert_eq!(list, Vec::<Value>::new(), "{}", n.params["uri"]);
+                } else if n.params["version"] == editor.version {
+                    assert_eq!(list, Vec::<Value>::new(), "the burst ends clean");
+                    published = true;
+                    done = received;
+                }
+            }
+            _ => {}
+        }
+    }
+    (done.duration_since(started), edits, answers)
+}
+
+fn print_typing(package: &Package, config: &Config, modes: &[Typing]) {
+    let bytes = std::fs::metadata(package.root.join(EXTRACTION)).map_or(0, |m| m.len());
+    println!();
+    println!(
+        "typing in a contract of {bytes} bytes: bursts of {} round(s) written back to back, {} timed per mode after 1 warm-up; ms from the first write to the last diagnostics and answers",
+        config.rounds, config.bursts
+    );
+    println!();
+    println!(
+        "| typing | edits per burst | completions per burst | answered | -32800 | -32801 | median ms | min | max | server CPU per burst ms |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for mode in modes {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} |",
+            if mode.completions {
+                "with cancelled completions"
+            } else {
+                "without completions"
+            },
+            mode.edits,
+            mode.requests,
+            mode.answers.results,
+            mode.answers.cancelled,
+            mode.answers.modified,
+            mode.median(),
+            mode.millis.first().copied().unwrap_or(f64::NAN),
+            mode.millis.last().copied().unwrap_or(f64::NAN),
+            mode.cpu,
+        );
+    }
+    if let [without, with] = modes {
+        let ratio = with.median() / without.median();
+        println!();
+        println!(
+            "with / without completions: {ratio:.2}× the median (goal ≤ 2×: {})",
+            if ratio <= 2.0 { "met" } else { "missed" }
+        );
+    }
 }
 
 /// The 1-, 5- and 15-minute load averages.
