@@ -15,8 +15,9 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
+use crate::gate::{GateFailure, GateVerdict};
 use crate::record::RunInfo;
-use crate::stats::{GateFailure, GateVerdict, RunStats, Summary, describe_rate};
+use crate::stats::{RunStats, Summary, describe_rate};
 
 /// The name of the suite of the whole run's testcase.
 pub const OVERALL_SUITE: &str = "templiqx eval: overall";
@@ -151,9 +152,10 @@ pub fn junit(stats: &RunStats, run: &RunInfo, gate: &GateVerdict) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gate::{Gate, GateScope};
     use crate::record::Verdict;
+    use crate::stats::Accumulator;
     use crate::stats::tests::record;
-    use crate::stats::{Accumulator, Gate, GateScope};
 
     const HOSTILE: &str = "<c&\"'>]]>";
 

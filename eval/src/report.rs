@@ -28,84 +28,16 @@
 //!   run; `dl.run`: `data-run-id`, `data-provider`, `data-model`,
 //!   `data-repeat`, `data-started-at`.
 
+mod charts;
+mod markup;
+
 use std::fmt::Write as _;
 
 use crate::compare::{Comparison, RateComparison};
 use crate::record::RunInfo;
-use crate::stats::{FixtureStats, LatencyStats, Rate, RunStats, Summary};
-
-/// Escapes text for HTML text and quoted attribute values.
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// A number in full precision for a `data-*` attribute.
-fn num(value: f64) -> String {
-    format!("{value}")
-}
-
-/// An optional number for a `data-*` attribute (empty when absent).
-fn opt_num(value: Option<f64>) -> String {
-    value.map(num).unwrap_or_default()
-}
-
-fn percent(value: f64) -> String {
-    format!("{:.1}%", value * 100.0)
-}
-
-fn rate_text(rate: &Rate) -> String {
-    format!(
-        "{} <span class=\"ci\">[{}, {}]</span> <span class=\"n\">{}/{}</span>",
-        percent(rate.rate),
-        percent(rate.low),
-        percent(rate.high),
-        rate.passed,
-        rate.total
-    )
-}
-
-fn ms_text(value: Option<f64>) -> String {
-    match value {
-        None => "–".to_owned(),
-        Some(v) if v >= 100.0 => format!("{v:.0}"),
-        Some(v) if v >= 10.0 => format!("{v:.1}"),
-        Some(v) => format!("{v:.2}"),
-    }
-}
-
-fn p_text(p: f64) -> String {
-    if p >= 0.001 {
-        format!("{p:.4}")
-    } else {
-        format!("{p:.2e}")
-    }
-}
-
-/// At most `max` characters, with an ellipsis when cut.
-fn truncate(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_owned()
-    } else {
-        let mut cut: String = text.chars().take(max - 1).collect();
-        cut.push('…');
-        cut
-    }
-}
-
-fn fixture_key(f: &FixtureStats) -> String {
-    format!("{}::{}", f.contract, f.fixture)
-}
+use crate::stats::{FixtureStats, RunStats, Summary};
+use charts::{latency_chart, pass_rate_chart};
+use markup::{esc, fixture_key, ms_text, num, opt_num, p_text, percent, rate_text};
 
 const STYLE: &str = "
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:72rem;padding:1rem 1.5rem;color:#1b1f24;background:#fff}
@@ -461,233 +393,6 @@ fn check_table(out: &mut String, fixtures: &[&FixtureStats]) {
     out.push_str("</tbody>\n</table>\n");
 }
 
-/// Pass-rate chart geometry, in SVG user units.
-const CHART_WIDTH: f64 = 800.0;
-const LABEL_END: f64 = 214.0;
-const BAR_START: f64 = 220.0;
-const BAR_WIDTH: f64 = 380.0;
-const TOP: f64 = 22.0;
-
-fn bar(
-    out: &mut String,
-    f: &FixtureStats,
-    rate: &Rate,
-    series: &str,
-    class: &str,
-    y: f64,
-    height: f64,
-) {
-    let key = &fixture_key(f);
-    let x = |r: f64| BAR_START + r.clamp(0.0, 1.0) * BAR_WIDTH;
-    let mid = y + height / 2.0;
-    let _ = writeln!(
-        out,
-        "<rect class=\"bar {class}\" data-series=\"{series}\" data-fixture=\"{}\" \
-         data-contract=\"{}\" data-fixture-id=\"{}\" data-executions=\"{}\" data-passed=\"{}\" \
-         data-pass-rate=\"{}\" data-low=\"{}\" data-high=\"{}\" x=\"{BAR_START:.1}\" y=\"{y:.1}\" \
-         width=\"{:.1}\" height=\"{height:.1}\"><title>{} ({series}): {} [{}, {}], {}/{}</title></rect>\n\
-         <line class=\"whisker\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{mid:.1}\" y2=\"{mid:.1}\"/>\
-         <line class=\"whisker\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>\
-         <line class=\"whisker\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>",
-        esc(key),
-        esc(&f.contract),
-        esc(&f.fixture),
-        rate.total,
-        rate.passed,
-        num(rate.rate),
-        num(rate.low),
-        num(rate.high),
-        x(rate.rate) - BAR_START,
-        esc(key),
-        percent(rate.rate),
-        percent(rate.low),
-        percent(rate.high),
-        rate.passed,
-        rate.total,
-        x(rate.low),
-        x(rate.high),
-        x(rate.low),
-        x(rate.low),
-        mid - height / 4.0,
-        mid + height / 4.0,
-        x(rate.high),
-        x(rate.high),
-        mid - height / 4.0,
-        mid + height / 4.0,
-    );
-}
-
-fn pass_rate_chart(
-    out: &mut String,
-    contract: &str,
-    fixtures: &[&FixtureStats],
-    comparison: Option<&Comparison>,
-) {
-    let row = if comparison.is_some() { 34.0 } else { 22.0 };
-    let height = TOP + row * fixtures.len() as f64 + 6.0;
-    let _ = writeln!(
-        out,
-        "<svg class=\"pass-chart\" data-contract=\"{}\" viewBox=\"0 0 {CHART_WIDTH} {height:.0}\" \
-         width=\"{CHART_WIDTH}\" height=\"{height:.0}\" role=\"img\" \
-         aria-label=\"Pass rate per fixture with 95% Wilson intervals\">",
-        esc(contract)
-    );
-    for tick in 0..=4 {
-        let r = f64::from(tick) / 4.0;
-        let x = BAR_START + r * BAR_WIDTH;
-        let _ = writeln!(
-            out,
-            "<line class=\"grid\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{:.1}\" y2=\"{:.1}\"/>\
-             <text class=\"axis\" x=\"{x:.1}\" y=\"12\" text-anchor=\"middle\">{}</text>",
-            TOP - 4.0,
-            height - 4.0,
-            percent(r).replace(".0", ""),
-        );
-    }
-    for (i, f) in fixtures.iter().enumerate() {
-        let key = fixture_key(f);
-        let y = TOP + row * i as f64;
-        let _ = writeln!(
-            out,
-            "<text class=\"label\" x=\"{LABEL_END}\" y=\"{:.1}\" text-anchor=\"end\">{}<title>{}</title></text>",
-            y + row / 2.0 + 4.0,
-            esc(&truncate(&f.fixture, 32)),
-            esc(&key),
-        );
-        let current = &f.summary.pass_rate;
-        let value_x = BAR_START + BAR_WIDTH + 8.0;
-        match comparison.and_then(|c| c.fixture(&f.contract, &f.fixture)) {
-            Some(cmp) => {
-                let r = &cmp.pass_rate;
-                let class = if r.regression {
-                    "current regression"
-                } else if r.improvement {
-                    "current improvement"
-                } else {
-                    "current"
-                };
-                bar(out, f, &r.baseline, "baseline", "baseline", y + 2.0, 13.0);
-                bar(out, f, current, "current", class, y + 16.0, 13.0);
-                let mark = if r.regression {
-                    " <tspan class=\"regression\">▼ regression</tspan>"
-                } else if r.improvement {
-                    " <tspan class=\"improvement\">▲ improvement</tspan>"
-                } else {
-                    ""
-                };
-                let _ = writeln!(
-                    out,
-                    "<text class=\"value\" x=\"{value_x:.1}\" y=\"{:.1}\">{} → {}</text>\
-                     <text class=\"value\" data-p-value=\"{}\" x=\"{value_x:.1}\" y=\"{:.1}\">p = {}{mark}</text>",
-                    y + 12.0,
-                    percent(r.baseline.rate),
-                    percent(r.current.rate),
-                    num(r.p_value),
-                    y + 27.0,
-                    p_text(r.p_value),
-                );
-            }
-            None => {
-                bar(out, f, current, "current", "current", y + 3.0, 16.0);
-                let _ = writeln!(
-                    out,
-                    "<text class=\"value\" x=\"{value_x:.1}\" y=\"{:.1}\">{} ({}/{})</text>",
-                    y + row / 2.0 + 4.0,
-                    percent(current.rate),
-                    current.passed,
-                    current.total,
-                );
-            }
-        }
-    }
-    out.push_str("</svg>\n");
-}
-
-fn latency_chart(out: &mut String, contract: &str, latency: &LatencyStats) {
-    let buckets = &latency.histogram;
-    let (Some(first), Some(last)) = (buckets.first(), buckets.last()) else {
-        out.push_str("<p>No latency recorded.</p>\n");
-        return;
-    };
-    let (left, right, top, bottom) = (50.0, CHART_WIDTH - 30.0, 16.0, 150.0);
-    // At least 10 slots on the logarithmic axis, the buckets centred.
-    let ratio = first.high_ms / first.low_ms;
-    let slots = buckets.len().max(10);
-    let pad = (slots - buckets.len()) / 2;
-    let lo = first.low_ms / ratio.powi(pad as i32);
-    let hi = last.high_ms * ratio.powi((slots - buckets.len() - pad) as i32);
-    let (log_lo, log_hi) = (lo.log10(), hi.log10());
-    let x = |ms: f64| {
-        let position = (ms.max(lo).log10() - log_lo) / (log_hi - log_lo);
-        left + (right - left) * position.clamp(0.0, 1.0)
-    };
-    let max = buckets.iter().map(|b| b.count).max().unwrap_or(1).max(1);
-    let _ = writeln!(
-        out,
-        "<svg class=\"latency-chart\" data-contract=\"{}\" viewBox=\"0 0 {CHART_WIDTH} 180\" \
-         width=\"{CHART_WIDTH}\" height=\"180\" role=\"img\" \
-         aria-label=\"Latency histogram in milliseconds, logarithmic buckets\">\n\
-         <line class=\"grid\" x1=\"{left}\" x2=\"{right}\" y1=\"{bottom}\" y2=\"{bottom}\"/>\
-         <text class=\"axis\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{max}</text>\
-         <text class=\"axis\" x=\"{:.1}\" y=\"{bottom:.1}\" text-anchor=\"end\">0</text>\
-         <text class=\"axis\" x=\"{right}\" y=\"176\" text-anchor=\"end\">ms</text>",
-        esc(contract),
-        left - 4.0,
-        top + 4.0,
-        left - 4.0,
-    );
-    for b in buckets {
-        let (x0, x1) = (x(b.low_ms), x(b.high_ms));
-        let h = (bottom - top) * b.count as f64 / max as f64;
-        let _ = writeln!(
-            out,
-            "<rect class=\"latency\" data-contract=\"{}\" data-low-ms=\"{}\" data-high-ms=\"{}\" \
-             data-count=\"{}\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\">\
-             <title>{}–{} ms: {}</title></rect>",
-            esc(contract),
-            num(b.low_ms),
-            num(b.high_ms),
-            b.count,
-            bottom - h,
-            (x1 - x0 - 1.0).max(0.5),
-            ms_text(Some(b.low_ms)),
-            ms_text(Some(b.high_ms)),
-            b.count,
-        );
-    }
-    let label_every = slots.div_ceil(8).max(1);
-    for j in (0..=slots).filter(|j| j % label_every == 0 || *j == slots) {
-        let bound = lo * ratio.powi(j as i32);
-        let _ = writeln!(
-            out,
-            "<text class=\"axis\" x=\"{:.1}\" y=\"164\" text-anchor=\"middle\">{}</text>",
-            x(bound),
-            ms_text(Some(bound))
-        );
-    }
-    for (name, value, y) in [
-        ("p50", latency.p50_ms, top + 8.0),
-        ("p95", latency.p95_ms, top + 20.0),
-    ] {
-        let Some(value) = value else { continue };
-        let at = x(value);
-        let (text_x, anchor) = if at > right - 100.0 {
-            (at - 3.0, "end")
-        } else {
-            (at + 3.0, "start")
-        };
-        let _ = writeln!(
-            out,
-            "<line class=\"marker\" data-percentile=\"{name}\" data-ms=\"{}\" x1=\"{at:.1}\" \
-             x2=\"{at:.1}\" y1=\"{top}\" y2=\"{bottom}\"/><text class=\"axis\" x=\"{text_x:.1}\" \
-             y=\"{y:.1}\" text-anchor=\"{anchor}\">{name} {} ms</text>",
-            num(value),
-            ms_text(Some(value)),
-        );
-    }
-    out.push_str("</svg>\n");
-}
-
 fn comparison_row(
     out: &mut String,
     key: &str,
@@ -809,8 +514,8 @@ mod tests {
     use super::*;
     use crate::compare::compare;
     use crate::record::{ExecutionRecord, Verdict};
-    use crate::stats::Accumulator;
     use crate::stats::tests::record;
+    use crate::stats::{Accumulator, Rate};
     use scraper::{ElementRef, Html, Selector};
 
     const HOSTILE: &str = "<img src=x onerror=alert(1)>";
@@ -1097,18 +802,5 @@ mod tests {
         assert!(doc.errors.is_empty(), "{:?}", doc.errors);
         assert!(select(&doc, "section.contract").is_empty());
         assert_eq!(select(&doc, "section.overall").len(), 1);
-    }
-
-    #[test]
-    fn long_labels_are_cut_on_characters() {
-        assert_eq!(truncate("short", 32), "short");
-        let long = "é".repeat(40);
-        let cut = truncate(&long, 32);
-        assert_eq!(cut.chars().count(), 32);
-        assert!(cut.ends_with('…'));
-        assert_eq!(
-            esc("<a href=\"x\">&'"),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
-        );
     }
 }

@@ -13,7 +13,8 @@ use std::path::Path;
 use templiqx_contracts::{Code, Diagnostic, Operation, OperationEnvelope};
 use templiqx_eval::compare::{Comparison, RateComparison};
 pub use templiqx_eval::stats::Accumulator;
-use templiqx_eval::stats::{Gate, GateScope, GateVerdict, Rate, RunStats, Summary};
+use templiqx_eval::gate::{Gate, GateScope, GateVerdict};
+use templiqx_eval::stats::{Rate, RunStats, Summary};
 use templiqx_eval::{RunInfo, history::History};
 
 /// The run `--baseline` names, read before this run starts.
