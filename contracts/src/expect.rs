@@ -1,10 +1,12 @@
 //! Eval checks (`docs/format.md`, "Eval fixtures"): evaluating a compiled
 //! [`Check`] of a fixture's `expect` against the fixture's inputs and
-//! context and a model output, and the semantics of the operators the
-//! renderer shares with it ([`compare`], [`contains`], [`length`]).
+//! context and a model output.
 //!
 //! Evaluation never executes code: it walks the expression with the
-//! renderer's evaluator ([`expr`]), over the check's scopes.
+//! renderer's evaluator ([`expr`]), over the check's scopes, with the
+//! operators the renderer shares ([`compare`], [`contains`], [`length`],
+//! defined beside the evaluator and re-exported here, as is
+//! [`source_text`]).
 //! A check is `Ok(true)` or `Ok(false)`; it is an error only when it
 //! cannot be decided: a reference to an absent value (an optional output
 //! property the output leaves out, an index out of range) is
@@ -48,51 +50,12 @@
 
 use crate::canonical::write_canonical;
 use crate::expr::{self, Failure, Scope};
-use crate::ir::{Check, CompareOp, Expr, Path, Root};
-use crate::value::{AsValue, Number, ObjectView, ValueRef};
+use crate::ir::{Check, Expr, Path, Root};
+use crate::value::{ObjectView, ValueRef};
 use crate::{Code, Diagnostic, words};
 use std::fmt::Write as _;
 
-/// `left op right` for two numbers, compared exactly (integers of any size,
-/// doubles, and the two mixed). `None` when an operand is not a number.
-pub fn compare(op: CompareOp, left: ValueRef<'_>, right: ValueRef<'_>) -> Option<bool> {
-    match (left, right) {
-        (ValueRef::Number(l), ValueRef::Number(r)) => {
-            Some(l.cmp_exact(r).is_some_and(|o| op.holds(o)))
-        }
-        _ => None,
-    }
-}
-
-/// Whether `container` holds `item`: a string holds a substring (the empty
-/// string is in every string), an array holds an element equal to `item`
-/// by JSON equality ([`ValueRef::json_eq`]: `1` equals `1.0`, objects
-/// regardless of key order). `None` for any other pair of types.
-pub fn contains(container: ValueRef<'_>, item: ValueRef<'_>) -> Option<bool> {
-    match (container, item) {
-        (ValueRef::String(haystack), ValueRef::String(needle)) => Some(haystack.contains(needle)),
-        (ValueRef::String(_), _) => None,
-        (ValueRef::Array(items), item) => {
-            Some((0..items.len()).any(|i| items.get(i).is_some_and(|x| x.json_eq(&item))))
-        }
-        _ => None,
-    }
-}
-
-/// The length of a string in Unicode scalar values (as `minLength` and
-/// `maxLength` count), or of an array in elements. `None` for any other
-/// type.
-pub fn length(value: ValueRef<'_>) -> Option<Number<'static>> {
-    let n = match value {
-        ValueRef::String(s) => s.chars().count(),
-        ValueRef::Array(items) => items.len(),
-        _ => return None,
-    };
-    Some(match i64::try_from(n) {
-        Ok(i) => Number::I64(i),
-        Err(_) => Number::U64(n as u64),
-    })
-}
+pub use crate::expr::{compare, contains, length, source_text};
 
 /// Evaluates `check` against an eval's `inputs` and `context` and a model
 /// `output` (validated against the output schema first, as
@@ -284,70 +247,12 @@ fn locate(mut d: Diagnostic, check: &Check) -> Diagnostic {
     d.note(format!("in check `{}`: {}", check.id, check.source))
 }
 
-fn kind(expr: &Expr) -> &'static str {
-    match expr {
-        Expr::Ref(_) => "ref",
-        Expr::Literal(_) => "literal",
-        Expr::Equals(..) => "equals",
-        Expr::Not(_) => "not",
-        Expr::And(_) => "and",
-        Expr::Or(_) => "or",
-        Expr::Compare(..) => "compare",
-        Expr::Contains(..) => "contains",
-        Expr::Length(_) => "length",
-    }
-}
-
-/// A compact functional rendering of an expression: references by path,
-/// literals as canonical JSON, operators as `kind(operands…)`
-/// (`compare(ge, length(output.items), 1)`). The compiler writes a
-/// check's [`Check::source`] this way.
-pub fn source_text(expr: &Expr) -> String {
-    let mut out = String::new();
-    write_source(expr, &mut out);
-    out
-}
-
-fn write_source(expr: &Expr, out: &mut String) {
-    let list = |out: &mut String, items: &mut dyn Iterator<Item = &Expr>| {
-        for (i, e) in items.enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            write_source(e, out);
-        }
-        out.push(')');
-    };
-    match expr {
-        Expr::Ref(path) => out.push_str(&path.source),
-        Expr::Literal(v) => {
-            let _ = write_canonical(v.as_value(), out);
-        }
-        Expr::Compare(op, l, r) => {
-            let _ = write!(out, "compare({}, ", op.as_str());
-            list(out, &mut [&**l, &**r].into_iter());
-        }
-        Expr::Equals(l, r) | Expr::Contains(l, r) => {
-            let _ = write!(out, "{}(", kind(expr));
-            list(out, &mut [&**l, &**r].into_iter());
-        }
-        Expr::Not(o) | Expr::Length(o) => {
-            let _ = write!(out, "{}(", kind(expr));
-            list(out, &mut std::iter::once(&**o));
-        }
-        Expr::And(items) | Expr::Or(items) => {
-            let _ = write!(out, "{}(", kind(expr));
-            list(out, &mut items.iter());
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Check, Segment};
+    use crate::ir::{Check, CompareOp, Segment};
     use crate::seq::{Ptr, Seq};
-    use crate::value::IrValue;
+    use crate::value::{AsValue, IrValue};
     use serde_json::json;
 
     fn out(path: &[&str]) -> Expr {

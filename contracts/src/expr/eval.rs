@@ -1,58 +1,9 @@
-//! The one evaluator of expressions (`docs/format.md`, "Expressions"),
-//! shared by the renderer (`templiqx::render`) and eval checks
-//! ([`expect::evaluate_check`](crate::expect::evaluate_check)).
-//!
-//! [`eval`] walks an [`Expr`] over a [`Scope`]: the caller's side of an
-//! evaluation, which says where each reference's root value comes from
-//! (`inputs`, `context`, a local, `output`) and turns a [`Failure`] into the
-//! caller's error (its help text, its pointer). Everything else is the same
-//! for both callers: the operators ([`compare`], [`contains`], [`length`],
-//! defined in [`expect`](crate::expect)), `and`/`or` stopping at the
-//! deciding operand, the resolution of a path's segments, and the messages
-//! of `TQX_VALUE_MISSING` and `TQX_TYPE_MISMATCH`.
-//!
-//! The functions are generic over the scope, so each caller gets its own
-//! copy, references inlined: the renderer's hot path pays no dynamic call.
-//!
-//! ```
-//! use templiqx_contracts::expr::{self, Failure, Scope};
-//! use templiqx_contracts::ir::{Expr, Path, Root, Segment};
-//! use templiqx_contracts::{AsValue, Number, Seq, ValueRef};
-//!
-//! /// A scope with `inputs` only; a failure is its code and message.
-//! struct Inputs<'a>(ValueRef<'a>);
-//!
-//! impl<'a> Scope<'a> for Inputs<'a> {
-//!     type Error = String;
-//!     fn root(&self, path: &'a Path) -> Result<ValueRef<'a>, String> {
-//!         match path.root {
-//!             Root::Inputs => Ok(self.0),
-//!             _ => Err(format!("`{}` is out of scope", path.source)),
-//!         }
-//!     }
-//!     fn fail(&self, failure: Failure<'_>) -> String {
-//!         format!("{}: {}", failure.code().as_str(), failure.message())
-//!     }
-//! }
-//!
-//! let inputs = serde_json::json!({ "items": ["a", "b"] });
-//! let scope = Inputs(inputs.as_value());
-//! let items = Expr::Ref(Path {
-//!     root: Root::Inputs,
-//!     segments: Seq::Owned(vec![Segment::Key("items".into())]),
-//!     source: "inputs.items".into(),
-//! });
-//! let length = Expr::Length(items.into());
-//! assert!(matches!(expr::eval(&scope, &length), Ok(ValueRef::Number(Number::I64(2)))));
-//! assert_eq!(
-//!     expr::boolean(&scope, &length, "the condition"),
-//!     Err("TQX_TYPE_MISMATCH: the condition must be a boolean, but \
-//!          `length(inputs.items)` is a number".to_owned())
-//! );
-//! ```
+//! The walk of an expression over a [`Scope`], and its [`Failure`]s (see
+//! [the module](super)).
 
+use super::operators::{compare, contains, length};
+use super::text::describe;
 use crate::diagnostic::{Code, escape_pointer_token};
-use crate::expect::{compare, contains, length, source_text};
 use crate::ir::{Expr, Path, Root, Segment};
 use crate::value::{AsValue, ValueRef};
 use crate::words;
@@ -389,23 +340,6 @@ fn root_name(root: Root) -> &'static str {
         Root::Context => "context",
         Root::Output => "output",
         Root::Local(_) => "a local",
-    }
-}
-
-/// How an expression is named in messages: a reference by its path
-/// (`` `inputs.name` ``), `length` by its source (`` `length(output.items)` ``),
-/// any other expression by its kind ("a literal", "an `and` expression").
-pub fn describe(expr: &Expr) -> String {
-    match expr {
-        Expr::Ref(path) => format!("`{}`", path.source),
-        Expr::Literal(_) => "a literal".to_owned(),
-        Expr::Equals(..) => "an `equals` expression".to_owned(),
-        Expr::Not(_) => "a `not` expression".to_owned(),
-        Expr::And(_) => "an `and` expression".to_owned(),
-        Expr::Or(_) => "an `or` expression".to_owned(),
-        Expr::Compare(..) => "a `compare` expression".to_owned(),
-        Expr::Contains(..) => "a `contains` expression".to_owned(),
-        Expr::Length(of) => format!("`length({})`", source_text(of)),
     }
 }
 
