@@ -1,4 +1,12 @@
 //! The compiler's diagnostics as protocol diagnostics.
+//!
+//! A diagnostic whose suggestion the compiler can write exactly (a
+//! [`Suggestion`]: a replacement and the span of the text it replaces,
+//! `docs/diagnostics.md`, "Suggestions") carries it in its `data`
+//! ([`Data`]), as the protocol preserves it between
+//! `textDocument/publishDiagnostics` and `textDocument/codeAction` (LSP
+//! 3.16, "Diagnostic"): the quick fix (`crate::requests::code_action`)
+//! reads it back.
 
 use crate::convert::LineIndex;
 use crate::workspace::{Compilation, Workspace};
@@ -6,9 +14,10 @@ use lsp_types::{
     CodeDescription, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
     Url,
 };
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use templiqx_contracts::{Diagnostic, Severity};
+use templiqx_contracts::{Diagnostic, Severity, Suggestion};
 
 /// The protocol diagnostics of one compilation, by the real path of the
 /// file each is published on.
@@ -115,16 +124,16 @@ impl<'c> Converter<'c, '_> {
     /// followed by the help and by the notes that do not point anywhere; an
     /// "included from FILE:LINE:COLUMN (POINTER)" note becomes related
     /// information at the include node. A suggestion of the compiler goes
-    /// in `data`, for the quick fix ([`crate::actions`]).
+    /// in `data` ([`Data`]), for the quick fix.
     fn convert(&mut self, d: &Diagnostic, name: Option<&str>) -> lsp_types::Diagnostic {
         let here = name.and_then(|name| self.file(name));
         let range = match (here, &d.span) {
             (Some(file), Some(span)) => file.index.range(span),
             _ => lsp_types::Range::default(),
         };
-        // The compiler's fix, for the quick fix (`crate::actions`).
+        // The compiler's fix, for the quick fix.
         let data = match (here, &d.suggestion) {
-            (Some(file), Some(s)) => crate::actions::data(file.text, &file.index, s),
+            (Some(file), Some(s)) => data(file.text, &file.index, s),
             _ => None,
         };
         let mut message = d.message.clone();
@@ -193,5 +202,71 @@ impl<'c> Converter<'c, '_> {
             }
         };
         Some(Location { uri, range })
+    }
+}
+
+/// What a published diagnostic carries in `data`: `{"suggestion":
+/// {"range", "replacement", "replaces"}}`.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Data {
+    pub(crate) suggestion: Fix,
+}
+
+/// A suggestion in protocol terms.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Fix {
+    /// What the replacement replaces (UTF-16 positions).
+    pub(crate) range: lsp_types::Range,
+    /// The text to write.
+    pub(crate) replacement: String,
+    /// The text it replaces, as published: an action is offered only
+    /// while the document still holds it.
+    pub(crate) replaces: String,
+}
+
+/// The `data` of the protocol diagnostic of a compiler diagnostic with
+/// suggestion `s`, in the file `text` it is located in (`index` is the
+/// text's line index); `None` when the span is not in the text.
+fn data(text: &str, index: &LineIndex, s: &Suggestion) -> Option<serde_json::Value> {
+    let start = index.offset_of(s.span.start.line, s.span.start.column);
+    let end = index.offset_of(s.span.end.line, s.span.end.column);
+    let fix = Fix {
+        range: index.byte_range(start, end),
+        replacement: s.replacement.clone(),
+        replaces: text.get(start..end)?.to_owned(),
+    };
+    serde_json::to_value(Data { suggestion: fix }).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use templiqx_contracts::{Position, Span, Suggestion};
+
+    #[test]
+    fn data_converts_the_span_to_utf16_and_keeps_the_replaced_text() {
+        // `𝄞` is one column for the compiler and two UTF-16 units.
+        let text = "a: 𝄞 inputs.nmae\n";
+        let start = text.find("inputs").unwrap();
+        let s = Suggestion {
+            replacement: "inputs.name".to_owned(),
+            span: Span {
+                start: Position { line: 1, column: 6 },
+                end: Position {
+                    line: 1,
+                    column: 17,
+                },
+                bytes: (start, start + 11),
+            },
+        };
+        let data = data(text, &LineIndex::new(text), &s).unwrap();
+        assert_eq!(
+            data,
+            serde_json::json!({ "suggestion": {
+                "range": { "start": { "line": 0, "character": 6 }, "end": { "line": 0, "character": 17 } },
+                "replacement": "inputs.name",
+                "replaces": "inputs.nmae",
+            } })
+        );
     }
 }

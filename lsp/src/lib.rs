@@ -73,15 +73,14 @@
 //! templiqx_lsp::run_stdio(templiqx_lsp::Options::default()).unwrap();
 //! ```
 
-mod actions;
-mod complete;
 mod convert;
 mod diagnostics;
-mod hover;
-mod navigate;
-mod rename;
+mod init;
+mod notifications;
+mod requests;
 mod server;
 mod transport;
+mod tree;
 mod workspace;
 
 pub use server::{Error, Options, run, run_io, run_stdio};

@@ -1,33 +1,20 @@
 //! The protocol loop: the initialize handshake, then one message at a time.
 
-use crate::convert::LineIndex;
-use crate::navigate::{self, Jump};
+use crate::init::{Client, Init, capabilities, default_docs};
+use crate::requests::{self, Session};
 use crate::transport::Transport;
 use crate::workspace::{Publication, Workspace};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
-    DidSaveTextDocument, Exit, LogMessage, Notification as _, PublishDiagnostics, ShowMessage,
+    DidChangeWatchedFiles, Exit, LogMessage, Notification as _, PublishDiagnostics, ShowMessage,
 };
-use lsp_types::request::{
-    CodeActionRequest, Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, Initialize,
-    PrepareRenameRequest, References, RegisterCapability, Rename, Request as _, Shutdown,
-};
+use lsp_types::request::{Initialize, RegisterCapability, Request as _, Shutdown};
 use lsp_types::{
-    DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
-    DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams,
-    DidOpenTextDocumentParams, DidSaveTextDocumentParams, DocumentSymbolParams,
-    DocumentSymbolResponse, FileSystemWatcher, GlobPattern, GotoDefinitionParams,
-    GotoDefinitionResponse, Hover, HoverContents, HoverParams, HoverProviderCapability, Location,
-    LogMessageParams, MarkupContent, MarkupKind, MessageType, OneOf, Position,
-    PositionEncodingKind, PublishDiagnosticsParams, Range, Registration, RegistrationParams,
-    SaveOptions, ServerCapabilities, ShowMessageParams, TextDocumentPositionParams,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    TextDocumentSyncSaveOptions, Url,
+    DidChangeWatchedFilesRegistrationOptions, FileSystemWatcher, GlobPattern, LogMessageParams,
+    MessageType, PublishDiagnosticsParams, Registration, RegistrationParams, ShowMessageParams,
 };
 use serde_json::Value;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use templiqx_build::MANIFEST;
 use templiqx_contracts::CapabilityProfile;
 
 /// What stops the server: a broken connection or a protocol error.
@@ -40,173 +27,6 @@ pub struct Options {
     /// `initializationOptions.target` takes precedence; with neither,
     /// capability checks are skipped.
     pub target: Option<CapabilityProfile>,
-}
-
-/// The `docs/diagnostics.md` of the source tree the server was built from,
-/// when it is still there: the default link of every diagnostic code.
-fn default_docs() -> Option<Url> {
-    let path = std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../docs/diagnostics.md"
-    ));
-    let path = path.canonicalize().ok()?;
-    Url::from_file_path(path).ok()
-}
-
-/// The settings a client sends as `initializationOptions`.
-struct Init {
-    target: Option<CapabilityProfile>,
-    docs: Option<Option<Url>>,
-    watch: bool,
-    client: Client,
-    /// What of `initializationOptions` was ignored, and why: said once to
-    /// the user (`window/showMessage`) with what is used instead.
-    ignored: Vec<String>,
-}
-
-/// What the client supports, of what the answers depend on.
-#[derive(Clone, Copy, Debug, Default)]
-struct Client {
-    /// `textDocument/prepareRename` (`rename.prepareSupport`): only then
-    /// may the server announce it.
-    prepare_rename: bool,
-    /// Workspace edits as versioned `documentChanges`
-    /// (`workspaceEdit.documentChanges`).
-    document_changes: bool,
-}
-
-/// A JSON value, short, for a message.
-fn shown(value: &Value) -> String {
-    crate::transport::excerpt(&value.to_string())
-}
-
-impl Init {
-    /// The settings of `initialize`'s params: `initializationOptions`
-    /// (`target`: a list of capability names or a comma-separated string;
-    /// `diagnosticsUrl`: the URL of `docs/diagnostics.md`, or `""` for no
-    /// links) and the client capabilities the answers depend on. What
-    /// cannot be used is listed in [`Init::ignored`], never an error.
-    fn parse(params: &Value) -> Init {
-        let mut ignored = Vec::new();
-        let options = match params.get("initializationOptions") {
-            None | Some(Value::Null) => None,
-            Some(o @ Value::Object(_)) => Some(o),
-            Some(other) => {
-                ignored.push(format!(
-                    "initializationOptions {} (expected an object)",
-                    shown(other)
-                ));
-                None
-            }
-        };
-        let target = match options.and_then(|o| o.get("target")) {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(items)) => {
-                let mut names = Vec::new();
-                for item in items {
-                    match item.as_str().map(str::trim) {
-                        Some(name) if !name.is_empty() => names.push(name),
-                        _ => ignored.push(format!(
-                            "target entry {} (expected a capability name)",
-                            shown(item)
-                        )),
-                    }
-                }
-                Some(CapabilityProfile::new(names))
-            }
-            Some(Value::String(list)) => Some(CapabilityProfile::parse_list(list)),
-            Some(other) => {
-                ignored.push(format!(
-                    "target {} (expected a list of capability names or a comma-separated string)",
-                    shown(other)
-                ));
-                None
-            }
-        };
-        let docs = match options.and_then(|o| o.get("diagnosticsUrl")) {
-            None => None,
-            Some(Value::String(s)) if s.is_empty() => Some(None),
-            Some(Value::Null) => Some(None),
-            Some(Value::String(s)) => match Url::parse(s) {
-                Ok(url) => Some(Some(url)),
-                Err(e) => {
-                    ignored.push(format!(
-                        "diagnosticsUrl {} ({e})",
-                        shown(&Value::from(s.as_str()))
-                    ));
-                    None
-                }
-            },
-            Some(other) => {
-                ignored.push(format!(
-                    "diagnosticsUrl {} (expected a URL, or \"\" for no links)",
-                    shown(other)
-                ));
-                None
-            }
-        };
-        let capability = |pointer: &str| {
-            params
-                .pointer(&format!("/capabilities{pointer}"))
-                .and_then(Value::as_bool)
-                .unwrap_or(false)
-        };
-        Init {
-            target,
-            docs,
-            watch: capability("/workspace/didChangeWatchedFiles/dynamicRegistration"),
-            client: Client {
-                prepare_rename: capability("/textDocument/rename/prepareSupport"),
-                document_changes: capability("/workspace/workspaceEdit/documentChanges"),
-            },
-            ignored,
-        }
-    }
-}
-
-fn capabilities(client: Client) -> ServerCapabilities {
-    ServerCapabilities {
-        position_encoding: Some(PositionEncodingKind::UTF16),
-        text_document_sync: Some(TextDocumentSyncCapability::Options(
-            TextDocumentSyncOptions {
-                open_close: Some(true),
-                change: Some(TextDocumentSyncKind::INCREMENTAL),
-                will_save: None,
-                will_save_wait_until: None,
-                save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
-                    include_text: Some(false),
-                })),
-            },
-        )),
-        hover_provider: Some(HoverProviderCapability::Simple(true)),
-        completion_provider: Some(lsp_types::CompletionOptions {
-            trigger_characters: Some(
-                crate::complete::TRIGGERS
-                    .iter()
-                    .map(|&c| c.to_owned())
-                    .collect(),
-            ),
-            ..lsp_types::CompletionOptions::default()
-        }),
-        definition_provider: Some(OneOf::Left(true)),
-        references_provider: Some(OneOf::Left(true)),
-        rename_provider: Some(if client.prepare_rename {
-            OneOf::Right(lsp_types::RenameOptions {
-                prepare_provider: Some(true),
-                work_done_progress_options: lsp_types::WorkDoneProgressOptions::default(),
-            })
-        } else {
-            OneOf::Left(true)
-        }),
-        code_action_provider: Some(lsp_types::CodeActionProviderCapability::Options(
-            lsp_types::CodeActionOptions {
-                code_action_kinds: Some(vec![lsp_types::CodeActionKind::QUICKFIX]),
-                ..lsp_types::CodeActionOptions::default()
-            },
-        )),
-        document_symbol_provider: Some(OneOf::Left(true)),
-        ..ServerCapabilities::default()
-    }
 }
 
 /// Serves one client on `connection` until it sends `exit`: the
@@ -418,7 +238,9 @@ impl Server<'_> {
                     if self.shut_down {
                         continue;
                     }
-                    if let Err(message) = self.notification(notification) {
+                    if let Err(message) =
+                        crate::notifications::serve(&mut self.workspace, notification)
+                    {
                         self.notify::<LogMessage>(LogMessageParams {
                             typ: MessageType::ERROR,
                             message,
@@ -503,49 +325,18 @@ impl Server<'_> {
         Ok(())
     }
 
-    /// Serves a notification; `Err` says why its params cannot be used.
-    /// Unknown notifications are dropped (`$/` ones as LSP 3.17, "$
-    /// Notifications and Requests", allows).
-    fn notification(&mut self, n: Notification) -> Result<(), String> {
-        let method = n.method.as_str();
-        match method {
-            DidOpenTextDocument::METHOD => {
-                let p: DidOpenTextDocumentParams = params(method, n.params)?;
-                let d = p.text_document;
-                self.workspace.open(d.uri, d.version, d.text);
-            }
-            DidChangeTextDocument::METHOD => {
-                let p: DidChangeTextDocumentParams = params(method, n.params)?;
-                let edits = p.content_changes.into_iter().map(|c| (c.range, c.text));
-                self.workspace
-                    .change(&p.text_document.uri, p.text_document.version, edits);
-            }
-            DidSaveTextDocument::METHOD => {
-                let p: DidSaveTextDocumentParams = params(method, n.params)?;
-                self.workspace.changed_on_disk(&p.text_document.uri);
-            }
-            DidCloseTextDocument::METHOD => {
-                let p: DidCloseTextDocumentParams = params(method, n.params)?;
-                self.workspace.close(&p.text_document.uri);
-            }
-            DidChangeWatchedFiles::METHOD => {
-                let p: DidChangeWatchedFilesParams = params(method, n.params)?;
-                for change in p.changes {
-                    self.workspace.changed_on_disk(&change.uri);
-                }
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
+    /// Answers a request with its handler. A panic (a bug) is answered
+    /// `-32603 InternalError`, never fatal.
     fn request(&mut self, request: Request) -> Response {
         let id = request.id.clone();
-        let (workspace, client) = (&self.workspace, self.client);
-        let answer = catch_unwind(AssertUnwindSafe(|| answer(workspace, client, request)));
+        let session = Session {
+            workspace: &self.workspace,
+            client: self.client,
+        };
+        let answer = catch_unwind(AssertUnwindSafe(|| requests::answer(&session, request)));
         match answer {
             Ok(Ok(value)) => Response::new_ok(id, value),
-            Ok(Err((code, message))) => Response::new_err(id, code as i32, message),
+            Ok(Err(failure)) => Response::new_err(id, failure.code as i32, failure.message),
             Err(_) => Response::new_err(
                 id,
                 ErrorCode::InternalError as i32,
@@ -553,140 +344,4 @@ impl Server<'_> {
             ),
         }
     }
-}
-
-type Answer = Result<Value, (ErrorCode, String)>;
-
-/// The params of a message of `method`, or a human message saying why
-/// they cannot be used.
-fn params<P: serde::de::DeserializeOwned>(method: &str, params: Value) -> Result<P, String> {
-    serde_json::from_value(params).map_err(|e| format!("invalid params for {method}: {e}"))
-}
-
-fn answer(workspace: &Workspace, client: Client, request: Request) -> Answer {
-    let method = request.method.as_str();
-    let invalid = |e: String| (ErrorCode::InvalidParams, e);
-    let raw = request.params;
-    match method {
-        HoverRequest::METHOD => {
-            let p: HoverParams = params(method, raw).map_err(invalid)?;
-            to_value(hover(workspace, &p.text_document_position_params))
-        }
-        Completion::METHOD => {
-            let p: lsp_types::CompletionParams = params(method, raw).map_err(invalid)?;
-            let at = &p.text_document_position;
-            // A document the server cannot read gets an empty list.
-            let items = Workspace::key(&at.text_document.uri)
-                .map(|path| crate::complete::completion(workspace, &path, at.position))
-                .unwrap_or_default();
-            to_value(lsp_types::CompletionResponse::Array(items))
-        }
-        GotoDefinition::METHOD => {
-            let p: GotoDefinitionParams = params(method, raw).map_err(invalid)?;
-            to_value(definition(workspace, &p.text_document_position_params))
-        }
-        DocumentSymbolRequest::METHOD => {
-            let p: DocumentSymbolParams = params(method, raw).map_err(invalid)?;
-            let symbols = Workspace::key(&p.text_document.uri)
-                .and_then(|path| workspace.trees(&path))
-                .map(|(tree, _)| DocumentSymbolResponse::Nested(navigate::symbols(&tree)));
-            to_value(symbols)
-        }
-        References::METHOD => {
-            let p: lsp_types::ReferenceParams = params(method, raw).map_err(invalid)?;
-            let at = &p.text_document_position;
-            let found = crate::rename::references(workspace, at, p.context.include_declaration);
-            to_value(found)
-        }
-        PrepareRenameRequest::METHOD => {
-            let p: TextDocumentPositionParams = params(method, raw).map_err(invalid)?;
-            to_value(crate::rename::prepare(workspace, &p))
-        }
-        Rename::METHOD => {
-            let p: lsp_types::RenameParams = params(method, raw).map_err(invalid)?;
-            let at = &p.text_document_position;
-            match crate::rename::rename(workspace, at, &p.new_name, client.document_changes) {
-                Ok(edit) => to_value(edit),
-                Err(crate::rename::Refusal::InvalidName(m)) => Err((ErrorCode::InvalidParams, m)),
-                Err(crate::rename::Refusal::Failed(m)) => Err((ErrorCode::RequestFailed, m)),
-            }
-        }
-        CodeActionRequest::METHOD => {
-            let p: lsp_types::CodeActionParams = params(method, raw).map_err(invalid)?;
-            to_value(crate::actions::quick_fixes(workspace, &p))
-        }
-        method => Err((
-            ErrorCode::MethodNotFound,
-            format!("templiqx lsp does not implement `{method}`"),
-        )),
-    }
-}
-
-fn to_value(value: impl serde::Serialize) -> Answer {
-    serde_json::to_value(value).map_err(|e| (ErrorCode::InternalError, e.to_string()))
-}
-
-/// The file and byte offset of a position, with the trees to read.
-pub(crate) fn locate(
-    workspace: &Workspace,
-    at: &TextDocumentPositionParams,
-) -> Option<(navigate::Tree, navigate::Tree, usize)> {
-    let path = Workspace::key(&at.text_document.uri)?;
-    let (here, decl) = workspace.trees(&path)?;
-    let offset = LineIndex::new(&here.text).offset(at.position);
-    Some((here, decl, offset))
-}
-
-fn hover(workspace: &Workspace, at: &TextDocumentPositionParams) -> Option<Hover> {
-    let (here, decl, offset) = locate(workspace, at)?;
-    let (value, range) = crate::hover::hover(workspace, &here, &decl, offset)?;
-    Some(Hover {
-        contents: HoverContents::Markup(MarkupContent {
-            kind: MarkupKind::Markdown,
-            value,
-        }),
-        range: Some(range),
-    })
-}
-
-fn definition(
-    workspace: &Workspace,
-    at: &TextDocumentPositionParams,
-) -> Option<GotoDefinitionResponse> {
-    let (here, decl, offset) = locate(workspace, at)?;
-    let location = match navigate::definition(&here, &decl, offset, |p| workspace.url_of(p))? {
-        Jump::To(location) => location,
-        Jump::Include {
-            path,
-            from_dependency,
-        } => {
-            let target =
-                workspace.resolve_include(&here.path, &path, from_dependency.as_deref())?;
-            let start = Position::new(0, 0);
-            Location {
-                uri: workspace.url_of(&target)?,
-                range: Range::new(start, start),
-            }
-        }
-        // The name's declaration: its entry in the package manifest.
-        Jump::ManifestEntry { table, name } => {
-            let path = workspace.include_root(&here.path)?.join(MANIFEST);
-            let (manifest, _) = workspace.trees(&path)?;
-            Location {
-                range: navigate::manifest_entry(&manifest, table, &name)?,
-                uri: workspace.url_of(&path)?,
-            }
-        }
-        Jump::Package { path } => {
-            let root = workspace.include_root(&here.path)?;
-            let target = crate::convert::normalize(&root.join(path).join(MANIFEST));
-            workspace.text(&target)?;
-            let start = Position::new(0, 0);
-            Location {
-                uri: workspace.url_of(&target)?,
-                range: Range::new(start, start),
-            }
-        }
-    };
-    Some(GotoDefinitionResponse::Scalar(location))
 }

@@ -12,7 +12,7 @@
 
 use crate::convert;
 use crate::diagnostics;
-use crate::navigate::Tree;
+use crate::tree::Tree;
 use lsp_types::Url;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,7 @@
-//! Find references and rename of an input or context field
-//! (`textDocument/references`, `textDocument/prepareRename`,
-//! `textDocument/rename`; `docs/cli.md`, "lsp").
+//! What find references, prepare rename and rename share (their handlers
+//! are `references.rs`, `prepare_rename.rs` and `rename.rs`): the field at
+//! a position, and every place that spells its name (`docs/cli.md`,
+//! "lsp").
 //!
 //! A field is an input or a context field of a contract, or a property
 //! below one (`inputs.customer.name` is `name` under `customer`; through
@@ -24,7 +25,7 @@
 //!   token, its new name escaped as JSON escapes it.
 //!
 //! A reference is matched by resolving it as go to definition does
-//! ([`navigate::resolve`]): to the same declaration key, never by its
+//! ([`tree::resolve`]): to the same declaration key, never by its
 //! text. The texts are those of the workspace's last compilations, which
 //! laid the open buffers over the disk (every request first recompiles
 //! what changed), so edits are computed on what the editor shows.
@@ -35,12 +36,9 @@
 //! (else the partial would break them).
 
 use crate::convert::LineIndex;
-use crate::navigate::{self, RefSite, Side, Tree};
+use crate::tree::{self, RefSite, Side, Tree};
 use crate::workspace::Workspace;
-use lsp_types::{
-    DocumentChanges, Location, OneOf, OptionalVersionedTextDocumentIdentifier,
-    PrepareRenameResponse, Range, TextDocumentEdit, TextEdit, WorkspaceEdit,
-};
+use lsp_types::Range;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use templiqx_build::yaml::{self, Key, Node};
@@ -53,7 +51,7 @@ const MAX_SCHEMA_DEPTH: usize = 64;
 
 /// One step from a root scope into a declaration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step<'t> {
+pub(crate) enum Step<'t> {
     /// A field or property name.
     Name(&'t str),
     /// The items of an array.
@@ -61,27 +59,27 @@ enum Step<'t> {
 }
 
 /// A declared field: an input or context field, or a property below one.
-struct Field<'t> {
+pub(crate) struct Field<'t> {
     /// `inputs` or `context`.
-    scope: &'static str,
+    pub(crate) scope: &'static str,
     /// The steps from the scope to it; the last is its name.
-    steps: Vec<Step<'t>>,
+    pub(crate) steps: Vec<Step<'t>>,
     /// Its declaration key: what identifies it.
-    key: &'t Key,
+    pub(crate) key: &'t Key,
     /// The names declared beside it (itself included).
-    siblings: Vec<&'t str>,
+    pub(crate) siblings: Vec<&'t str>,
     /// Its entry in the `required` list of the object schema it is a
     /// property of.
-    required: Option<&'t Node>,
+    pub(crate) required: Option<&'t Node>,
 }
 
 impl Field<'_> {
-    fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.key.text
     }
 
     /// `inputs.customer.name` (`[]` for array items).
-    fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         let mut out = self.scope.to_owned();
         for step in &self.steps {
             match step {
@@ -97,7 +95,7 @@ impl Field<'_> {
 }
 
 /// Every field `contract` declares, in document order.
-fn fields(contract: &Tree) -> Vec<Field<'_>> {
+pub(crate) fn fields(contract: &Tree) -> Vec<Field<'_>> {
     fn below<'t>(
         schema: &'t Node,
         scope: &'static str,
@@ -159,24 +157,19 @@ fn fields(contract: &Tree) -> Vec<Field<'_>> {
     out
 }
 
-/// Whether a parsed file is a contract (not a partial, not a manifest).
-fn is_contract(root: &Node) -> bool {
-    root.as_map().is_some() && root.get("package").is_none()
-}
-
 /// The contracts and partials of the workspace's last compilations that
 /// a rename can touch: every partial, and the contracts that include one,
 /// plus the contract under the cursor.
 #[derive(Default)]
-struct Files {
-    contracts: BTreeMap<PathBuf, Tree>,
+pub(crate) struct Files {
+    pub(crate) contracts: BTreeMap<PathBuf, Tree>,
     /// Each partial, with the contracts that include it (through any
     /// chain of partials).
-    partials: BTreeMap<PathBuf, (Tree, BTreeSet<PathBuf>)>,
+    pub(crate) partials: BTreeMap<PathBuf, (Tree, BTreeSet<PathBuf>)>,
     /// The package root of each contract that is in a package.
-    packages: BTreeMap<PathBuf, PathBuf>,
+    pub(crate) packages: BTreeMap<PathBuf, PathBuf>,
     /// The request files each package (by root) lists ([`listed_requests`]).
-    requests: BTreeMap<PathBuf, Vec<Tree>>,
+    pub(crate) requests: BTreeMap<PathBuf, Vec<Tree>>,
 }
 
 impl Files {
@@ -206,7 +199,9 @@ impl Files {
                         .1
                         .insert(top.to_path_buf());
                 }
-                None if is_contract(root) && (tops.contains(r.path) || r.path == decl.path) => {
+                None if tree::is_contract(root)
+                    && (tops.contains(r.path) || r.path == decl.path) =>
+                {
                     files
                         .contracts
                         .entry(r.path.to_path_buf())
@@ -215,7 +210,7 @@ impl Files {
                 None => {}
             }
         }
-        if is_contract(&decl.root) && here.path != decl.path {
+        if tree::is_contract(&decl.root) && here.path != decl.path {
             files
                 .partials
                 .entry(here.path.clone())
@@ -223,7 +218,7 @@ impl Files {
                 .1
                 .insert(decl.path.clone());
         }
-        if is_contract(&decl.root) {
+        if tree::is_contract(&decl.root) {
             files.contracts.entry(decl.path.clone()).or_insert(decl);
         }
         for contract in files.contracts.keys() {
@@ -251,7 +246,7 @@ impl Files {
     }
 
     /// The tree of the file at `path`.
-    fn tree(&self, path: &std::path::Path) -> Option<&Tree> {
+    pub(crate) fn tree(&self, path: &std::path::Path) -> Option<&Tree> {
         self.contracts
             .get(path)
             .or_else(|| self.partials.get(path).map(|(t, _)| t))
@@ -260,7 +255,7 @@ impl Files {
 
 /// What a place that spells a field's name is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum What {
+pub(crate) enum What {
     /// The declaration key.
     Declaration,
     /// The entry in the parent object schema's `required`.
@@ -274,33 +269,33 @@ enum What {
 }
 
 /// A place that spells a field's name: a key or a string scalar.
-struct Spelling<'t> {
-    tree: &'t Tree,
+pub(crate) struct Spelling<'t> {
+    pub(crate) tree: &'t Tree,
     /// The span of the key or scalar.
-    span: Span,
+    pub(crate) span: Span,
     /// The key's or scalar's value.
-    value: &'t str,
+    pub(crate) value: &'t str,
     /// The bytes of the name in `value`.
-    name: std::ops::Range<usize>,
-    what: What,
+    pub(crate) name: std::ops::Range<usize>,
+    pub(crate) what: What,
 }
 
 impl Spelling<'_> {
     /// The bytes of the name in the file: exactly, when the value is
     /// written verbatim; else the whole key or scalar.
-    fn bytes(&self) -> (usize, usize) {
+    pub(crate) fn bytes(&self) -> (usize, usize) {
         match yaml::verbatim(&self.tree.text, &self.span, self.value) {
             Some(at) => (at + self.name.start, at + self.name.end),
             None => self.span.bytes,
         }
     }
 
-    fn range(&self) -> Range {
+    pub(crate) fn range(&self) -> Range {
         let (start, end) = self.bytes();
         LineIndex::new(&self.tree.text).byte_range(start, end)
     }
 
-    fn contains(&self, offset: usize) -> bool {
+    pub(crate) fn contains(&self, offset: usize) -> bool {
         let (start, end) = self.bytes();
         start <= offset && offset <= end
     }
@@ -309,36 +304,36 @@ impl Spelling<'_> {
 /// A reference of a field found in a partial: the partial, the site and
 /// how many segments name the field (to resolve it in the other contracts
 /// that include the partial).
-struct Shared<'t> {
-    partial: &'t Tree,
-    site: usize,
-    segments: usize,
+pub(crate) struct Shared<'t> {
+    pub(crate) partial: &'t Tree,
+    pub(crate) site: usize,
+    pub(crate) segments: usize,
 }
 
 /// The reference sites of every file, computed once.
-struct Sites<'t>(HashMap<&'t std::path::Path, Vec<RefSite<'t>>>);
+pub(crate) struct Sites<'t>(HashMap<&'t std::path::Path, Vec<RefSite<'t>>>);
 
 impl<'t> Sites<'t> {
-    fn new(files: &'t Files) -> Sites<'t> {
+    pub(crate) fn new(files: &'t Files) -> Sites<'t> {
         let trees = files
             .contracts
             .values()
             .chain(files.partials.values().map(|(t, _)| t));
         Sites(
             trees
-                .map(|t| (t.path.as_path(), navigate::ref_sites(&t.root)))
+                .map(|t| (t.path.as_path(), tree::ref_sites(&t.root)))
                 .collect(),
         )
     }
 
-    fn of(&self, tree: &Tree) -> &[RefSite<'t>] {
+    pub(crate) fn of(&self, tree: &Tree) -> &[RefSite<'t>] {
         self.0.get(tree.path.as_path()).map_or(&[], Vec::as_slice)
     }
 }
 
 /// Every place of `contract`'s files that spells `field`, and the
 /// references among them that are in partials.
-fn spellings<'t>(
+pub(crate) fn spellings<'t>(
     files: &'t Files,
     sites: &Sites<'t>,
     contract: &'t Tree,
@@ -529,7 +524,7 @@ fn fixture_keys<'t>(contract: &'t Tree, field: &Field<'_>) -> Vec<&'t Key> {
 fn keys_below<'t>(value: &'t Node, steps: &[Step<'_>], out: &mut Vec<&'t Key>) {
     match steps.split_first() {
         Some((Step::Name(name), rest)) => {
-            if let Some((key, below)) = navigate::entry(value, name) {
+            if let Some((key, below)) = tree::entry(value, name) {
                 if rest.is_empty() {
                     out.push(key);
                 } else {
@@ -549,8 +544,8 @@ fn keys_below<'t>(value: &'t Node, steps: &[Step<'_>], out: &mut Vec<&'t Key>) {
 /// The field of `decl` at `offset` in `here` (`decl` itself, or a partial
 /// it includes): a reference to it, its declaration key, its `required`
 /// entry, or a fixture key that sets it.
-fn field_at<'t>(here: &'t Tree, decl: &'t Tree, offset: usize) -> Option<Field<'t>> {
-    if let Some((side, span)) = navigate::declaration_at(here, decl, offset) {
+pub(crate) fn field_at<'t>(here: &'t Tree, decl: &'t Tree, offset: usize) -> Option<Field<'t>> {
+    if let Some((side, span)) = tree::declaration_at(here, decl, offset) {
         return (side == Side::Decl)
             .then(|| fields(decl).into_iter().find(|f| f.key.span == span))
             .flatten();
@@ -568,11 +563,11 @@ fn field_at<'t>(here: &'t Tree, decl: &'t Tree, offset: usize) -> Option<Field<'
 
 /// Where `at` is: the files, the file under the cursor and the contract
 /// it resolves in, and the byte offset.
-fn locate(
+pub(crate) fn locate(
     workspace: &Workspace,
     at: &lsp_types::TextDocumentPositionParams,
 ) -> Option<(Files, PathBuf, PathBuf, usize)> {
-    let (here, decl, offset) = crate::server::locate(workspace, at)?;
+    let (here, decl, offset) = super::locate(workspace, at)?;
     let (here_path, decl_path) = (here.path.clone(), decl.path.clone());
     Some((
         Files::read(workspace, here, decl),
@@ -582,276 +577,7 @@ fn locate(
     ))
 }
 
-/// `textDocument/references`: every place that spells the field at `at`
-/// (its declaration and `required` entry only with `include_declaration`),
-/// in file and document order; `None` when `at` is on no field.
-pub(crate) fn references(
-    workspace: &Workspace,
-    at: &lsp_types::TextDocumentPositionParams,
-    include_declaration: bool,
-) -> Option<Vec<Location>> {
-    let (files, here, decl, offset) = locate(workspace, at)?;
-    let (here, contract) = (files.tree(&here)?, files.contracts.get(&decl)?);
-    let field = field_at(here, contract, offset)?;
-    let sites = Sites::new(&files);
-    let (found, _) = spellings(&files, &sites, contract, &field);
-    let mut out: Vec<(PathBuf, (usize, usize), Location)> = Vec::new();
-    for s in found {
-        if !include_declaration && matches!(s.what, What::Declaration | What::Required) {
-            continue;
-        }
-        let Some(uri) = workspace.url_of(&s.tree.path) else {
-            continue;
-        };
-        let location = Location {
-            uri,
-            range: s.range(),
-        };
-        out.push((s.tree.path.clone(), s.bytes(), location));
-    }
-    out.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-    out.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
-    Some(out.into_iter().map(|(_, _, l)| l).collect())
-}
-
-/// `textDocument/prepareRename`: the range of the name at `at` and the
-/// name, when it is a field's.
-pub(crate) fn prepare(
-    workspace: &Workspace,
-    at: &lsp_types::TextDocumentPositionParams,
-) -> Option<PrepareRenameResponse> {
-    let (files, here, decl, offset) = locate(workspace, at)?;
-    let (here, contract) = (files.tree(&here)?, files.contracts.get(&decl)?);
-    let field = field_at(here, contract, offset)?;
-    let sites = Sites::new(&files);
-    let (found, _) = spellings(&files, &sites, contract, &field);
-    let in_here = |s: &&Spelling<'_>| s.tree.path == here.path;
-    // The name under the cursor, else (on `inputs` of `inputs.name`) the
-    // name in the same scalar.
-    let spelling = found
-        .iter()
-        .filter(in_here)
-        .find(|s| s.contains(offset))
-        .or_else(|| {
-            found
-                .iter()
-                .filter(in_here)
-                .find(|s| s.span.bytes.0 <= offset && offset <= s.span.bytes.1)
-        })?;
-    Some(PrepareRenameResponse::RangeWithPlaceholder {
-        range: spelling.range(),
-        placeholder: field.name().to_owned(),
-    })
-}
-
-/// Why a rename is refused.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Refusal {
-    /// The new name is not a field name, or is taken.
-    InvalidName(String),
-    /// Nothing to rename at the position, or a name that cannot be
-    /// rewritten.
-    Failed(String),
-}
-
-/// `textDocument/rename`: the edits that rename the field at `at` (and
-/// the fields a shared partial ties it to) to `new_name`; with
-/// `versioned`, as `documentChanges` carrying each open document's
-/// version.
-///
-/// # Errors
-/// [`Refusal::InvalidName`] for a name that is empty or holds a `.`
-/// (`docs/format.md`, "Field declarations"), or that a field beside it
-/// already has; [`Refusal::Failed`] when `at` is on no field, or a name to
-/// rewrite is written as a block or multi-line scalar.
-pub(crate) fn rename(
-    workspace: &Workspace,
-    at: &lsp_types::TextDocumentPositionParams,
-    new_name: &str,
-    versioned: bool,
-) -> Result<WorkspaceEdit, Refusal> {
-    let not_here = || {
-        Refusal::Failed(
-            "templiqx renames an input or context field (or a property below one): put the cursor on its declaration, a reference to it, or an eval fixture key that sets it".to_owned(),
-        )
-    };
-    let (files, here, decl, offset) = locate(workspace, at).ok_or_else(not_here)?;
-    let here = files.tree(&here).ok_or_else(not_here)?;
-    let contract = files.contracts.get(&decl).ok_or_else(not_here)?;
-    let field = field_at(here, contract, offset).ok_or_else(not_here)?;
-    if new_name.is_empty() || new_name.contains('.') {
-        return Err(Refusal::InvalidName(format!(
-            "`{new_name}` is not a field name: names are non-empty and contain no `.` (references use `.` between segments; docs/format.md, \"Field declarations\")"
-        )));
-    }
-    if new_name == field.name() {
-        return Ok(WorkspaceEdit::default());
-    }
-    let sites = Sites::new(&files);
-    // The field, and the fields of other contracts that a shared partial
-    // names with it.
-    let mut group: Vec<(&Tree, Field<'_>)> = vec![(contract, field)];
-    let mut found = Vec::new();
-    let mut next = 0;
-    while let Some((contract, field)) = group.get(next) {
-        next += 1;
-        let (spelt, shared) = spellings(&files, &sites, contract, field);
-        found.extend(spelt);
-        let mut linked = Vec::new();
-        for Shared {
-            partial,
-            site,
-            segments,
-        } in shared
-        {
-            let includers = files.partials.get(&partial.path).map(|(_, c)| c);
-            for other in includers.into_iter().flatten() {
-                let Some(other) = files.contracts.get(other) else {
-                    continue;
-                };
-                let Some((Side::Decl, span)) = sites.of(partial)[site].declaration(other, segments)
-                else {
-                    continue;
-                };
-                let known =
-                    |(c, f): &(&Tree, Field<'_>)| c.path == other.path && f.key.span == span;
-                if group.iter().chain(&linked).any(known) {
-                    continue;
-                }
-                if let Some(f) = fields(other).into_iter().find(|f| f.key.span == span) {
-                    linked.push((other, f));
-                }
-            }
-        }
-        group.extend(linked);
-    }
-    for (contract, field) in &group {
-        if field.siblings.contains(&new_name) {
-            let parent = field.display();
-            let parent = parent.rsplit_once('.').map_or(field.scope, |(p, _)| p);
-            return Err(Refusal::InvalidName(format!(
-                "`{parent}` already declares `{new_name}` in {}",
-                file_name(contract)
-            )));
-        }
-    }
-    edits(workspace, &found, new_name, versioned)
-}
-
-/// The file name of a tree, for messages.
-fn file_name(tree: &Tree) -> String {
-    tree.path.file_name().map_or_else(
-        || tree.path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
-}
-
-/// The workspace edit that writes `new_name` at every spelling: in place
-/// when the value is written verbatim and the name is a plain word,
-/// otherwise the whole key or scalar, double-quoted. A request file's key
-/// (JSON) is written as a JSON string: in place between its quotes when
-/// written without escapes, otherwise the whole token.
-fn edits(
-    workspace: &Workspace,
-    found: &[Spelling<'_>],
-    new_name: &str,
-    versioned: bool,
-) -> Result<WorkspaceEdit, Refusal> {
-    // Names in one key or scalar, by file and span.
-    let mut by_scalar: BTreeMap<(&std::path::Path, (usize, usize)), Vec<&Spelling<'_>>> =
-        BTreeMap::new();
-    for s in found {
-        let names = by_scalar.entry((&s.tree.path, s.span.bytes)).or_default();
-        if !names.iter().any(|n| n.name == s.name) {
-            names.push(s);
-        }
-    }
-    let mut by_file: BTreeMap<&std::path::Path, Vec<TextEdit>> = BTreeMap::new();
-    for ((path, _), mut names) in by_scalar {
-        names.sort_by_key(|s| s.name.start);
-        let first = names[0];
-        let text = &first.tree.text;
-        let index = LineIndex::new(text);
-        let edits = by_file.entry(path).or_default();
-        let at = yaml::verbatim(text, &first.span, first.value);
-        if first.what == What::Request {
-            // A JSON key is the whole string: in place between its quotes
-            // when written without escapes, else the whole token.
-            let token = serde_json::Value::from(new_name).to_string();
-            edits.push(match at {
-                Some(at) => TextEdit {
-                    range: index.byte_range(at, at + first.value.len()),
-                    new_text: token[1..token.len() - 1].to_owned(),
-                },
-                None => TextEdit {
-                    range: index.byte_range(first.span.bytes.0, first.span.bytes.1),
-                    new_text: token,
-                },
-            });
-            continue;
-        }
-        if let Some(at) = at.filter(|_| yaml::is_plain_word(new_name)) {
-            for s in names {
-                edits.push(TextEdit {
-                    range: index.byte_range(at + s.name.start, at + s.name.end),
-                    new_text: new_name.to_owned(),
-                });
-            }
-            continue;
-        }
-        let (start, end) = first.span.bytes;
-        let quoted = text
-            .get(start..end)
-            .is_some_and(|raw| raw.starts_with(['"', '\'']));
-        if at.is_none() && !quoted {
-            let line = index.range(&first.span).start.line + 1;
-            return Err(Refusal::Failed(format!(
-                "`{}` at {}:{line} is a block or multi-line scalar: write it on one line to rename it",
-                first.value,
-                file_name(first.tree)
-            )));
-        }
-        let mut value = String::new();
-        let mut done = 0;
-        for s in &names {
-            value.push_str(&first.value[done..s.name.start]);
-            value.push_str(new_name);
-            done = s.name.end;
-        }
-        value.push_str(&first.value[done..]);
-        edits.push(TextEdit {
-            range: index.byte_range(start, end),
-            new_text: yaml::double_quoted(&value),
-        });
-    }
-    let mut out = WorkspaceEdit::default();
-    let mut changes = HashMap::new();
-    let mut documents = Vec::new();
-    for (path, mut edits) in by_file {
-        let Some(uri) = workspace.url_of(path) else {
-            continue;
-        };
-        edits.sort_by_key(|e| (e.range.start.line, e.range.start.character));
-        if versioned {
-            documents.push(TextDocumentEdit {
-                text_document: OptionalVersionedTextDocumentIdentifier {
-                    uri,
-                    version: workspace.version(path),
-                },
-                edits: edits.into_iter().map(OneOf::Left).collect(),
-            });
-        } else {
-            changes.insert(uri, edits);
-        }
-    }
-    if versioned {
-        out.document_changes = Some(DocumentChanges::Edits(documents));
-    } else {
-        out.changes = Some(changes);
-    }
-    Ok(out)
-}
-
+#[cfg(test)]
 #[cfg(test)]
 mod tests {
     use super::*;

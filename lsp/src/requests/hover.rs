@@ -1,21 +1,103 @@
-//! Hover beyond references and component calls (those are
-//! [`navigate::hover`]'s): on a filter, what it accepts and writes; on a
-//! capability or an extension key, what needs it and what the target must
-//! provide; on an eval fixture's `id`, the prompt the fixture renders
-//! (`docs/cli.md`, "lsp").
+//! `textDocument/hover`: what is under the cursor, as markdown
+//! (`docs/cli.md`, "lsp"). On a reference path (a segment of it): the
+//! declaration it resolves to, with its type, whether it is required, its
+//! description and schema; on a component invocation's name, its
+//! parameters; on a filter, what it accepts and writes; on a capability or
+//! an extension key, what needs it and what the target must provide; on an
+//! eval fixture's `id`, the prompt the fixture renders.
 //!
 //! The prompt preview renders the fixture with the runtime's renderer
 //! ([`templiqx::render()`], as `templiqx render` does) from the interaction of
 //! the workspace's last compilation of the package, which already has the
 //! open documents laid over the disk: nothing is compiled again.
+//!
+//! The markdown of declarations, components and filters is also the
+//! documentation of completion's candidates (`super::completion`).
 
+use super::{Failure, RequestHandler, Session, locate};
 use crate::convert::LineIndex;
-use crate::navigate::{self, Hit, Tree};
+use crate::tree::{self, Declared, Hit, Side, Target as TreeTarget, Tree};
 use crate::workspace::{Compilation, Workspace};
-use lsp_types::{Range, Url};
+use lsp_types::{HoverContents, HoverParams, MarkupContent, MarkupKind, Range, Url};
 use std::collections::BTreeMap;
 use templiqx_build::yaml::Node;
 use templiqx_contracts::{Diagnostic, Filter};
+
+/// The `textDocument/hover` handler.
+pub(crate) struct Hover;
+
+impl RequestHandler for Hover {
+    type Request = lsp_types::request::HoverRequest;
+
+    fn run(
+        session: &Session<'_>,
+        params: HoverParams,
+    ) -> Result<Option<lsp_types::Hover>, Failure> {
+        let workspace = session.workspace;
+        let hover = locate(workspace, &params.text_document_position_params)
+            .and_then(|(here, decl, offset)| hover(workspace, &here, &decl, offset));
+        Ok(hover.map(|(value, range)| lsp_types::Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value,
+            }),
+            range: Some(range),
+        }))
+    }
+}
+
+/// The hover at `offset` in `here` (its references are declared in
+/// `decl`): markdown and the range it is about.
+fn hover(
+    workspace: &Workspace,
+    here: &Tree,
+    decl: &Tree,
+    offset: usize,
+) -> Option<(String, Range)> {
+    if let Some(found) = on_target(here, decl, offset) {
+        return Some(found);
+    }
+    let hit = tree::hit(&here.root, offset);
+    let node = hit.node();
+    let mut range = LineIndex::new(&here.text).byte_range(node.span.bytes.0, node.span.bytes.1);
+    let docs = workspace.docs();
+    let compilation = workspace.compilation_of(&here.path);
+    let text = match target(&here.root, &hit, offset)? {
+        Target::Filter(name, filter) => filter_text(name, filter, docs),
+        Target::Capability(name) => capability_text(workspace, compilation, name),
+        Target::Extension { key, extension } => {
+            if let Some((k, _)) = tree::entry(hit.nodes[1], key) {
+                range = LineIndex::new(&here.text).byte_range(k.span.bytes.0, k.span.bytes.1);
+            }
+            extension_text(workspace, compilation, key, extension)
+        }
+        Target::Eval(id) => eval_text(compilation, here, id),
+    };
+    Some((text, range))
+}
+
+/// The hover on a reference path (the declaration of the segment under
+/// the cursor) or a component invocation's name (the component's
+/// parameters), from the trees alone.
+fn on_target(here: &Tree, decl: &Tree, offset: usize) -> Option<(String, Range)> {
+    match tree::target(here, offset)? {
+        TreeTarget::Ref {
+            hit,
+            segments,
+            range,
+        } => {
+            let depth = hit.tokens.len();
+            let d = tree::resolve(decl, &hit, depth, &segments, 8)?;
+            let range = LineIndex::new(&here.text).byte_range(range.0, range.1);
+            Some((declaration_text(&d), range))
+        }
+        TreeTarget::Component { name, span } => {
+            let component = decl.root.get("components")?.get(name)?;
+            Some((component_text(name, component), here.range(&span)))
+        }
+        TreeTarget::Include { .. } => None,
+    }
+}
 
 /// A filter as `docs/format.md`, "Filters" describes it.
 pub(crate) struct FilterDoc {
@@ -138,17 +220,75 @@ pub(crate) fn capability_users(compilation: &Compilation) -> BTreeMap<String, Ve
     out
 }
 
+/// The most lines of a schema a hover shows.
+const SCHEMA_LINES: usize = 30;
+
+/// The hover of a declaration: its name, type, what it is, whether it is
+/// required, its description and (when short) its schema.
+pub(crate) fn declaration_text(d: &Declared<'_>) -> String {
+    let mut text = format!("`{}`", d.name);
+    if let Some((_, schema)) = d.schema {
+        text.push_str(&format!(": `{}`", tree::type_summary(schema, 0)));
+    }
+    text.push_str(" — ");
+    text.push_str(d.what);
+    match d.required {
+        Some(true) => text.push_str(", required"),
+        Some(false) => text.push_str(", optional"),
+        None => {}
+    }
+    if let Some(description) = d.description {
+        text.push_str("\n\n");
+        text.push_str(description);
+    }
+    if let Some((_, schema)) = d.schema
+        && let Ok(json) = serde_json::to_string_pretty(&schema.to_json())
+        && json.lines().count() <= SCHEMA_LINES
+    {
+        text.push_str("\n\n```json\n");
+        text.push_str(&json);
+        text.push_str("\n```");
+    }
+    text
+}
+
+/// The hover of a component: its name and parameters (type, whether
+/// required, description), or how its legacy form infers them.
+pub(crate) fn component_text(name: &str, component: &Node) -> String {
+    let mut text = format!("component `{name}`");
+    match component.get("parameters").and_then(Node::as_map) {
+        Some(parameters) if !parameters.is_empty() => {
+            text.push_str("\n\nparameters:");
+            for (key, p) in parameters {
+                let d = tree::field("parameter", key.text.clone(), Side::Decl, key, p);
+                let ty = d
+                    .schema
+                    .map_or("any".to_owned(), |(_, s)| tree::type_summary(s, 0));
+                let required = if d.required == Some(true) {
+                    "required"
+                } else {
+                    "optional"
+                };
+                text.push_str(&format!("\n- `{}`: `{ty}`, {required}", key.text));
+                if let Some(description) = d.description {
+                    text.push_str(&format!(" — {description}"));
+                }
+            }
+        }
+        _ if component.as_seq().is_some() => {
+            text.push_str("\n\nlegacy form: the names it references are required string parameters")
+        }
+        _ => text.push_str("\n\nno parameters"),
+    }
+    text
+}
+
 /// What is under the cursor, beyond references and component calls.
 enum Target<'a> {
     Filter(&'a str, Filter),
     Capability(&'a str),
     Extension { key: &'a str, extension: &'a Node },
     Eval(&'a str),
-}
-
-/// Whether `root` is a contract (a mapping that is not a manifest).
-fn is_contract(root: &Node) -> bool {
-    root.as_map().is_some() && root.get("package").is_none()
 }
 
 fn target<'a>(root: &'a Node, hit: &Hit<'a>, offset: usize) -> Option<Target<'a>> {
@@ -158,58 +298,30 @@ fn target<'a>(root: &'a Node, hit: &Hit<'a>, offset: usize) -> Option<Target<'a>
     match tokens.as_slice() {
         [.., "filters", i]
             if i.parse::<usize>().is_ok()
-                && navigate::kind_of(hit.nodes[n - 3]) == Some("interpolate") =>
+                && tree::kind_of(hit.nodes[n - 3]) == Some("interpolate") =>
         {
             let name = text?;
             Some(Target::Filter(name, filter_named(name)?))
         }
-        ["capabilities", i] if is_contract(root) && i.parse::<usize>().is_ok() => {
+        ["capabilities", i] if tree::is_contract(root) && i.parse::<usize>().is_ok() => {
             Some(Target::Capability(text?))
         }
-        ["extensions", _, "capability"] if is_contract(root) => Some(Target::Capability(text?)),
-        ["extensions", key] if is_contract(root) => {
-            let (k, extension) = navigate::entry(hit.nodes[1], key)?;
+        ["extensions", _, "capability"] if tree::is_contract(root) => {
+            Some(Target::Capability(text?))
+        }
+        ["extensions", key] if tree::is_contract(root) => {
+            let (k, extension) = tree::entry(hit.nodes[1], key)?;
             let on_key = k.span.bytes.0 <= offset && offset <= k.span.bytes.1;
             on_key.then_some(Target::Extension {
                 key: &k.text,
                 extension,
             })
         }
-        ["evals", i, "id"] if is_contract(root) && i.parse::<usize>().is_ok() => {
+        ["evals", i, "id"] if tree::is_contract(root) && i.parse::<usize>().is_ok() => {
             Some(Target::Eval(text?))
         }
         _ => None,
     }
-}
-
-/// The hover at `offset` in `here` (its references are declared in
-/// `decl`): markdown and the range it is about.
-pub(crate) fn hover(
-    workspace: &Workspace,
-    here: &Tree,
-    decl: &Tree,
-    offset: usize,
-) -> Option<(String, Range)> {
-    if let Some(found) = navigate::hover(here, decl, offset) {
-        return Some(found);
-    }
-    let hit = navigate::hit(&here.root, offset);
-    let node = hit.node();
-    let mut range = LineIndex::new(&here.text).byte_range(node.span.bytes.0, node.span.bytes.1);
-    let docs = workspace.docs();
-    let compilation = workspace.compilation_of(&here.path);
-    let text = match target(&here.root, &hit, offset)? {
-        Target::Filter(name, filter) => filter_text(name, filter, docs),
-        Target::Capability(name) => capability_text(workspace, compilation, name),
-        Target::Extension { key, extension } => {
-            if let Some((k, _)) = navigate::entry(hit.nodes[1], key) {
-                range = LineIndex::new(&here.text).byte_range(k.span.bytes.0, k.span.bytes.1);
-            }
-            extension_text(workspace, compilation, key, extension)
-        }
-        Target::Eval(id) => eval_text(compilation, here, id),
-    };
-    Some((text, range))
 }
 
 /// Whether the target provides `capability`, as a sentence.
@@ -270,7 +382,7 @@ fn extension_text(
     match extension.get("schema") {
         Some(schema) => match schema.get("$ref").and_then(Node::as_str) {
             Some(reference) => text.push_str(&format!(": tool contract `{reference}`")),
-            None => text.push_str(&format!(": `{}`", navigate::type_summary(schema, 0))),
+            None => text.push_str(&format!(": `{}`", tree::type_summary(schema, 0))),
         },
         None => text.push_str(": no schema"),
     }
@@ -408,6 +520,55 @@ fn push_fenced(text: &mut String, content: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tree::test_support::{COMPONENT, CONTRACT, at, tree};
+
+    #[test]
+    fn hovers_name_the_segment_under_the_cursor() {
+        let t = tree(CONTRACT);
+        let name = at(CONTRACT, "customer.name", 0);
+        let (text, _) = on_target(&t, &t, name + "customer.".len() + 1).unwrap();
+        assert!(
+            text.starts_with("`inputs.customer.name`: `string` — property, required"),
+            "{text}"
+        );
+        assert!(text.contains("The full name."), "{text}");
+        let (text, range) = on_target(&t, &t, name + 2).unwrap();
+        assert!(
+            text.starts_with("`inputs.customer`: `object` — input, required"),
+            "{text}"
+        );
+        assert_eq!(
+            range.end.character - range.start.character,
+            "customer".len() as u32
+        );
+    }
+
+    #[test]
+    fn for_each_items_have_the_collection_element_type() {
+        let t = tree(CONTRACT);
+        let offset = at(CONTRACT, "path: tag", 0) + "path: ".len();
+        let (text, _) = on_target(&t, &t, offset).unwrap();
+        assert!(
+            text.starts_with("`tag`: `string` — `for_each` item"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn component_parameters_and_calls_resolve_in_the_component() {
+        let t = tree(COMPONENT);
+        let (hover_text, _) = on_target(&t, &t, at(COMPONENT, "path: who", 0) + 7).unwrap();
+        assert!(
+            hover_text
+                .starts_with("`who`: `string` — component parameter, required\n\nWho is greeted."),
+            "{hover_text}"
+        );
+        let (hover_text, _) = on_target(&t, &t, at(COMPONENT, "name: greet", 0) + 7).unwrap();
+        assert!(
+            hover_text.contains("- `who`: `string`, required — Who is greeted."),
+            "{hover_text}"
+        );
+    }
 
     #[test]
     fn every_compiler_filter_is_described() {

@@ -15,17 +15,17 @@
 //! gets fewer candidates, never an error.
 //!
 //! References are completed from the declarations the hover reads
-//! ([`navigate::resolve`]), the names of closed sets from the compiler's
+//! ([`tree::resolve`]), the names of closed sets from the compiler's
 //! own tables ([`templiqx_build::FILTERS`], [`templiqx_build::NODE_KINDS`],
 //! [`templiqx_build::EXPR_KINDS`], [`templiqx_build::schema::KEYWORDS`]).
 
+use super::{Failure, RequestHandler, Session, hover};
 use crate::convert::LineIndex;
-use crate::hover;
-use crate::navigate::{self, Declared, Hit, Tree};
+use crate::tree::{self, Declared, Hit, Tree};
 use crate::workspace::Workspace;
 use lsp_types::{
-    CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, MarkupContent,
-    MarkupKind, Position, TextEdit,
+    CompletionItem, CompletionItemKind, CompletionParams, CompletionResponse, CompletionTextEdit,
+    Documentation, MarkupContent, MarkupKind, Position, TextEdit,
 };
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -87,13 +87,28 @@ impl Completions {
     }
 }
 
+/// The `textDocument/completion` handler.
+pub(crate) struct Completion;
+
+impl RequestHandler for Completion {
+    type Request = lsp_types::request::Completion;
+
+    fn run(
+        session: &Session<'_>,
+        params: CompletionParams,
+    ) -> Result<Option<CompletionResponse>, Failure> {
+        let at = &params.text_document_position;
+        // A document the server cannot read gets an empty list.
+        let items = Workspace::key(&at.text_document.uri)
+            .map(|path| completion(session.workspace, &path, at.position))
+            .unwrap_or_default();
+        Ok(Some(CompletionResponse::Array(items)))
+    }
+}
+
 /// The completion items at `position` in the file at real `path`; empty
 /// when nothing fits (or the file is unknown).
-pub(crate) fn completion(
-    workspace: &Workspace,
-    path: &Path,
-    position: Position,
-) -> Vec<CompletionItem> {
+fn completion(workspace: &Workspace, path: &Path, position: Position) -> Vec<CompletionItem> {
     let Some(text) = workspace.text(path) else {
         return Vec::new();
     };
@@ -314,7 +329,7 @@ fn in_tree(
     marker: usize,
     after: &str,
 ) -> Completions {
-    let hit = navigate::hit(&here.root, marker);
+    let hit = tree::hit(&here.root, marker);
     let tokens: Vec<&str> = hit.tokens.iter().map(String::as_str).collect();
     let n = hit.nodes.len();
     let manifest = here.root.get("package").is_some();
@@ -338,13 +353,13 @@ fn in_tree(
     else {
         return Completions::default();
     };
-    let parent = hit.parent().and_then(navigate::kind_of);
+    let parent = hit.parent().and_then(tree::kind_of);
     let index = |token: &str| token.parse::<usize>().is_ok();
     match tokens.as_slice() {
         [.., "path"] if parent == Some("ref") => references(decl, &hit, typed),
         [.., "filters"] if parent == Some("interpolate") => filters(workspace).wrapped(true),
         [.., "filters", i]
-            if index(i) && navigate::kind_of(hit.nodes[n - 3]) == Some("interpolate") =>
+            if index(i) && tree::kind_of(hit.nodes[n - 3]) == Some("interpolate") =>
         {
             filters(workspace)
         }
@@ -456,7 +471,7 @@ enum Slot {
 /// is (`docs/format.md`, "Content nodes", "Expressions", "Eval fixtures").
 fn slot(hit: &Hit<'_>, k: usize) -> Option<Slot> {
     let token = |i: usize| hit.tokens.get(i).map(String::as_str);
-    let kind = |i: usize| hit.nodes.get(i).and_then(|n| navigate::kind_of(n));
+    let kind = |i: usize| hit.nodes.get(i).and_then(|n| tree::kind_of(n));
     let key = token(k.checked_sub(1)?)?;
     if key.parse::<usize>().is_ok() {
         // An item of a list: a partial's, a message's or a component's
@@ -526,7 +541,7 @@ fn markdown_link(workspace: &Workspace, title: &str, fragment: &str) -> Option<S
 fn declared(label: &str, d: &Declared<'_>, kind: CompletionItemKind) -> Candidate {
     let mut detail = d
         .schema
-        .map_or_else(|| "any".to_owned(), |(_, s)| navigate::type_summary(s, 0));
+        .map_or_else(|| "any".to_owned(), |(_, s)| tree::type_summary(s, 0));
     match d.required {
         Some(true) => detail.push_str(", required"),
         Some(false) => detail.push_str(", optional"),
@@ -536,7 +551,7 @@ fn declared(label: &str, d: &Declared<'_>, kind: CompletionItemKind) -> Candidat
         label: label.to_owned(),
         kind,
         detail: Some(detail),
-        documentation: Some(navigate::hover_text(d)),
+        documentation: Some(hover::declaration_text(d)),
     }
 }
 
@@ -556,13 +571,13 @@ fn references(decl: &Tree, hit: &Hit<'_>, typed: &str) -> Completions {
             .unwrap_or_default()
             .iter()
             .filter_map(|(key, _)| {
-                let d = navigate::resolve(decl, hit, depth, &[scope, &key.text], BUDGET)?;
+                let d = tree::resolve(decl, hit, depth, &[scope, &key.text], BUDGET)?;
                 Some(declared(&key.text, &d, CompletionItemKind::FIELD))
             })
             .collect(),
         ["output", ..] if !in_check(hit) && !locals(hit).contains(&"output") => Vec::new(),
         _ => {
-            let properties = navigate::resolve(decl, hit, depth, done, BUDGET)
+            let properties = tree::resolve(decl, hit, depth, done, BUDGET)
                 .and_then(|d| d.schema)
                 .and_then(|(_, schema)| schema.get("properties"))
                 .and_then(Node::as_map)
@@ -572,7 +587,7 @@ fn references(decl: &Tree, hit: &Hit<'_>, typed: &str) -> Completions {
                 .filter_map(|(key, _)| {
                     let mut path = done.to_vec();
                     path.push(&key.text);
-                    let d = navigate::resolve(decl, hit, depth, &path, BUDGET)?;
+                    let d = tree::resolve(decl, hit, depth, &path, BUDGET)?;
                     Some(declared(&key.text, &d, CompletionItemKind::PROPERTY))
                 })
                 .collect()
@@ -592,14 +607,14 @@ fn in_check(hit: &Hit<'_>) -> bool {
 /// `for_each`es whose bodies hold it (innermost first), then the
 /// parameters of the component whose content holds it
 /// (`docs/format.md`, "References and scoping"). These are the scopes
-/// [`navigate::resolve`] looks a first segment up in, listed; each name is
+/// [`tree::resolve`] looks a first segment up in, listed; each name is
 /// resolved through it for its type.
 fn locals<'a>(hit: &Hit<'a>) -> Vec<&'a str> {
     let mut names: Vec<&'a str> = Vec::new();
     for j in (0..hit.tokens.len()).rev() {
         let node = hit.nodes[j];
         if hit.tokens[j] == "body"
-            && navigate::kind_of(node) == Some("for_each")
+            && tree::kind_of(node) == Some("for_each")
             && let Some(item) = node.get("item").and_then(Node::as_str)
             && !names.contains(&item)
         {
@@ -629,7 +644,7 @@ fn roots(decl: &Tree, hit: &Hit<'_>) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = locals(hit)
         .into_iter()
         .filter_map(|name| {
-            let d = navigate::resolve(decl, hit, depth, &[name], BUDGET)?;
+            let d = tree::resolve(decl, hit, depth, &[name], BUDGET)?;
             Some(declared(name, &d, CompletionItemKind::VARIABLE))
         })
         .collect();
@@ -653,7 +668,7 @@ fn roots(decl: &Tree, hit: &Hit<'_>) -> Vec<Candidate> {
         });
     }
     if in_check(hit)
-        && let Some(d) = navigate::resolve(decl, hit, depth, &["output"], BUDGET)
+        && let Some(d) = tree::resolve(decl, hit, depth, &["output"], BUDGET)
     {
         out.push(declared("output", &d, CompletionItemKind::MODULE));
     }
@@ -739,7 +754,7 @@ fn components(decl: &Tree) -> Completions {
                     label: key.text.clone(),
                     kind: CompletionItemKind::CLASS,
                     detail: Some(format!("component({})", parameters.join(", "))),
-                    documentation: Some(navigate::component_text(&key.text, component)),
+                    documentation: Some(hover::component_text(&key.text, component)),
                 }
             })
             .collect(),
