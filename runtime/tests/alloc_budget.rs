@@ -4,6 +4,7 @@
 //!
 //! Its own test binary, because it installs a counting global allocator.
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use common::*;

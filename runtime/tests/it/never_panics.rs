@@ -1,9 +1,7 @@
 //! Property: no request value makes the renderer panic; every outcome is a
 //! rendered interaction or diagnostics.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use templiqx::contracts::ir::Expr;

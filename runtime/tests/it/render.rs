@@ -1,8 +1,6 @@
 //! Rendering semantics and every render diagnostic, on hand-built IR.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use templiqx::contracts::ir::Node;
 use templiqx::contracts::{Filter, Format, JsonType, Schema};

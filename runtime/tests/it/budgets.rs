@@ -1,9 +1,7 @@
 //! Render budgets at their exact edges (`docs/format.md`, "Render budgets"):
 //! the limit renders, one more fails closed with `TQX_RENDER_BUDGET`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use templiqx::contracts::budget::{MAX_FOR_EACH_DEPTH, MAX_FOR_EACH_ITERATIONS, MAX_OUTPUT_BYTES};
 use templiqx::contracts::ir::Node;

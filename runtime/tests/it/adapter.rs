@@ -2,9 +2,7 @@
 //! `docs/runtime.md`, "Receipts" (recomputed here independently), stream
 //! events, and the async counterpart.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::future::Future;
