@@ -3,7 +3,7 @@
 //! required under CI), in both receipt modes (`docs/mock.md`, "Receipts
 //! and receipt modes").
 
-mod common;
+use crate::common;
 
 use templiqx_contracts::Receipt;
 use templiqx_mock::evidence::QuoteCheck;

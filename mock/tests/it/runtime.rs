@@ -1,7 +1,7 @@
 //! `ScriptedRuntime` on the adapter port: virtual time, attempts, streaming
 //! parity, the synchronous aggregation of typed streams, failures.
 
-mod common;
+use crate::common;
 
 use serde_json::{Value, json};
 use std::future::Future;

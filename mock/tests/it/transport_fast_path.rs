@@ -3,7 +3,7 @@
 //! port's `execute` returns with the receipt made a transport receipt, and
 //! the receipts hash to the inventories' `receipt_fingerprint`s.
 
-mod common;
+use crate::common;
 
 use serde_json::{Map, json};
 use templiqx::{Execution, ExecutionError, RuntimeAdapter, render};

@@ -4,7 +4,7 @@
 //! "Results"), and a few of its goldens are recomputed here from hand-written
 //! canonical JSON, so they are not merely what the implementation produced.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use templiqx_contracts::canonical::sha256_hex;

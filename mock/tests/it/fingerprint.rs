@@ -3,7 +3,7 @@
 //! blind to request text and payloads. Edits are made to the project's own
 //! manifests; the external corpus's goldens are checked when it is there.
 
-mod common;
+use crate::common;
 
 use serde_json::{Value, json};
 use templiqx_mock::{

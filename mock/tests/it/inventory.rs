@@ -2,7 +2,7 @@
 //! a temporary copy of the project's own corpus (`examples/crm3`). The
 //! external corpus is only loaded, untouched, when it is there.
 
-mod common;
+use crate::common;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
