@@ -15,19 +15,33 @@
 //! Content is data: text and values are written verbatim and never parsed
 //! again, so `{{x}}`, `{% if %}` or `${x}` in either comes out unchanged
 //! (`docs/format.md`, "Content nodes").
+//!
+//! The walk (`mod.rs`) uses three leaves: `diagnostics.rs`, the
+//! diagnostics a render fails with; `bounded.rs`, the writers that keep to
+//! the output budget and the bounds on what a filter writes; `locals.rs`,
+//! the stack of locals.
+
+mod bounded;
+mod diagnostics;
+mod locals;
 
 use crate::filters::{self, FilterError, Locale};
 use crate::request::validate_request;
+use bounded::{Bounded, Capped, Counter, OPTIMISTIC_BYTES, intermediate_cap, upper_bound};
+use diagnostics::{
+    Fail, TYPE_HELP, argument_invalid, article, budget, filter_failure, filter_input, locate,
+    output_budget, pointer, type_mismatch, value_missing,
+};
+use locals::Locals;
 use std::fmt::{self, Write};
 use templiqx_contracts::budget::{MAX_FOR_EACH_DEPTH, MAX_FOR_EACH_ITERATIONS, MAX_OUTPUT_BYTES};
 use templiqx_contracts::canonical::write_number;
 use templiqx_contracts::expr::{self, Failure, Scope, describe};
-use templiqx_contracts::ir::{ArgCheck, Component, Expr, Node, Path, Root, Site, SiteId};
+use templiqx_contracts::ir::{ArgCheck, Expr, Node, Path, Root, SiteId};
 use templiqx_contracts::validate::validate;
-use templiqx_contracts::words;
 use templiqx_contracts::{
     Code, Diagnostic, Diagnostics, Filter, Interaction, Number, ObjectView, RenderedInteraction,
-    RenderedMessage, SchemaViolation, ValueRef,
+    RenderedMessage, ValueRef,
 };
 
 /// Why a request could not be rendered.
@@ -147,9 +161,6 @@ thread_local! {
     /// (see [`Renderer::message`]); empty between renders.
     static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }
-
-/// An internal error: boxed so `Result`s on the hot path stay two words.
-type Fail = Box<Diagnostic>;
 
 /// One render's state. `'a` is the shorter of the interaction's and the
 /// request values' lifetimes; every value the walk touches lives that long.
@@ -298,10 +309,8 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// Points a diagnostic that has no file yet at the contract node
-    /// `site` (the innermost node that failed locates it): file, JSON
-    /// Pointer and span of the node. A request pointer the diagnostic
-    /// carried (the value's place in `inputs`/`context`) moves to a note.
+    /// [`locate`]s a diagnostic at the contract node `site` (the innermost
+    /// node that failed locates it).
     #[cold]
     fn located(&self, d: Fail, site: SiteId) -> Fail {
         locate(d, self.interaction.site(site))
@@ -735,371 +744,6 @@ impl<'a> Scope<'a> for Renderer<'a> {
             }
             Failure::Operand { expr, message } => type_mismatch(expr, message),
         }
-    }
-}
-
-/// The stack of locals: the first [`Locals::INLINE`] slots live inline, so
-/// the common render (a few items and arguments) allocates nothing for them.
-struct Locals<'a> {
-    inline: [Option<ValueRef<'a>>; Locals::INLINE],
-    spill: Vec<Option<ValueRef<'a>>>,
-    len: usize,
-}
-
-impl<'a> Locals<'a> {
-    const INLINE: usize = 8;
-
-    fn new() -> Self {
-        Locals {
-            inline: [None; Locals::INLINE],
-            spill: Vec::new(),
-            len: 0,
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn push(&mut self, value: Option<ValueRef<'a>>) {
-        match self.inline.get_mut(self.len) {
-            Some(slot) => *slot = value,
-            None => self.spill.push(value),
-        }
-        self.len += 1;
-    }
-
-    /// The local at `index`: `None` when unbound, `Some(None)` when bound to
-    /// an omitted argument.
-    fn get(&self, index: usize) -> Option<Option<ValueRef<'a>>> {
-        if index >= self.len {
-            return None;
-        }
-        match self.inline.get(index) {
-            Some(slot) => Some(*slot),
-            None => self.spill.get(index - Locals::INLINE).copied(),
-        }
-    }
-
-    fn set(&mut self, index: usize, value: Option<ValueRef<'a>>) {
-        if index >= self.len {
-            return;
-        }
-        let slot = match self.inline.get_mut(index) {
-            Some(slot) => Some(slot),
-            None => self.spill.get_mut(index - Locals::INLINE),
-        };
-        if let Some(slot) = slot {
-            *slot = value;
-        }
-    }
-
-    fn truncate(&mut self, len: usize) {
-        if len < self.len {
-            self.spill.truncate(len.saturating_sub(Locals::INLINE));
-            self.len = len;
-        }
-    }
-}
-
-/// The cap on an intermediate that the filters `downstream` will consume,
-/// and whether overflowing it means "not a date" rather than "over budget".
-struct Cap {
-    bytes: usize,
-    date_input: bool,
-}
-
-/// The diagnostic for a failed filter.
-fn filter_failure(error: FilterError, filter: Filter, input: ValueRef<'_>, expr: &Expr) -> Fail {
-    match error {
-        FilterError::Write => output_budget(),
-        FilterError::Input => {
-            let what = match filter {
-                Filter::FormatDate => "a real calendar date written `YYYY-MM-DD`",
-                Filter::FormatNumber => "a finite number",
-                _ => "an input of the type it accepts",
-            };
-            filter_input(
-                filter,
-                expr,
-                format!(
-                    "filter `{}` needs {what}, but {} is {}",
-                    filter.as_str(),
-                    describe(expr),
-                    preview(input)
-                ),
-            )
-        }
-    }
-}
-
-fn intermediate_cap(downstream: &[Filter], remaining: usize) -> Cap {
-    let mut cap = Cap {
-        bytes: remaining,
-        date_input: false,
-    };
-    for filter in downstream.iter().rev() {
-        match filter {
-            Filter::Trim | Filter::Json | Filter::FormatNumber => {}
-            Filter::Lower | Filter::Upper => cap.bytes = cap.bytes.saturating_mul(3),
-            Filter::FormatDate => {
-                cap = Cap {
-                    bytes: "YYYY-MM-DD".len(),
-                    date_input: true,
-                };
-            }
-        }
-    }
-    cap
-}
-
-/// A `fmt::Write` into a message string that refuses any write that would
-/// take the render past its output budget, before a byte is copied or
-/// allocated.
-struct Bounded<'o> {
-    out: &'o mut String,
-    remaining: &'o mut usize,
-}
-
-impl Write for Bounded<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        if s.len() > *self.remaining {
-            return Err(fmt::Error);
-        }
-        *self.remaining -= s.len();
-        self.out.push_str(s);
-        Ok(())
-    }
-
-    /// As `write_str` of the character's UTF-8 (canonical JSON writes its
-    /// punctuation one character at a time), without encoding it first.
-    #[inline]
-    fn write_char(&mut self, c: char) -> fmt::Result {
-        let len = c.len_utf8();
-        if len > *self.remaining {
-            return Err(fmt::Error);
-        }
-        *self.remaining -= len;
-        self.out.push(c);
-        Ok(())
-    }
-}
-
-/// An upper bound on the bytes `filter` writes for `input`, when one is
-/// known without running it: case mappings at most triple a string (`ΐ` →
-/// `Ϊ́`), JSON escaping at most sextuples one (`\u0001`) plus quotes.
-fn upper_bound(filter: Filter, input: ValueRef<'_>) -> Option<usize> {
-    match (filter, input) {
-        (Filter::Trim, ValueRef::String(s)) => Some(s.len()),
-        (Filter::Lower | Filter::Upper, ValueRef::String(s)) => s.len().checked_mul(3),
-        (Filter::Json, ValueRef::String(s)) => s.len().checked_mul(6)?.checked_add(2),
-        (Filter::Json, ValueRef::Number(_)) => Some(32),
-        (Filter::Json, ValueRef::Bool(_) | ValueRef::Null) => Some(5),
-        (Filter::FormatDate, _) => Some(10),
-        // 309 integer digits, 103 group separators, sign, decimal part.
-        (Filter::FormatNumber, _) => Some(416),
-        _ => None,
-    }
-}
-
-/// How many bytes an interpolation of unknown size may write directly
-/// before it is rolled back and measured first (64 KiB: far below the 1 MiB
-/// that a rejected oversized render may allocate).
-const OPTIMISTIC_BYTES: usize = 64 * 1024;
-
-/// A `fmt::Write` that only counts, refusing to count past `limit`.
-struct Counter {
-    len: usize,
-    limit: usize,
-}
-
-impl Write for Counter {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        if s.len() > self.limit - self.len {
-            return Err(fmt::Error);
-        }
-        self.len += s.len();
-        Ok(())
-    }
-}
-
-/// A `fmt::Write` into a scratch string that refuses to grow past `cap`.
-struct Capped<'o> {
-    out: &'o mut String,
-    cap: usize,
-}
-
-impl Write for Capped<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        if s.len() > self.cap - self.out.len().min(self.cap) {
-            return Err(fmt::Error);
-        }
-        self.out.push_str(s);
-        Ok(())
-    }
-}
-
-const TYPE_HELP: &str = "supply a value of the type the contract declares for it";
-
-/// `TQX_TYPE_MISMATCH` about the value of `expr`, pointing at it in the
-/// request when it is a reference into `inputs`/`context`.
-fn type_mismatch(expr: &Expr, message: String) -> Fail {
-    let mut d = Diagnostic::error(Code::TypeMismatch, message).help(TYPE_HELP);
-    d.json_pointer = request_pointer(expr);
-    Box::new(d)
-}
-
-/// The request pointer of the value `expr` refers to, when it is a
-/// reference below `inputs`/`context`.
-fn request_pointer(expr: &Expr) -> Option<String> {
-    match expr {
-        Expr::Ref(path) => match path.segments.len() {
-            0 => None,
-            n => pointer(path, n),
-        },
-        _ => None,
-    }
-}
-
-/// `TQX_COMPONENT_ARGUMENT` for an argument whose value fails its
-/// parameter's schema at render time: the first violation in the message,
-/// the others as notes, the value's request pointer (for a reference below
-/// `inputs`/`context`) for [`locate`] to turn into a note.
-#[cold]
-fn argument_invalid(
-    component: &Component,
-    slot: usize,
-    arg: Option<&Option<Expr>>,
-    violations: &[SchemaViolation],
-) -> Fail {
-    let parameter = component.parameters.get(slot).map_or("?", |p| &**p);
-    let expr = arg.and_then(Option::as_ref);
-    let (first, rest) = match violations.split_first() {
-        Some(split) => split,
-        None => {
-            return Box::new(Diagnostic::error(
-                Code::ComponentArgument,
-                format!(
-                    "argument `{parameter}` of component `{}` does not fit the parameter's schema",
-                    component.name
-                ),
-            ));
-        }
-    };
-    let within = if first.pointer.is_empty() {
-        String::new()
-    } else {
-        format!(" at `{}` within it", first.pointer)
-    };
-    let mut d = Diagnostic::error(
-        Code::ComponentArgument,
-        format!(
-            "argument `{parameter}` of component `{}` does not fit the parameter's schema{within}: {}",
-            component.name, first.message
-        ),
-    );
-    let source = match expr {
-        Some(Expr::Ref(path)) if matches!(path.root, Root::Inputs | Root::Context) => {
-            Some(&path.source)
-        }
-        _ => None,
-    };
-    let keyword = if first.pointer.is_empty() {
-        format!("`{}`", first.keyword)
-    } else {
-        format!("`{}` at `{}`", first.keyword, first.pointer)
-    };
-    d = d.help(match source {
-        Some(source) => format!(
-            "pass a value that meets the parameter's {keyword}, or declare `{source}` with the same {keyword} so that request validation rejects such values before rendering"
-        ),
-        None => format!("pass a value that meets the parameter's {keyword}"),
-    });
-    for v in rest {
-        d = d.note(if v.pointer.is_empty() {
-            format!("also: {} ({})", v.message, v.keyword)
-        } else {
-            format!(
-                "also at `{}` within it: {} ({})",
-                v.pointer, v.message, v.keyword
-            )
-        });
-    }
-    d.json_pointer = expr
-        .and_then(request_pointer)
-        .map(|p| format!("{p}{}", first.pointer));
-    Box::new(d)
-}
-
-fn value_missing(message: String) -> Diagnostic {
-    Diagnostic::error(Code::ValueMissing, message)
-}
-
-fn filter_input(filter: Filter, expr: &Expr, message: String) -> Fail {
-    let mut d = Diagnostic::error(Code::FilterInput, message);
-    d.json_pointer = request_pointer(expr);
-    Box::new(d.help(match filter {
-        Filter::FormatDate => "supply a real calendar date such as `2026-07-12`",
-        Filter::FormatNumber => "supply a JSON number",
-        Filter::Json => "every value has canonical JSON",
-        Filter::Trim | Filter::Lower | Filter::Upper => "supply a string",
-    }))
-}
-
-fn budget(message: String) -> Fail {
-    Box::new(Diagnostic::error(Code::RenderBudget, message).help(
-        "render budgets are fixed by the format (docs/format.md, \"Render budgets\"); reduce the request",
-    ))
-}
-
-fn output_budget() -> Fail {
-    budget(format!(
-        "rendered output would exceed the budget of {MAX_OUTPUT_BYTES} bytes"
-    ))
-}
-
-/// See [`Renderer::located`].
-fn locate(mut d: Fail, site: Option<&Site>) -> Fail {
-    let Some(site) = site else { return d };
-    if d.file.is_some() {
-        return d;
-    }
-    if let Some(request) = d.json_pointer.take() {
-        d.notes
-            .insert(0, format!("the value is at `{request}` in the request"));
-    }
-    d.file = Some(site.file.to_string());
-    d.json_pointer = Some(site.pointer.to_string());
-    d.span = Some(site.span);
-    d
-}
-
-/// The request JSON Pointer of the first `count` segments of `path`
-/// (`/inputs/customer/name`); `None` for locals, whose origin is not tracked.
-fn pointer(path: &Path, count: usize) -> Option<String> {
-    match path.root {
-        Root::Inputs | Root::Context => Some(expr::pointer(path, count)),
-        Root::Local(_) | Root::Output => None,
-    }
-}
-
-/// "a string", "an array", ... ([`words::kind`]).
-fn article(value: &ValueRef<'_>) -> &'static str {
-    words::kind_of_ref(value)
-}
-
-/// A short rendering of a value for messages: strings (cut as
-/// [`words::truncate`] says) and numbers quoted, everything else by kind.
-fn preview(value: ValueRef<'_>) -> String {
-    match value {
-        ValueRef::String(s) => format!("`{}`", words::truncate(s)),
-        ValueRef::Number(n) => {
-            let mut p = String::from("`");
-            let _ = write_number(n, &mut p);
-            p.push('`');
-            p
-        }
-        other => article(&other).to_owned(),
     }
 }
 
