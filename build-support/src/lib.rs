@@ -40,6 +40,7 @@
 //!
 //! | to | use |
 //! |---|---|
+//! | compile a package directory, a contract file or an unsaved text as every front end does (`check`, `render`, `test`, `eval`, the language server, `diff`) | [`Compiler`] for a [`Target`] → [`CompiledInput`] |
 //! | compile one contract text | [`compile_str`], [`validate_str`], [`parse_str`] → [`Compilation`]; [`parse_file`] over [`Sources`] |
 //! | compile a parsed (and composed) contract with options | [`compile_contract`], [`CompileOptions`] |
 //! | compile the `expect` checks of its eval fixtures (for `templiqx::evaluate_check`) | [`compile_checks`] |
@@ -61,6 +62,7 @@ mod builder;
 mod check;
 pub mod codegen;
 mod compile;
+mod compiler;
 pub mod dto;
 mod file_system;
 #[cfg(feature = "json-schema")]
@@ -77,6 +79,7 @@ pub mod yaml;
 pub use builder::{BuildError, Builder, Generated};
 pub use check::{CompileOptions, compile_checks, compile_contract};
 pub use compile::{Compilation, compile_str, parse_file, parse_str, validate_str};
+pub use compiler::{CompiledInput, Compiler, InputKind, Target, io_reason, required_capabilities};
 pub use file_system::{FileSystem, Overlay, RealFileSystem};
 pub use package::{
     CompiledContract, Loader, MANIFEST, MAX_INCLUDE_DEPTH, Manifest, Package, ToolContract,

@@ -2,27 +2,17 @@
 //! a [`FileSystem`] (the disk, or a git revision) and compiled.
 
 use crate::change::Location;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use templiqx_build::dto::{Contract, FileId};
 use templiqx_build::{
-    CompiledContract, FileSystem, Loader, MANIFEST, Manifest, compile_contract, relative_to,
+    CompiledContract, Compiler, FileSystem, InputKind, Loader, Manifest, Target, compile_contract,
 };
-use templiqx_contracts::{CapabilityProfile, Code, Diagnostic, Position};
+use templiqx_contracts::{CapabilityProfile, Diagnostic, Position};
 
-/// What a side is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// A package directory (it holds `templiqx.yaml`).
-    Package,
-    /// A contract file.
-    File,
-    /// Nothing comparable is at the path: nothing at all, something that
-    /// is neither a regular file nor a directory, or (on a side that may
-    /// be absent) a directory without `templiqx.yaml`. See
-    /// [`Side::unusable`].
-    Absent,
-}
+/// What a side is: a package directory, a contract file, or nothing
+/// comparable ([`Side::unusable`]; with `absent_is_empty`, nothing at all).
+pub type Kind = InputKind;
 
 /// One side of a diff, loaded and compiled.
 pub struct Side {
@@ -73,26 +63,13 @@ impl std::fmt::Debug for Side {
     }
 }
 
-/// An I/O error's reason in words: the operating system's message without
-/// its ` (os error N)` tail, starting in lower case.
-fn os_reason(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    let text = text
-        .find(" (os error")
-        .map_or(text.as_str(), |i| &text[..i]);
-    let mut chars = text.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_lowercase().chain(chars).collect()
-    })
-}
-
 /// Compiles `c`'s interaction without its eval fixtures when they are all
 /// that stop it: every error is under `/evals` of the contract file
 /// (`TQX_EVAL_INVALID`, or a check's expression), and the contract without
 /// `evals` compiles. Fixtures never reach the interaction (`docs/diff.md`,
 /// `EVAL_CHANGED`), so the comparison of shapes need not wait for them;
 /// the fixtures' diagnostics stay in `c`.
-fn without_fixtures(c: &mut CompiledContract, loader: &Loader, profile: &CapabilityProfile) {
+fn without_fixtures(c: &mut CompiledContract, loader: &Loader, target: &Target) {
     let Some(contract) = &c.contract else { return };
     let in_fixtures = |d: &Diagnostic| {
         !d.is_error()
@@ -113,29 +90,9 @@ fn without_fixtures(c: &mut CompiledContract, loader: &Loader, profile: &Capabil
         evals: Vec::new(),
         ..contract.clone()
     };
-    if let Ok(interaction) = compile_contract(&bare, &loader.sources, profile) {
+    if let Ok(interaction) = compile_contract(&bare, &loader.sources, &target.profile_for(&bare)) {
         c.interaction = Some(interaction);
     }
-}
-
-/// `path` made absolute against `base`, `.` and `..` removed lexically.
-fn absolute(base: &Path, path: &Path) -> PathBuf {
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        base.join(path)
-    };
-    let mut out = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 impl Side {
@@ -145,8 +102,9 @@ impl Side {
     ///
     /// A directory is a package (every contract its manifest lists); a file
     /// is one contract (its package, for includes, the nearest ancestor
-    /// holding `templiqx.yaml`). Contracts compile for `target`; without
-    /// one, for the capabilities the side's contracts require, so
+    /// holding `templiqx.yaml`), compiled through the compiler's one entry
+    /// point ([`Compiler`]). Contracts compile for `target`; without one,
+    /// each for the capabilities it requires ([`Target::Required`]), so
     /// `TQX_CAPABILITY_UNSUPPORTED` never fires and the comparison sees
     /// the required capabilities themselves.
     ///
@@ -164,74 +122,33 @@ impl Side {
         label: impl Into<String>,
         absent_is_empty: bool,
     ) -> Side {
-        let abs = absolute(base, path);
-        let shown = {
-            let rel = relative_to(&abs, base).to_string_lossy().replace('\\', "/");
-            if rel.is_empty() { ".".to_owned() } else { rel }
-        };
-        let (kind, unusable) = if fs.is_dir(&abs) {
-            if fs.is_file(&abs.join(MANIFEST)) {
-                (Kind::Package, None)
-            } else {
-                let d = Diagnostic::error(
-                    Code::Io,
-                    format!("`{shown}` is not a package: it holds no `{MANIFEST}`"),
-                )
-                .in_file(shown.clone())
-                .help(format!(
-                    "a package directory holds a `{MANIFEST}` manifest; to compare one contract, pass its file"
-                ));
-                (Kind::Absent, (!absent_is_empty).then_some(d))
-            }
-        } else if fs.is_file(&abs) {
-            (Kind::File, None)
-        } else {
-            let (what, exists) = match fs.canonicalize(&abs) {
-                // Something is there, but neither a file nor a directory.
-                Ok(_) => (
-                    format!(
-                        "`{shown}` is neither a regular file nor a directory (a device, a named pipe or a socket)"
-                    ),
-                    true,
-                ),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => (
-                    format!("cannot open `{shown}`: no such file or directory"),
-                    false,
-                ),
-                Err(e) => {
-                    let reason = os_reason(&e);
-                    let what = if reason.contains("symbolic link") {
-                        format!("`{shown}` is a loop of symbolic links ({reason})")
-                    } else {
-                        format!("cannot open `{shown}`: {reason}")
-                    };
-                    (what, true)
-                }
-            };
-            let d = Diagnostic::error(Code::Io, what)
-                .in_file(shown.clone())
-                .help("pass a package directory (holding `templiqx.yaml`) or a contract file");
-            (Kind::Absent, (exists || !absent_is_empty).then_some(d))
-        };
+        let target = target.map_or(Target::Required, |t| Target::Profile(t.clone()));
+        // Nothing is generated from a side: code generation is not checked.
+        let input = Compiler::new(base, target.clone())
+            .file_system(fs)
+            .check_codegen(false)
+            .allow_absent(absent_is_empty)
+            .compile(path);
         let mut side = Side {
             label: label.into(),
-            path: shown,
-            kind,
-            loader: Loader::with_file_system(base, Arc::clone(&fs)),
-            package: None,
-            contracts: Vec::new(),
-            unusable,
-            problems: Vec::new(),
+            path: input.name,
+            kind: input.kind,
+            loader: input.loader,
+            package: input.package,
+            contracts: input.contracts,
+            unusable: input.unusable,
+            problems: input.problems,
         };
-        if matches!(kind, Kind::Package | Kind::File) {
-            let empty = CapabilityProfile::default();
-            side.compile(&fs, base, &abs, target.unwrap_or(&empty));
-            if target.is_none() {
-                let needs = side.required_capabilities();
-                if !needs.0.is_empty() {
-                    side.compile(&fs, base, &abs, &needs);
-                }
+        let listed = side
+            .manifest()
+            .map(|m| m.contracts.clone())
+            .unwrap_or_default();
+        for (i, c) in side.contracts.iter_mut().enumerate() {
+            // Matched by the listed id, whatever the file says.
+            if let Some(id) = listed.get(i) {
+                c.id.clone_from(id);
             }
+            without_fixtures(c, &side.loader, &target);
         }
         side
     }
@@ -241,58 +158,6 @@ impl Side {
     /// file always loads; the contract may still not compile.
     pub fn loaded(&self) -> bool {
         self.unusable.is_none() && self.problems.is_empty()
-    }
-
-    /// (Re)compiles the side for `profile` with a fresh loader.
-    fn compile(
-        &mut self,
-        fs: &Arc<dyn FileSystem>,
-        base: &Path,
-        abs: &Path,
-        profile: &CapabilityProfile,
-    ) {
-        let mut loader = Loader::with_file_system(base, Arc::clone(fs));
-        self.contracts.clear();
-        self.problems.clear();
-        self.package = None;
-        match self.kind {
-            Kind::Package => match loader.load_package(abs) {
-                Ok(index) => {
-                    self.package = Some(index);
-                    let ids = loader.package(index).manifest.contracts.clone();
-                    for id in ids {
-                        let mut c = loader.compile_listed(index, &id, profile);
-                        // Matched by the listed id, whatever the file says.
-                        c.id = id;
-                        without_fixtures(&mut c, &loader, profile);
-                        self.contracts.push(c);
-                    }
-                }
-                Err(diagnostics) => self.problems = diagnostics,
-            },
-            Kind::File => {
-                let mut c = loader.compile_file(abs, profile);
-                without_fixtures(&mut c, &loader, profile);
-                self.contracts.push(c);
-            }
-            Kind::Absent => {}
-        }
-        self.loader = loader;
-    }
-
-    /// Every capability the side's contracts list or their extensions need.
-    fn required_capabilities(&self) -> CapabilityProfile {
-        CapabilityProfile::new(
-            self.contracts
-                .iter()
-                .filter_map(|c| c.contract.as_ref())
-                .flat_map(|c| {
-                    c.capabilities
-                        .iter()
-                        .cloned()
-                        .chain(c.extensions.iter().map(|(_, e)| e.capability.clone()))
-                }),
-        )
     }
 
     /// The package manifest, for a package directory that loaded.

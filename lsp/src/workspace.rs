@@ -19,10 +19,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use templiqx_build::yaml::Node;
 use templiqx_build::{
-    CompileOptions, CompiledContract, FileSystem, Loader, MANIFEST, Overlay, ParseCache,
-    RealFileSystem, SourceFile, codegen, relative_to,
+    CompileOptions, CompiledContract, Compiler, FileSystem, Loader, MANIFEST, Overlay, ParseCache,
+    RealFileSystem, SourceFile, Target, relative_to, required_capabilities,
 };
-use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};
+use templiqx_contracts::{CapabilityProfile, Diagnostic};
 
 /// An open document.
 #[derive(Debug)]
@@ -429,78 +429,61 @@ impl Workspace {
         })
     }
 
-    /// Compiles a unit as `templiqx check` does (eval fixtures' outputs
-    /// checked, code generation's names decided and checked), through the
-    /// overlay, with the diagnostics `check` reports. Two things `check`
-    /// computes are left out, as the server shows neither
-    /// (`docs/decisions.md`, "The language server"): the generated code
-    /// ([`codegen::check_all`] reports what [`codegen::generate_all`]
-    /// would, without building it) and the interaction fingerprint
-    /// ([`CompileOptions::without_fingerprints`]).
+    /// Compiles a unit as `templiqx check` does, through the compiler's one
+    /// entry point ([`Compiler`]: eval fixtures' outputs checked, code
+    /// generation's names decided and checked) over the overlay, with the
+    /// diagnostics `check` reports. The interaction fingerprint is left
+    /// out, as the server shows none (`docs/decisions.md`, "The language
+    /// server"; [`CompileOptions::without_fingerprints`]). Without a
+    /// target, each contract compiles for the capabilities it requires
+    /// ([`Target::Required`]).
     fn compile(&mut self, key: &UnitKey) -> Compilation {
-        let fs: Arc<dyn FileSystem> = Arc::new(self.overlay.clone());
-        let (base, loader) = match key {
-            UnitKey::Package(root) => (root.clone(), Loader::with_file_system(root, fs)),
-            UnitKey::File(path) => {
-                let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-                (dir.clone(), Loader::with_file_system(dir, fs))
-            }
+        let target = self
+            .target
+            .clone()
+            .map_or(Target::Required, Target::Profile);
+        let (base, path) = match key {
+            UnitKey::Package(root) => (root.clone(), root.clone()),
+            UnitKey::File(path) => (
+                path.parent().map(Path::to_path_buf).unwrap_or_default(),
+                path.clone(),
+            ),
         };
-        let mut loader = loader
-            .with_options(CompileOptions {
+        let compiler = Compiler::new(&base, target)
+            .file_system(Arc::new(self.overlay.clone()))
+            .options(CompileOptions {
                 without_fingerprints: true,
                 ..CompileOptions::default()
             })
-            .with_parse_cache(Arc::clone(&self.parse_cache));
-        let mut problems = Vec::new();
-        let mut contracts = Vec::new();
-        match key {
-            UnitKey::Package(root) => match loader.load_package(root) {
-                Err(diagnostics) => problems = diagnostics,
-                Ok(package) => {
-                    let ids = loader.package(package).manifest.contracts.clone();
-                    for id in &ids {
-                        contracts.push(self.with_profile(&mut loader, |loader, profile| {
-                            loader.compile_listed(package, id, profile)
-                        }));
-                    }
-                    // An open contract the manifest does not list (yet) is
-                    // compiled as `templiqx check FILE` compiles it.
-                    let unlisted: Vec<PathBuf> = self
-                        .documents
+            .parse_cache(Arc::clone(&self.parse_cache));
+        let input = match key {
+            // An open contract the manifest does not list (yet) is compiled
+            // as `templiqx check FILE` compiles it.
+            UnitKey::Package(_) => compiler
+                .extra_files(
+                    self.documents
                         .keys()
-                        .filter(|p| {
-                            !loader.files_read.contains(p)
-                                && self.unit_of(p).as_ref() == Some(key)
-                                && self.is_contract(p)
-                        })
+                        .filter(|p| self.unit_of(p).as_ref() == Some(key) && self.is_contract(p))
                         .cloned()
-                        .collect();
-                    for path in unlisted {
-                        contracts.push(self.with_profile(&mut loader, |loader, profile| {
-                            loader.compile_file(&path, profile)
-                        }));
-                    }
-                }
-            },
-            UnitKey::File(path) => {
-                contracts.push(self.with_profile(&mut loader, |loader, profile| {
-                    loader.compile_file(path, profile)
-                }))
-            }
-        }
-        let checked = codegen::check_all(&contracts, &loader.sources);
-        for (c, checked) in contracts.iter_mut().zip(checked) {
-            if let Some(Err(diagnostics)) = checked {
-                c.diagnostics.extend(diagnostics);
-                c.interaction = None;
-            }
-        }
+                        .collect(),
+                )
+                .compile(&path),
+            UnitKey::File(_) => compiler.compile_file(&path),
+        };
+        // Without a target, completion offers every capability a contract
+        // required so far.
+        self.learned.0.extend(
+            input
+                .contracts
+                .iter()
+                .filter_map(|c| c.contract.as_ref())
+                .flat_map(|c| required_capabilities(c).0),
+        );
         let mut compilation = Compilation {
             base,
-            loader,
-            problems,
-            contracts,
+            problems: input.unusable.into_iter().chain(input.problems).collect(),
+            contracts: input.contracts,
+            loader: input.loader,
             names: BTreeMap::new(),
         };
         compilation.names = compilation
@@ -510,45 +493,6 @@ impl Workspace {
             .map(|p| (compilation.name_of(p), p.clone()))
             .collect();
         compilation
-    }
-
-    /// Compiles one contract for the target; without one, for every
-    /// capability contracts required so far, and again with the contract's
-    /// own when it needs more (so `TQX_CAPABILITY_UNSUPPORTED` and
-    /// `TQX_EXTENSION_UNSUPPORTED` never fire; every other check is
-    /// independent of the profile).
-    fn with_profile(
-        &mut self,
-        loader: &mut Loader,
-        compile: impl Fn(&mut Loader, &CapabilityProfile) -> CompiledContract,
-    ) -> CompiledContract {
-        if let Some(target) = &self.target {
-            return compile(loader, target);
-        }
-        let compiled = compile(loader, &self.learned);
-        let unsupported = compiled.diagnostics.iter().any(|d| {
-            matches!(
-                d.code,
-                Code::CapabilityUnsupported | Code::ExtensionUnsupported
-            )
-        });
-        let Some(contract) = compiled.contract.as_ref().filter(|_| unsupported) else {
-            return compiled;
-        };
-        let needs = contract.capabilities.iter().map(String::as_str).chain(
-            contract
-                .extensions
-                .iter()
-                .map(|(_, e)| e.capability.as_str()),
-        );
-        let before = self.learned.0.len();
-        self.learned
-            .0
-            .extend(needs.filter(|c| !c.is_empty()).map(str::to_owned));
-        if self.learned.0.len() == before {
-            return compiled;
-        }
-        compile(loader, &self.learned)
     }
 
     /// The protocol diagnostics of a compilation, by real path.

@@ -23,6 +23,7 @@ mod paths;
 pub use paths::relative_to;
 
 use crate::check::{CompileOptions, compile_contract_with};
+use crate::compiler::Target;
 use crate::dto::{Contract, FileId, Loc, OrderedMap};
 use crate::file_system::{FileSystem, RealFileSystem};
 use crate::parse_cache::ParseCache;
@@ -224,6 +225,11 @@ impl Loader {
             fs,
             parse_cache: None,
         }
+    }
+
+    /// The directory display names are relative to (canonicalised).
+    pub(crate) fn base(&self) -> &Path {
+        &self.base
     }
 
     /// Sets the compile options for every contract this loader compiles.
@@ -458,6 +464,17 @@ impl Loader {
         id: &str,
         target: &CapabilityProfile,
     ) -> CompiledContract {
+        self.compile_listed_for(package, id, &Target::Profile(target.clone()))
+    }
+
+    /// [`Loader::compile_listed`] for a [`Target`]: a profile, or the
+    /// capabilities the contract itself requires.
+    pub(crate) fn compile_listed_for(
+        &mut self,
+        package: usize,
+        id: &str,
+        target: &Target,
+    ) -> CompiledContract {
         let root = self.packages[package].root.clone();
         let path = root.join("contracts").join(format!("{id}.yaml"));
         // A listed contract is a package file like a partial: one that
@@ -496,6 +513,12 @@ impl Loader {
     /// directory is the include root and there are no dependencies or tool
     /// contracts (`docs/format.md`, "Packages").
     pub fn compile_file(&mut self, path: &Path, target: &CapabilityProfile) -> CompiledContract {
+        self.compile_file_for(path, &Target::Profile(target.clone()))
+    }
+
+    /// [`Loader::compile_file`] for a [`Target`]: a profile, or the
+    /// capabilities the contract itself requires.
+    pub(crate) fn compile_file_for(&mut self, path: &Path, target: &Target) -> CompiledContract {
         // A file that cannot be canonicalised (it does not exist) is still
         // made absolute, so the package search walks real directories and
         // never reaches an empty path (`contracts/nope.yaml` from a package
@@ -545,7 +568,7 @@ impl Loader {
         pkg: usize,
         path: &Path,
         expected_id: Option<&str>,
-        target: &CapabilityProfile,
+        target: &Target,
     ) -> CompiledContract {
         let display = self.display(path);
         let mut result = CompiledContract {
@@ -613,7 +636,8 @@ impl Loader {
         }
         self.compose(pkg, &mut contract, &mut result.diagnostics);
         if result.diagnostics.is_empty() {
-            match compile_contract_with(&contract, &self.sources, target, &self.options) {
+            let profile = target.profile_for(&contract);
+            match compile_contract_with(&contract, &self.sources, &profile, &self.options) {
                 Ok(i) => result.interaction = Some(i),
                 Err(d) => result.diagnostics = d,
             }

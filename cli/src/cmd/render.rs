@@ -5,7 +5,7 @@ use crate::ui::{SourceTexts, Status, Ui};
 use anstyle::Style;
 use std::io;
 use std::path::Path;
-use templiqx_build::{CompiledContract, Loader};
+use templiqx_build::{CompiledContract, Compiler, Target};
 use templiqx_contracts::diagnostic::pointer_push;
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Interaction, Json, Operation, OperationEnvelope,
@@ -22,11 +22,18 @@ pub(crate) fn compile(
     contract: &Path,
     target: &CapabilityProfile,
 ) -> (CompiledContract, Vec<Diagnostic>, SourceTexts) {
-    let mut loader = Loader::new(current_dir());
-    let mut compiled = loader.compile_file(contract, target);
-    let diagnostics = std::mem::take(&mut compiled.diagnostics);
+    // Rendering generates no code: code generation is not checked.
+    let input = Compiler::new(current_dir(), Target::Profile(target.clone()))
+        .check_codegen(false)
+        .compile_file(contract);
     let mut sources = SourceTexts::default();
-    sources.extend_from(&loader.sources);
+    sources.extend_from(&input.loader.sources);
+    let mut compiled = input
+        .contracts
+        .into_iter()
+        .next()
+        .expect("compile_file compiles one contract");
+    let diagnostics = std::mem::take(&mut compiled.diagnostics);
     (compiled, diagnostics, sources)
 }
 

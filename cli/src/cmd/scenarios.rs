@@ -13,8 +13,8 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use templiqx_build::Loader;
 use templiqx_build::text::{self, ReadError, Syntax};
+use templiqx_build::{Compiler, Target};
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, Receipt,
 };
@@ -327,13 +327,11 @@ fn contract_diagnostics(
     target: &CapabilityProfile,
     texts: &mut SourceTexts,
 ) -> Vec<Diagnostic> {
-    let mut loader = Loader::new(current_dir());
-    let diagnostics = match loader.compile_package(&inventory.package_dir, target) {
-        Ok(contracts) => contracts.into_iter().flat_map(|c| c.diagnostics).collect(),
-        Err(diagnostics) => diagnostics,
-    };
-    texts.extend_from(&loader.sources);
-    diagnostics
+    let input = Compiler::new(current_dir(), Target::Profile(target.clone()))
+        .check_codegen(false)
+        .compile(&inventory.package_dir);
+    texts.extend_from(&input.loader.sources);
+    input.diagnostics().cloned().collect()
 }
 
 /// A `TQX_IO` diagnostic when `path` is not a readable file.
