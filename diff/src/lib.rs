@@ -58,12 +58,15 @@
 //! ```
 
 mod change;
+mod content;
 mod contract;
 pub mod git;
 mod package;
+mod pair;
 pub mod render;
 pub mod rules;
 pub mod schema;
+mod schema_changes;
 mod side;
 mod text;
 pub mod version;

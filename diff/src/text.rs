@@ -1,4 +1,4 @@
-//! Small text helpers for messages.
+//! Small text helpers for messages, and the names of two lists in order.
 
 use serde_json::Value;
 
@@ -87,6 +87,44 @@ pub(crate) fn place_child(place: &str, name: &str) -> String {
     } else {
         format!("{place}[{}]", Value::String(name.to_owned()))
     }
+}
+
+/// `"a"` → `"b"`, `added`, `removed`, as words.
+pub(crate) fn edit(a: Option<&str>, b: Option<&str>) -> String {
+    let show = |s: &str| {
+        let s = s.trim();
+        if s.chars().count() > 40 {
+            format!("\"{}…\"", s.chars().take(39).collect::<String>())
+        } else {
+            format!("{:?}", s)
+        }
+    };
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            let (a, b) = excerpts(a.trim(), b.trim());
+            format!("changed: {a} → {b}")
+        }
+        (None, Some(b)) => format!("was added: {}", show(b)),
+        (Some(a), None) => format!("was removed (was {})", show(a)),
+        (None, None) => "did not change".to_owned(),
+    }
+}
+
+/// Names of both lists, the first's order first, each once.
+pub(crate) fn union<'a, I, J, S>(a: I, b: J) -> Vec<String>
+where
+    I: IntoIterator<Item = S>,
+    J: IntoIterator<Item = S>,
+    S: AsRef<str> + 'a,
+{
+    let mut out: Vec<String> = Vec::new();
+    for s in a.into_iter().chain(b) {
+        let s = s.as_ref();
+        if !out.iter().any(|o| o == s) {
+            out.push(s.to_owned());
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -24,14 +24,13 @@
 //! The subset has no `pattern`, `$ref`, `anyOf`/`oneOf` or unions of
 //! several non-null types (`TQX_SCHEMA_UNSUPPORTED`), so none of them can
 //! appear here.
-//!
-//! The comparison is split by concern, each module using only those listed
-//! before it: `interval` (numeric bounds), `values` (what a schema accepts,
-//! kind by kind), `judge` (validation with a long `enum` as a set), `node`
-//! (where each schema is written), `finding` (what a finding is about and
-//! how it reads), `witness` (example values) and `inclusion` (the walk);
-//! this module answers with them.
 
+// The comparison is split by concern, each module using only those listed
+// before it: `interval` (numeric bounds), `values` (what a schema accepts,
+// kind by kind), `judge` (validation with a long `enum` as a set), `node`
+// (where each schema is written), `finding` (what a finding is about and
+// how it reads), `witness` (example values) and `inclusion` (the walk);
+// this module answers with them.
 mod finding;
 mod inclusion;
 mod interval;
@@ -103,6 +102,22 @@ pub fn includes(a: &Schema, b: &Schema) -> Answer {
             reason: f.sentence(),
         },
         None => Answer::Yes,
+    }
+}
+
+/// Whether two compiled schemas accept exactly the same values (proven).
+pub(crate) fn same_values(a: &Schema, b: &Schema) -> bool {
+    includes(a, b) == Answer::Yes && includes(b, a) == Answer::Yes
+}
+
+/// Whether two schema documents accept the same values: compared compiled
+/// when both compile, else by their canonical JSON.
+pub(crate) fn same_shape(a: &Value, b: &Value) -> bool {
+    use templiqx_build::schema::compile_schema;
+    use templiqx_contracts::canonical::fingerprint;
+    match (compile_schema(a, ""), compile_schema(b, "")) {
+        (Ok(sa), Ok(sb)) => same_values(&sa, &sb),
+        _ => fingerprint(a) == fingerprint(b),
     }
 }
 
