@@ -1,9 +1,9 @@
 //! Reads the machine-readable parts of `docs/diagnostics.md`.
 //!
-//! Shared by `build-support/tests/catalogue.rs` (compile-time examples,
-//! coverage), `tests/tests/catalogue_render.rs` (render-time examples) and
+//! Shared by `build-support/tests/it/catalogue.rs` (compile-time examples,
+//! coverage), `tests/tests/it/catalogue_render.rs` (render-time examples) and
 //! `cli/tests/catalogue.rs` (every example through the `templiqx` binary),
-//! which include this file with `#[path]`.
+//! whose test binaries include this file with `#[path]`.
 //!
 //! The layout (documented at the top of the catalogue):
 //!

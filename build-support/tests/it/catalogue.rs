@@ -1,15 +1,12 @@
 //! Keeps `docs/diagnostics.md` honest: every `Code` has a section, every
 //! compile-time example produces exactly its code and exactly the
 //! diagnostics the catalogue quotes, and every test the catalogue names
-//! exists. (Render-time examples are run by `tests/tests/catalogue_render.rs`,
+//! exists. (Render-time examples are run by `tests/tests/it/catalogue_render.rs`,
 //! whose crate depends on the runtime; scenario examples, and every example
 //! again through the `templiqx` binary, by `cli/tests/catalogue.rs`.)
 
-#[path = "support/catalogue_doc.rs"]
-mod catalogue_doc;
-
-use catalogue_doc::{
-    Example, Section, catalogue_path, check_produced, describe, matches, repo_root,
+use crate::catalogue_doc::{
+    self, Example, Section, catalogue_path, check_produced, describe, matches, repo_root,
 };
 use std::fs;
 use templiqx_build::Loader;

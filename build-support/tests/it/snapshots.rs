@@ -1,9 +1,9 @@
 //! Snapshots of the generated code for the example contracts
 //! (`examples/crm3`, `examples/packages/demo`), with `insta`: every change
-//! to generated code shows as a reviewed diff of `tests/snapshots/*.snap`
+//! to generated code shows as a reviewed diff of `tests/it/snapshots/*.snap`
 //! (`docs/format.md`, "Generated Rust"). After an intended change, review
 //! and accept the new snapshots (`cargo insta review`, or
-//! `INSTA_UPDATE=always cargo test -p templiqx-build --test snapshots`
+//! `INSTA_UPDATE=always cargo test -p templiqx-build --test it snapshots::`
 //! and read the diff before committing).
 
 use std::path::Path;
