@@ -77,6 +77,7 @@ mod convert;
 mod diagnostics;
 mod init;
 mod notifications;
+mod queue;
 mod requests;
 mod server;
 mod transport;

@@ -1,7 +1,8 @@
 //! The protocol loop: the initialize handshake, then one message at a time.
 
 use crate::init::{Client, Init, capabilities, default_docs};
-use crate::requests::{self, Session};
+use crate::queue::{Pending, Queue, Token};
+use crate::requests::{self, Failure, Session};
 use crate::transport::Transport;
 use crate::workspace::{Publication, Workspace};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
@@ -62,6 +63,7 @@ pub fn run(connection: &Connection, options: Options) -> Result<(), Error> {
         .send(Response::new_ok(id, result).into())?;
     let mut server = Server {
         connection,
+        queue: Queue::new(&connection.receiver),
         workspace: Workspace::new(target.clone(), docs.clone()),
         client: init.client,
         next_id: 0,
@@ -186,6 +188,8 @@ impl std::error::Error for Closed {}
 
 struct Server<'a> {
     connection: &'a Connection,
+    /// The client's messages, read ahead when a request may be dropped.
+    queue: Queue<'a>,
     workspace: Workspace,
     client: Client,
     next_id: i32,
@@ -196,7 +200,7 @@ struct Server<'a> {
 impl Server<'_> {
     fn serve(&mut self) -> Result<(), Error> {
         loop {
-            let Ok(message) = self.connection.receiver.recv() else {
+            let Some(message) = self.queue.next() else {
                 return Err(Closed.into());
             };
             match message {
@@ -221,9 +225,7 @@ impl Server<'_> {
                                 .to_owned(),
                         )
                     } else {
-                        // Answer from what the editor shows now.
-                        self.flush()?;
-                        self.request(request)
+                        self.request(request)?
                     };
                     self.connection.sender.send(response.into())?;
                 }
@@ -250,7 +252,7 @@ impl Server<'_> {
                 Message::Response(_) => {}
             }
             // Coalesce a burst of edits: compile once the queue is empty.
-            if !self.shut_down && self.connection.receiver.is_empty() {
+            if !self.shut_down && self.queue.is_empty() {
                 self.flush()?;
             }
         }
@@ -325,23 +327,42 @@ impl Server<'_> {
         Ok(())
     }
 
-    /// Answers a request with its handler. A panic (a bug) is answered
-    /// `-32603 InternalError`, never fatal.
-    fn request(&mut self, request: Request) -> Response {
+    /// Answers a request with its handler, from what the editor shows now
+    /// (what changed is compiled first), unless a message that arrived
+    /// after it drops it (`crate::queue`): it is then answered `-32800` or
+    /// `-32801` without its work, checked before the compilation, before
+    /// the handler, and by the handler's long loops. A panic (a bug) is
+    /// answered `-32603 InternalError`, never fatal.
+    fn request(&mut self, request: Request) -> Result<Response, Error> {
         let id = request.id.clone();
+        let pending = Pending::of(&request);
+        if let Some(dropped) = self.queue.dropped(&pending) {
+            return Ok(refused(id, Failure::from(dropped)));
+        }
+        self.flush()?;
+        if let Some(dropped) = self.queue.dropped(&pending) {
+            return Ok(refused(id, Failure::from(dropped)));
+        }
+        let token = Token::new(&self.queue, &pending);
         let session = Session {
             workspace: &self.workspace,
             client: self.client,
+            token: &token,
         };
         let answer = catch_unwind(AssertUnwindSafe(|| requests::answer(&session, request)));
-        match answer {
+        Ok(match answer {
             Ok(Ok(value)) => Response::new_ok(id, value),
-            Ok(Err(failure)) => Response::new_err(id, failure.code as i32, failure.message),
+            Ok(Err(failure)) => refused(id, failure),
             Err(_) => Response::new_err(
                 id,
                 ErrorCode::InternalError as i32,
                 "templiqx: internal error (please report it with the file)".to_owned(),
             ),
-        }
+        })
     }
+}
+
+/// The error answer of a request.
+fn refused(id: RequestId, failure: Failure) -> Response {
+    Response::new_err(id, failure.code as i32, failure.message)
 }

@@ -21,6 +21,7 @@
 
 use super::{Failure, RequestHandler, Session, hover};
 use crate::convert::LineIndex;
+use crate::queue::{Dropped, Token};
 use crate::tree::{self, Declared, Hit, Tree};
 use crate::workspace::Workspace;
 use lsp_types::{
@@ -100,21 +101,28 @@ impl RequestHandler for Completion {
         let at = &params.text_document_position;
         // A document the server cannot read gets an empty list.
         let items = Workspace::key(&at.text_document.uri)
-            .map(|path| completion(session.workspace, &path, at.position))
+            .map(|path| completion(session.workspace, &path, at.position, session.token))
+            .transpose()?
             .unwrap_or_default();
         Ok(Some(CompletionResponse::Array(items)))
     }
 }
 
 /// The completion items at `position` in the file at real `path`; empty
-/// when nothing fits (or the file is unknown).
-fn completion(workspace: &Workspace, path: &Path, position: Position) -> Vec<CompletionItem> {
+/// when nothing fits (or the file is unknown). `Err` when `token` stops
+/// the request between two parses.
+fn completion(
+    workspace: &Workspace,
+    path: &Path,
+    position: Position,
+    token: &Token<'_>,
+) -> Result<Vec<CompletionItem>, Dropped> {
     let Some(text) = workspace.text(path) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let index = LineIndex::new(&text);
     let offset = index.offset(position);
-    let completions = match probe(&text, offset) {
+    let completions = match probe(&text, offset, token)? {
         Some((here, marker)) => {
             let including;
             let decl = if here.root.as_map().is_some() {
@@ -144,7 +152,7 @@ fn completion(workspace: &Workspace, path: &Path, position: Position) -> Vec<Com
     } else {
         ""
     };
-    completions
+    let items = completions
         .candidates
         .into_iter()
         .enumerate()
@@ -173,7 +181,8 @@ fn completion(workspace: &Workspace, path: &Path, position: Position) -> Vec<Com
                 ..CompletionItem::default()
             }
         })
-        .collect()
+        .collect();
+    Ok(items)
 }
 
 /// Whether `c` ends the word being completed (`segment`: a reference
@@ -261,8 +270,10 @@ fn bare_word(line: &str) -> bool {
 
 /// The tree of `text` with the marker at `offset` (after a space when a
 /// `:` ends the text before it), repaired as the module docs say, and the
-/// offset of the marker; `None` when no repair parses.
-fn probe(text: &str, offset: usize) -> Option<(Tree, usize)> {
+/// offset of the marker; `None` when no repair parses. `token` is checked
+/// before each parse: on a large document, parses are most of a
+/// completion's work.
+fn probe(text: &str, offset: usize, token: &Token<'_>) -> Result<Option<(Tree, usize)>, Dropped> {
     let head = &text[..offset];
     let pad = if head.ends_with(':') { " " } else { "" };
     let marker = offset + pad.len();
@@ -283,39 +294,54 @@ fn probe(text: &str, offset: usize) -> Option<(Tree, usize)> {
     // large document the parses are bounded by `PARSE_BUDGET` bytes (at
     // least two), so a completion costs about what a compilation does.
     let mut parses = (PARSE_BUDGET / text.len().max(1)).max(2);
-    variants.into_iter().find_map(|variant| {
-        let (text, root) = parse_around(variant, marker, &mut parses)?;
-        let tree = Tree {
-            path: std::path::PathBuf::new(),
-            text,
-            root: root.into(),
-        };
-        Some((tree, marker))
-    })
+    for variant in variants {
+        if let Some((text, root)) = parse_around(variant, marker, &mut parses, token)? {
+            let tree = Tree {
+                path: std::path::PathBuf::new(),
+                text,
+                root: root.into(),
+            };
+            return Ok(Some((tree, marker)));
+        }
+    }
+    Ok(None)
 }
 
 /// Parses `text`, blanking up to [`BLANKED_LINES`] lines the parser stops
 /// at, other than the line of `keep` (offsets do not move: a line is
 /// replaced by as many spaces as it has bytes); each parse takes one of
-/// `parses`, and none left is a failure.
-fn parse_around(mut text: String, keep: usize, parses: &mut usize) -> Option<(String, Node)> {
+/// `parses`, and none left is a failure (`Ok(None)`); `Err` when `token`
+/// stops the request before a parse.
+fn parse_around(
+    mut text: String,
+    keep: usize,
+    parses: &mut usize,
+    token: &Token<'_>,
+) -> Result<Option<(String, Node)>, Dropped> {
     for _ in 0..=BLANKED_LINES {
-        *parses = parses.checked_sub(1)?;
+        token.check()?;
+        let Some(left) = parses.checked_sub(1) else {
+            return Ok(None);
+        };
+        *parses = left;
         let error = match yaml::parse(&text) {
-            Ok(root) => return Some((text, root)),
+            Ok(root) => return Ok(Some((text, root))),
             Err(error) => error,
         };
-        let mut at = error.span?.bytes.0.min(text.len());
+        let Some(span) = error.span else {
+            return Ok(None);
+        };
+        let mut at = span.bytes.0.min(text.len());
         while !text.is_char_boundary(at) {
             at -= 1;
         }
         let (start, end) = (line_start(&text, at), line_end(&text, at));
         if (start..=end).contains(&keep) || start == end {
-            return None;
+            return Ok(None);
         }
         text.replace_range(start..end, &" ".repeat(end - start));
     }
-    None
+    Ok(None)
 }
 
 /// The candidates at the marker (at `marker`) of the parsed `here`, whose
@@ -840,6 +866,8 @@ fn keywords(workspace: &Workspace, schema: Option<&Node>) -> Completions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::tests::completion as request;
+    use crate::queue::{Pending, Queue};
     use lsp_types::Url;
 
     #[test]
@@ -847,16 +875,43 @@ mod tests {
         // Line 1 does not parse; the cursor is on line 2.
         let text = "a: 1\nb: \"x\" y\nc: x\n".to_owned();
         let keep = text.find("c:").unwrap();
+        let pending = Pending::of(&request(1, "file:///c.yaml"));
+        let never = Token::never(&pending);
         let mut parses = 2;
-        let (repaired, root) = parse_around(text.clone(), keep, &mut parses).unwrap();
+        let (repaired, root) = parse_around(text.clone(), keep, &mut parses, &never)
+            .unwrap()
+            .unwrap();
         assert_eq!(parses, 0);
         assert!(root.get("b").is_none() && root.get("c").is_some());
         assert_eq!(repaired.len(), text.len());
         let mut parses = 1;
-        assert!(parse_around(text.clone(), keep, &mut parses).is_none());
+        assert!(parse_around(text.clone(), keep, &mut parses, &never) == Ok(None));
         assert_eq!(parses, 0);
         let mut parses = 0;
-        assert!(parse_around("a: 1\n".to_owned(), 0, &mut parses).is_none());
+        assert!(parse_around("a: 1\n".to_owned(), 0, &mut parses, &never) == Ok(None));
+    }
+
+    #[test]
+    fn a_cancelled_completion_stops_before_its_first_parse() {
+        let text = "a: 1\nb: \"x\" y\nc: x\n".to_owned();
+        let (sender, receiver) = crossbeam_channel::unbounded();
+        let queue = Queue::new(&receiver);
+        let pending = Pending::of(&request(1, "file:///c.yaml"));
+        let token = Token::new(&queue, &pending);
+        let mut parses = 2;
+        assert!(matches!(
+            parse_around(text.clone(), 0, &mut parses, &token),
+            Ok(Some(_))
+        ));
+        let cancel = lsp_server::Notification::new(
+            "$/cancelRequest".to_owned(),
+            serde_json::json!({ "id": 1 }),
+        );
+        sender.send(cancel.into()).unwrap();
+        let mut parses = 2;
+        assert!(parse_around(text.clone(), 0, &mut parses, &token) == Err(Dropped::Cancelled));
+        assert_eq!(parses, 2, "no parse");
+        assert!(matches!(probe(&text, 0, &token), Err(Dropped::Cancelled)));
     }
 
     /// The labels completed at `|` in `text` (a lone contract file).
@@ -868,7 +923,9 @@ mod tests {
         workspace.open(Url::from_file_path(&path).unwrap(), 1, text.clone());
         let position = LineIndex::new(&text).position(offset);
         let key = Workspace::key(&Url::from_file_path(&path).unwrap()).unwrap();
-        completion(&workspace, &key, position)
+        let pending = Pending::of(&request(1, "file:///c.yaml"));
+        completion(&workspace, &key, position, &Token::never(&pending))
+            .unwrap()
             .into_iter()
             .map(|c| c.label)
             .collect()

@@ -29,6 +29,7 @@ use self::references::References;
 use self::rename::Rename;
 use crate::convert::LineIndex;
 use crate::init::Client;
+use crate::queue::{Dropped, Token};
 use crate::tree::Tree;
 use crate::workspace::Workspace;
 use lsp_server::{ErrorCode, Request};
@@ -36,12 +37,16 @@ use lsp_types::TextDocumentPositionParams;
 use lsp_types::request::{self as method, Request as _};
 use serde_json::Value;
 
-/// What a handler reads: the workspace, and what the client supports.
+/// What a handler reads: the workspace, what the client supports, and
+/// whether the request is still wanted.
 pub(crate) struct Session<'a> {
     /// The open documents and the last compilations.
     pub(crate) workspace: &'a Workspace,
     /// What the client supports, of what answers depend on.
     pub(crate) client: Client,
+    /// The request's cancellation: a handler's long loops check it and
+    /// stop with its `Err` (`crate::queue`).
+    pub(crate) token: &'a Token<'a>,
 }
 
 /// Why a request is answered with an error: its JSON-RPC code and message.
@@ -56,6 +61,23 @@ impl Failure {
         Failure {
             code,
             message: message.into(),
+        }
+    }
+}
+
+impl From<Dropped> for Failure {
+    /// The answer to a request dropped before its work is done (LSP 3.17,
+    /// "ErrorCodes").
+    fn from(dropped: Dropped) -> Failure {
+        match dropped {
+            Dropped::Cancelled => Failure::new(
+                ErrorCode::RequestCanceled,
+                "the request was cancelled ($/cancelRequest)",
+            ),
+            Dropped::Modified => Failure::new(
+                ErrorCode::ContentModified,
+                "the document changed after the request (textDocument/didChange): ask again",
+            ),
         }
     }
 }
