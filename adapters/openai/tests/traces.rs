@@ -5,6 +5,13 @@
 //!
 //! One test function: content capture is process-wide, so its two states
 //! are tried in sequence.
+//!
+//! Its own test binary, not a module of `it/`, for the same reason and one
+//! more: it captures through a thread-local subscriber (`set_default`), and
+//! while it is the only dispatcher, tracing caches a callsite's interest
+//! from the thread that first reaches it; a test without a subscriber
+//! executing the adapter on another thread would cache "never" and the
+//! capture would miss spans (tokio-rs/tracing#3611).
 
 use serde_json::json;
 use std::collections::BTreeMap;
