@@ -1,0 +1,4 @@
+//! The integration tests of `templiqx-anthropic`, one binary (each file a
+//! module).
+
+mod fake_server;
