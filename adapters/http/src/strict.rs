@@ -655,7 +655,7 @@ fn accepts_null(s: &Map<String, Value>) -> bool {
     type_ok && any_ok && enum_ok && const_ok
 }
 
-/// Unit tests of the lowering rules; `tests/strict_lowering.rs` checks
+/// Unit tests of the lowering rules; `tests/it/strict_lowering.rs` checks
 /// them against an independent reading of the guide and the project's
 /// validator.
 #[cfg(test)]
