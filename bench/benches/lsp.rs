@@ -49,8 +49,11 @@
 //! `generated-100`, after 20 warm-up edits; `LSP_BENCH_EDITS` (timed edits
 //! of both), `LSP_BENCH_WARMUP` and `LSP_BENCH_MEMORY_EDITS` override the
 //! counts. `cancel` times 7 bursts of 2 rounds per mode in a contract of at
-//! least 1,000,000 bytes: `LSP_BENCH_BURSTS`, `LSP_BENCH_ROUNDS` and
-//! `LSP_BENCH_LARGE_BYTES` override them. Without `--bench` (as `cargo test --benches` runs it) every
+//! least 1,000,000 bytes, keystrokes back to back: `LSP_BENCH_BURSTS`,
+//! `LSP_BENCH_ROUNDS`, `LSP_BENCH_LARGE_BYTES` and `LSP_BENCH_KEYSTROKE_MS`
+//! (a pause before each keystroke but the first) override them.
+//! `LSP_BENCH_SERVER_EXE` runs another build of this benchmark as the
+//! server (one of an earlier commit, to measure a change with one client). Without `--bench` (as `cargo test --benches` runs it) every
 //! scenario makes a few edits only, to check that the harness still works.
 
 use lsp_server::{Message, Notification, Request, RequestId};
@@ -65,6 +68,10 @@ use std::time::{Duration, Instant};
 /// Set in the child's environment: the child serves the protocol on its
 /// standard input and output instead of running the benchmark.
 const SERVER_ENV: &str = "TEMPLIQX_LSP_BENCH_SERVER";
+
+/// When set, the path of another build of this benchmark to run as the
+/// server (a build of an earlier commit, say): the client stays this one.
+const SERVER_EXE: &str = "LSP_BENCH_SERVER_EXE";
 
 /// How long the client waits for one answer before it declares the server
 /// stuck.
@@ -150,6 +157,9 @@ struct Config {
     rounds: usize,
     /// The least size of the cancel scenario's contract, in bytes.
     large_bytes: usize,
+    /// The pause between two keystrokes of the cancel scenario (0: back
+    /// to back).
+    keystroke: Duration,
 }
 
 impl Config {
@@ -168,6 +178,7 @@ impl Config {
                 bursts: var("LSP_BENCH_BURSTS", 7),
                 rounds: var("LSP_BENCH_ROUNDS", 2),
                 large_bytes: var("LSP_BENCH_LARGE_BYTES", 1_000_000),
+                keystroke: Duration::from_millis(var("LSP_BENCH_KEYSTROKE_MS", 0) as u64),
             }
         } else {
             // A smoke run: the harness and the server still work.
@@ -178,6 +189,7 @@ impl Config {
                 bursts: 1,
                 rounds: 1,
                 large_bytes: 50_000,
+                keystroke: Duration::ZERO,
             }
         }
     }
@@ -298,7 +310,12 @@ impl Server {
     /// Starts the server and completes the handshake with the target
     /// profile `structured_output`.
     fn start() -> Server {
-        let exe = std::env::current_exe().expect("the benchmark's own path");
+        // Another build of this benchmark as the server, to compare two
+        // builds of the server with one client.
+        let exe = std::env::var_os(SERVER_EXE).map_or_else(
+            || std::env::current_exe().expect("the benchmark's own path"),
+            PathBuf::from,
+        );
         let mut child = Command::new(exe)
             .env(SERVER_ENV, "1")
             .stdin(Stdio::piped())
@@ -659,14 +676,22 @@ struct Typing {
     requests: usize,
     /// Timed bursts, in milliseconds, sorted.
     millis: Vec<f64>,
+    /// From the last keystroke's write to the burst's end, in
+    /// milliseconds, sorted.
+    tail: Vec<f64>,
     /// The server's CPU time per timed burst, in milliseconds (the mean).
     cpu: f64,
     answers: Answers,
 }
 
+/// The median of sorted figures.
+fn median(sorted: &[f64]) -> f64 {
+    sorted[(sorted.len() - 1) / 2]
+}
+
 impl Typing {
     fn median(&self) -> f64 {
-        self.millis[(self.millis.len() - 1) / 2]
+        median(&self.millis)
     }
 }
 
@@ -675,14 +700,17 @@ impl Typing {
 fn typing(package: &Package, config: &Config, completions: bool) -> Typing {
     let mut server = Server::start();
     let mut editor = Editor::open(&mut server, package);
-    burst(&mut server, &mut editor, config.rounds, completions);
+    burst(&mut server, &mut editor, config, completions);
     let cpu = server.cpu();
     let mut answers = Answers::default();
     let mut millis = Vec::new();
+    let mut tail = Vec::new();
     let mut shape = (0, 0);
     for _ in 0..config.bursts {
-        let (elapsed, edits, got) = burst(&mut server, &mut editor, config.rounds, completions);
+        let (elapsed, after_last, edits, got) =
+            burst(&mut server, &mut editor, config, completions);
         millis.push(elapsed.as_secs_f64() * 1e3);
+        tail.push(after_last.as_secs_f64() * 1e3);
         answers.results += got.results;
         answers.cancelled += got.cancelled;
         answers.modified += got.modified;
@@ -691,29 +719,33 @@ fn typing(package: &Package, config: &Config, completions: bool) -> Typing {
     let cpu = (server.cpu() - cpu).as_secs_f64() * 1e3 / config.bursts.max(1) as f64;
     server.stop();
     millis.sort_by(f64::total_cmp);
+    tail.sort_by(f64::total_cmp);
     Typing {
         completions,
         edits: shape.0,
         requests: shape.1,
         millis,
+        tail,
         cpu,
         answers,
     }
 }
 
-/// One burst of typing at [`REFERENCE`], written back to back: per round,
+/// One burst of typing at [`REFERENCE`], keystrokes `config.keystroke`
+/// apart (back to back by default): per round,
 /// an edit that deletes `clause_id`, then `clause_id` typed one character
 /// per edit; with `completions`, a completion at the cursor after each
 /// typed character, cancelled (`$/cancelRequest`) before the next message
 /// and after the last. Returns the time from the first write to the last
 /// of the diagnostics of the burst's last version (checked clean) and the
-/// answers to every completion, the number of edits, and the answers.
+/// answers to every completion, the time from the last keystroke's write to
+/// that end, the number of edits, and the answers.
 fn burst(
     server: &mut Server,
     editor: &mut Editor,
-    rounds: usize,
+    config: &Config,
     completions: bool,
-) -> (Duration, usize, Answers) {
+) -> (Duration, Duration, usize, Answers) {
     const WORD: &str = "clause_id";
     let (line, character) = editor.at;
     let at = |k: usize| json!({ "line": line, "character": character + k as u32 });
@@ -726,10 +758,15 @@ fn burst(
         }
     };
     let started = Instant::now();
-    for _ in 0..rounds {
+    let mut last_keystroke = started;
+    for _ in 0..config.rounds {
         let mut change = |server: &mut Server, start: usize, end: usize, text: &str| {
+            if edits > 0 && !config.keystroke.is_zero() {
+                std::thread::sleep(config.keystroke);
+            }
             editor.version += 1;
             edits += 1;
+            last_keystroke = Instant::now();
             server.notify(
                 "textDocument/didChange",
                 json!({
@@ -785,24 +822,31 @@ fn burst(
             _ => {}
         }
     }
-    (done.duration_since(started), edits, answers)
+    (
+        done.duration_since(started),
+        done.duration_since(last_keystroke),
+        edits,
+        answers,
+    )
 }
 
 fn print_typing(package: &Package, config: &Config, modes: &[Typing]) {
     let bytes = std::fs::metadata(package.root.join(EXTRACTION)).map_or(0, |m| m.len());
     println!();
     println!(
-        "typing in a contract of {bytes} bytes: bursts of {} round(s) written back to back, {} timed per mode after 1 warm-up; ms from the first write to the last diagnostics and answers",
-        config.rounds, config.bursts
+        "typing in a contract of {bytes} bytes: bursts of {} round(s), keystrokes {} ms apart, {} timed per mode after 1 warm-up; ms from the first write (and from the last keystroke) to the last diagnostics and answers",
+        config.rounds,
+        config.keystroke.as_millis(),
+        config.bursts
     );
     println!();
     println!(
-        "| typing | edits per burst | completions per burst | answered | -32800 | -32801 | median ms | min | max | server CPU per burst ms |"
+        "| typing | edits per burst | completions per burst | answered | -32800 | -32801 | median ms | min | max | after the last keystroke, median ms | server CPU per burst ms |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for mode in modes {
         println!(
-            "| {} | {} | {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} |",
+            "| {} | {} | {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
             if mode.completions {
                 "with cancelled completions"
             } else {
@@ -816,6 +860,7 @@ fn print_typing(package: &Package, config: &Config, modes: &[Typing]) {
             mode.median(),
             mode.millis.first().copied().unwrap_or(f64::NAN),
             mode.millis.last().copied().unwrap_or(f64::NAN),
+            median(&mode.tail),
             mode.cpu,
         );
     }
