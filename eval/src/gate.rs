@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+use templiqx_contracts::{Code, Diagnostic};
 
 use crate::compare::{Comparison, RateComparison};
 use crate::stats::{RunStats, describe_rate};
@@ -64,6 +65,31 @@ impl Default for GateVerdict {
             passed: true,
             failures: Vec::new(),
         }
+    }
+}
+
+impl GateFailure {
+    /// The failure as one `TQX_EVAL_GATE` error (`docs/diagnostics.md`):
+    /// `gate failed for `contract::fixture`: reason` (the contract alone,
+    /// or `the run`, for a wider subject), with the help naming the rule
+    /// it broke (`docs/eval.md`, "Comparing with a baseline" or "Gating
+    /// and exit status").
+    #[must_use]
+    pub fn diagnostic(&self) -> Diagnostic {
+        let place = match (&self.contract, &self.fixture) {
+            (Some(contract), Some(fixture)) => format!("`{contract}::{fixture}`"),
+            (Some(contract), None) => format!("`{contract}`"),
+            _ => "the run".to_owned(),
+        };
+        Diagnostic::error(
+            Code::EvalGate,
+            format!("gate failed for {place}: {}", self.reason),
+        )
+        .help(if self.reason.starts_with("regression") {
+            "--fail-on-regression fails on a significant fall against --baseline (docs/eval.md, \"Comparing with a baseline\")"
+        } else {
+            "--min-pass-rate sets the least pass rate (docs/eval.md, \"Gating and exit status\")"
+        })
     }
 }
 

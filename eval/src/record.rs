@@ -114,3 +114,37 @@ pub struct RunInfo {
     /// Repeats per fixture.
     pub repeat: u32,
 }
+
+/// What model a run measures and how it is reached: the provider, the
+/// model and the transport, which [`RunInfo`] records and the history keys
+/// every execution by (`docs/eval.md`, "History": `--cache` reuses only
+/// executions of the same endpoint).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Endpoint {
+    /// The provider: `openai`, `anthropic`, `fake`, or a host's own name.
+    pub provider: String,
+    /// The model name sent (`fake` for the fake provider).
+    pub model: String,
+    /// How requests reach the model, as JSON object text: the base URL and
+    /// the adapter's wire settings (never a secret: header names, not
+    /// values); `{}` when there is nothing to say.
+    pub transport: String,
+}
+
+impl Endpoint {
+    /// The endpoint of `model` at `provider`, with the transport `{}`.
+    pub fn new(provider: impl Into<String>, model: impl Into<String>) -> Endpoint {
+        Endpoint {
+            provider: provider.into(),
+            model: model.into(),
+            transport: "{}".to_owned(),
+        }
+    }
+
+    /// The same endpoint with `transport` (JSON object text).
+    #[must_use]
+    pub fn transport(mut self, transport: impl Into<String>) -> Endpoint {
+        self.transport = transport.into();
+        self
+    }
+}

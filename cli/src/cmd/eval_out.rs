@@ -3,45 +3,16 @@
 //! baseline, the gate and its exit status, the JUnit and HTML files
 //! (`docs/eval.md`).
 
-use crate::args::GateScopeArg;
 use crate::cmd::eval::{Options, io_diagnostic};
 use crate::ui::{SourceTexts, Status, Ui};
 use anstyle::{AnsiColor, Style};
-use serde::Serialize;
 use std::io;
 use std::path::Path;
-use templiqx_contracts::{Code, Diagnostic, Operation, OperationEnvelope};
+use templiqx_contracts::{Diagnostic, Diagnostics, Operation, OperationEnvelope};
 use templiqx_eval::compare::{Comparison, RateComparison};
-pub use templiqx_eval::stats::Accumulator;
-use templiqx_eval::gate::{Gate, GateScope, GateVerdict};
+use templiqx_eval::history::History;
 use templiqx_eval::stats::{Rate, RunStats, Summary};
-use templiqx_eval::{RunInfo, history::History};
-
-/// The run `--baseline` names, read before this run starts.
-pub struct Baseline {
-    /// Where it came from: `run 3` or the results file's path.
-    pub source: String,
-    /// Its statistics.
-    pub stats: RunStats,
-}
-
-/// The `result` of `templiqx eval --format json`.
-#[derive(Serialize)]
-struct EvalResult<'a> {
-    run: &'a RunInfo,
-    stats: &'a RunStats,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    baseline: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    comparison: Option<&'a Comparison>,
-    gate: &'a GateVerdict,
-    /// What the reader should know to read the figures right.
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    notes: &'a [String],
-    /// Fixtures `--provider fake` skipped (no `fake_output`), by name.
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    skipped: &'a [String],
-}
+use templiqx_eval::{Baseline, Endpoint, GateVerdict, Outcome, RunInfo};
 
 /// Reports a failure that stopped a run part way (the history refused a
 /// write): no statistics, exit 2.
@@ -86,8 +57,8 @@ pub fn refused_with_sources(
 pub fn load_baseline(
     history: &History,
     reference: &str,
-    like: (&str, &str),
-) -> Result<Option<Baseline>, Diagnostic> {
+    endpoint: &Endpoint,
+) -> Result<Option<Baseline>, Diagnostics> {
     let path = Path::new(reference);
     if path.is_file() {
         let text = std::fs::read_to_string(path).map_err(|e| {
@@ -96,170 +67,45 @@ pub fn load_baseline(
                 crate::compile::io_reason(&e)
             ))
         })?;
-        let stats = results_stats(&text).map_err(|why| {
-            io_diagnostic(&format!(
-                "the baseline `{reference}` is not an eval results file: {why}"
-            ))
-            .help("write one with `templiqx eval … --format json > results.json`")
-        })?;
-        return Ok(Some(Baseline {
-            source: reference.to_owned(),
-            stats,
-        }));
+        return Baseline::from_results(reference, &text).map(Some);
     }
-    let stored = history
-        .baseline(reference, None, like)
-        .map_err(|e| io_diagnostic(&e.to_string()))?;
-    if stored.is_none() && reference == "last" {
-        return Ok(None);
-    }
-    let Some(stored) = stored else {
-        return Err(io_diagnostic(&format!(
-            "--baseline `{reference}` names no finished run in the history and no file"
-        ))
-        .help("a run id (the `run` line of an earlier eval), `last`, or a results file from --format json; --db names the history"));
-    };
-    let stats = serde_json::from_str(&stored.stats).map_err(|e| {
-        io_diagnostic(&format!(
-            "run {} in the history has unreadable statistics: {e}",
-            stored.id
-        ))
-    })?;
-    Ok(Some(Baseline {
-        source: format!("run {} ({})", stored.id, stored.started_at),
-        stats,
-    }))
+    Baseline::from_history(history, reference, endpoint)
 }
 
-/// The statistics of a results file: the last line that is an `eval`
-/// envelope with a result (a file of JSON Lines), or a bare object with
-/// `stats`.
-fn results_stats(text: &str) -> Result<RunStats, String> {
-    let mut last_error = "it holds no eval result".to_owned();
-    for line in text.lines().rev().filter(|l| !l.trim().is_empty()) {
-        let value: serde_json::Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(e) => {
-                last_error = format!("a line is not JSON: {e}");
-                continue;
-            }
-        };
-        let stats = value
-            .get("result")
-            .and_then(|r| r.get("stats"))
-            .or_else(|| value.get("stats"));
-        if let Some(stats) = stats {
-            return serde_json::from_value(stats.clone()).map_err(|e| e.to_string());
-        }
-    }
-    // A pretty-printed file is one JSON text over many lines.
-    if let Ok(value) = serde_json::from_str::<serde_json::Value>(text)
-        && let Some(stats) = value
-            .get("result")
-            .and_then(|r| r.get("stats"))
-            .or_else(|| value.get("stats"))
-    {
-        return serde_json::from_value(stats.clone()).map_err(|e| e.to_string());
-    }
-    Err(last_error)
-}
-
-/// What a run leaves for [`finish`].
-pub struct Ran<'a> {
-    /// The run.
-    pub run: &'a RunInfo,
-    /// Its executions' statistics so far.
-    pub accumulator: Accumulator,
-    /// The baseline it compares with.
-    pub baseline: Option<Baseline>,
-    /// Problems found on the way (none are errors, or it would not have run).
-    pub diagnostics: Vec<Diagnostic>,
-    /// Fixtures `--provider fake` skipped.
-    pub skipped: &'a [String],
-}
-
-/// Computes the statistics, compares, gates, stores, and reports.
+/// Writes the reports, and prints the statistics, the comparison, the
+/// notes, the diagnostics (`warnings` of the compilation first) and the
+/// gate; the exit status follows the gate.
 pub fn finish(
     ui: &mut Ui,
     options: &Options<'_>,
-    history: &mut History,
-    ran: Ran<'_>,
+    warnings: Vec<Diagnostic>,
+    mut outcome: Outcome,
 ) -> io::Result<Status> {
-    let Ran {
+    if options.baseline == Some("last") && outcome.baseline.is_none() {
+        outcome.notes.insert(
+            0,
+            format!(
+                "--baseline last: no earlier finished run of {} `{}` in the history; nothing to compare with (this run is the next one's baseline)",
+                outcome.run.provider, outcome.run.model
+            ),
+        );
+    }
+    let mut diagnostics = warnings;
+    diagnostics.append(&mut outcome.diagnostics);
+    let Outcome {
         run,
-        accumulator,
-        baseline,
-        diagnostics,
-        skipped,
-    } = ran;
-    let stats = accumulator.stats();
-    let mut notes = Vec::new();
-    if options.baseline == Some("last") && baseline.is_none() {
-        notes.push(format!(
-            "--baseline last: no earlier finished run of {} `{}` in the history; nothing to compare with (this run is the next one's baseline)",
-            run.provider, run.model
-        ));
-    }
-    // Calls that never produced an answer count as failed executions: say
-    // so, since a fall they cause is the provider's, not the prompt's.
-    let transport: Vec<String> = stats
-        .overall
-        .summary
-        .failure_codes
-        .iter()
-        .filter(|(code, _)| code.starts_with("TQX_RUNTIME_") || code.starts_with("TQX_CAPABILITY"))
-        .map(|(code, n)| format!("{code} × {n}"))
-        .collect();
-    if !transport.is_empty() {
-        notes.push(format!(
-            "executions failed before the model answered ({}); they count as not passed, so these rates measure the provider as well as the prompt",
-            transport.join(", ")
-        ));
-    }
-    let comparison = baseline
-        .as_ref()
-        .map(|b| templiqx_eval::compare::compare(&b.stats, &stats));
-    let gate = Gate {
-        min_pass_rate: options.min_pass_rate,
-        per: match options.gate_scope {
-            GateScopeArg::Fixture => GateScope::Fixture,
-            GateScopeArg::Overall => GateScope::Overall,
-        },
-        fail_on_regression: options.fail_on_regression,
-    };
-    let verdict = gate.evaluate(&stats, comparison.as_ref());
-    let mut diagnostics = diagnostics;
-    diagnostics.extend(verdict.failures.iter().map(|f| {
-        let place = match (&f.contract, &f.fixture) {
-            (Some(contract), Some(fixture)) => format!("`{contract}::{fixture}`"),
-            (Some(contract), None) => format!("`{contract}`"),
-            _ => "the run".to_owned(),
-        };
-        Diagnostic::error(Code::EvalGate, format!("gate failed for {place}: {}", f.reason)).help(
-            if f.reason.starts_with("regression") {
-                "--fail-on-regression fails on a significant fall against --baseline (docs/eval.md, \"Comparing with a baseline\")"
-            } else {
-                "--min-pass-rate sets the least pass rate (docs/eval.md, \"Gating and exit status\")"
-            },
-        )
-    }));
-    let finished = jiff::Timestamp::now().to_string();
-    let stats_json = serde_json::to_string(&stats).map_err(io::Error::other)?;
-    if let (Some(id), Err(e)) = (
-        run.id,
-        history.finish_run(run.id.unwrap_or(0), &finished, &stats_json),
-    ) {
-        diagnostics.push(io_diagnostic(&format!(
-            "run {id} could not be finished: {e}"
-        )));
-    }
+        stats,
+        comparison,
+        gate: verdict,
+        ..
+    } = &outcome;
     let mut files = Vec::new();
     if let Some(path) = options.report {
-        let html = templiqx_eval::report::html(&stats, run, comparison.as_ref());
+        let html = templiqx_eval::report::html(stats, run, comparison.as_ref());
         files.push((path, html, "report"));
     }
     if let Some(path) = options.junit {
-        let xml = templiqx_eval::junit::junit(&stats, run, &verdict);
+        let xml = templiqx_eval::junit::junit(stats, run, verdict);
         files.push((path, xml, "JUnit report"));
     }
     let mut status = if verdict.passed {
@@ -279,28 +125,20 @@ pub fn finish(
     }
     status = status.max(Status::of(&diagnostics));
     if ui.json() {
-        let result = EvalResult {
-            run,
-            stats: &stats,
-            baseline: baseline.as_ref().map(|b| b.source.as_str()),
-            comparison: comparison.as_ref(),
-            gate: &verdict,
-            notes: &notes,
-            skipped,
-        };
-        let env = OperationEnvelope::new(Operation::Eval, Some(result), diagnostics);
+        let env = OperationEnvelope::new(Operation::Eval, Some(&outcome), diagnostics);
         ui.json_line(&env)?;
         return Ok(status);
     }
-    table(ui, &stats)?;
-    if let (Some(b), Some(c)) = (&baseline, &comparison) {
-        compared(ui, &b.source, c)?;
+    table(ui, stats)?;
+    if let (Some(source), Some(c)) = (&outcome.baseline, comparison) {
+        compared(ui, source, c)?;
     }
-    for note in &notes {
+    for note in &outcome.notes {
         ui.line(&format!("note: {note}"))?;
     }
     ui.diagnostics(&diagnostics, &SourceTexts::default())?;
-    gate_lines(ui, run, &gate, &verdict)?;
+    let gated = options.min_pass_rate.is_some() || options.fail_on_regression;
+    gate_lines(ui, run, gated, verdict)?;
     Ok(status)
 }
 
@@ -542,9 +380,8 @@ fn compared(ui: &mut Ui, source: &str, c: &Comparison) -> io::Result<()> {
     ui.line("")
 }
 
-fn gate_lines(ui: &mut Ui, run: &RunInfo, gate: &Gate, verdict: &GateVerdict) -> io::Result<()> {
+fn gate_lines(ui: &mut Ui, run: &RunInfo, gated: bool, verdict: &GateVerdict) -> io::Result<()> {
     let id = run.id.map_or_else(String::new, |id| format!("run {id}: "));
-    let gated = gate.min_pass_rate.is_some() || gate.fail_on_regression;
     let verdict_text = match (gated, verdict.passed) {
         (false, _) => "no gate set (--min-pass-rate, --fail-on-regression)".to_owned(),
         (true, true) => ui.verdict(true),

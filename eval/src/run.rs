@@ -1,0 +1,533 @@
+//! The eval runner (`docs/eval.md`): the selected fixtures executed
+//! through an [`AsyncRuntimeAdapter`], repeat-major, a bounded number in
+//! flight, each execution recorded in the history as it finishes and
+//! counted into the statistics; then the comparison with a baseline and
+//! the gate.
+
+use std::ops::ControlFlow;
+use std::sync::{Mutex, PoisonError};
+
+use futures_util::StreamExt;
+use serde::Serialize;
+use templiqx::AsyncRuntimeAdapter;
+use templiqx_build::CompiledContract;
+use templiqx_contracts::{Code, Diagnostic, Diagnostics, Interaction};
+
+use crate::baseline::Baseline;
+use crate::compare::{Comparison, compare};
+use crate::error::EvalError;
+use crate::execution::{execute, from_cache};
+use crate::gate::{Gate, GateVerdict};
+use crate::history::{COMMIT_EVERY, Cached, ExecutionKey, History, HistoryError};
+use crate::record::{Endpoint, ExecutionRecord, RunInfo};
+use crate::select::{FixtureFilter, Selection, select};
+use crate::stats::{Accumulator, RunStats};
+
+/// What a run reports to its observer ([`Eval::on_progress`]) while it
+/// runs.
+#[derive(Debug)]
+pub enum Progress<'e> {
+    /// The run is stored in the history (when it has one) and no execution
+    /// has started.
+    Started {
+        /// The run (its `id` set when it has a history).
+        run: &'e RunInfo,
+        /// Fixtures selected.
+        fixtures: usize,
+        /// Executions to come: fixtures × repeats.
+        executions: usize,
+        /// Fixtures left out for want of a `fake_output`, by name.
+        skipped: &'e [String],
+    },
+    /// One execution finished, was stored and counted.
+    Executed {
+        /// Its fixture, `contract::fixture`.
+        fixture: &'e str,
+        /// Its record.
+        record: &'e ExecutionRecord,
+        /// Executions finished so far, this one included.
+        done: usize,
+        /// Executions of the run.
+        total: usize,
+    },
+}
+
+/// What a finished run found: what `templiqx eval --format json` prints as
+/// its `result` (every field but `diagnostics`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    /// The run (its `id` when it has a history).
+    pub run: RunInfo,
+    /// Its statistics: per fixture, per contract and overall.
+    pub stats: RunStats,
+    /// Where the baseline came from ([`Baseline::source`]), when there was
+    /// one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// The comparison with the baseline, when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Comparison>,
+    /// The gate's verdict (a pass when no gate was set).
+    pub gate: GateVerdict,
+    /// What the reader should know to read the figures right: executions
+    /// that failed before the model answered (`TQX_RUNTIME_*`,
+    /// `TQX_CAPABILITY_*`), which count as not passed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Fixtures left out for want of a `fake_output`, by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+    /// One `TQX_EVAL_GATE` error per gate failure, in the verdict's order,
+    /// then a `TQX_IO` error when the history could not mark the run
+    /// finished.
+    #[serde(skip)]
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The observer of a run that has none.
+type Unobserved = fn(Progress<'_>) -> ControlFlow<()>;
+
+/// An eval run over compiled contracts, configured in the builder idiom
+/// and run through any [`AsyncRuntimeAdapter`] (`docs/eval.md`; the crate
+/// documentation has an example).
+///
+/// Defaults: every fixture, 1 repeat, 4 in flight, no history (nothing
+/// stored, nothing cached), no baseline, no gate, the endpoint named after
+/// the adapter's descriptor (provider and model its name, transport `{}`).
+pub struct Eval<'a, P = Unobserved> {
+    contracts: Vec<&'a CompiledContract>,
+    filter: FixtureFilter,
+    fake_outputs_only: bool,
+    endpoint: Option<Endpoint>,
+    repeat: u32,
+    concurrency: usize,
+    cache: bool,
+    history: Option<&'a mut History>,
+    baseline: Option<Baseline>,
+    gate: Gate,
+    progress: P,
+    selection: Option<Selection<'a>>,
+}
+
+impl<'a> Eval<'a> {
+    /// A run over the eval fixtures of `contracts`, compiled by any means
+    /// (a `Loader`, `templiqx_build::compile_str`, a build script).
+    /// Contracts that did not compile are left out: their diagnostics are
+    /// the caller's to report.
+    pub fn new(contracts: impl IntoIterator<Item = &'a CompiledContract>) -> Eval<'a> {
+        Eval {
+            contracts: contracts.into_iter().collect(),
+            filter: FixtureFilter::default(),
+            fake_outputs_only: false,
+            endpoint: None,
+            repeat: 1,
+            concurrency: 4,
+            cache: false,
+            history: None,
+            baseline: None,
+            gate: Gate::default(),
+            progress: |_| ControlFlow::Continue(()),
+            selection: None,
+        }
+    }
+}
+
+impl<'a, P> Eval<'a, P> {
+    /// Only the fixtures `filter` selects (`--filter`).
+    #[must_use]
+    pub fn filter(mut self, filter: FixtureFilter) -> Self {
+        self.filter = filter;
+        self.selection = None;
+        self
+    }
+
+    /// Leaves out the fixtures without a `fake_output`, listed in
+    /// [`Outcome::skipped`]: what a run on the [`FakeAdapter`](crate::FakeAdapter)
+    /// wants (`--provider fake`).
+    #[must_use]
+    pub fn fake_outputs_only(mut self, yes: bool) -> Self {
+        self.fake_outputs_only = yes;
+        self.selection = None;
+        self
+    }
+
+    /// The provider, model and transport the run records and the history
+    /// keys executions by.
+    #[must_use]
+    pub fn endpoint(mut self, endpoint: Endpoint) -> Self {
+        self.endpoint = Some(endpoint);
+        self
+    }
+
+    /// `n` executions per fixture (`--repeat`), issued repeat-major: every
+    /// fixture once, then every fixture again.
+    #[must_use]
+    pub fn repeat(mut self, n: u32) -> Self {
+        self.repeat = n;
+        self
+    }
+
+    /// At most `n` executions in flight at once (`--concurrency`; 0 is
+    /// taken as 1). Retries and waits of the adapter happen inside an
+    /// execution.
+    #[must_use]
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.max(1);
+        self
+    }
+
+    /// Reuses earlier executions of the history (`--cache`; `docs/eval.md`,
+    /// "History"): repeat *k* of a fixture stands for the latest earlier
+    /// answer to repeat *k* of the same request at the same endpoint, its
+    /// checks evaluated again.
+    #[must_use]
+    pub fn cache(mut self, yes: bool) -> Self {
+        self.cache = yes;
+        self
+    }
+
+    /// Stores the run and every execution in `history`, committed as they
+    /// finish (at least once a second), so an interrupted run keeps what it
+    /// did; the run is marked finished with its statistics at the end.
+    #[must_use]
+    pub fn history(mut self, history: &'a mut History) -> Self {
+        self.history = Some(history);
+        self
+    }
+
+    /// Compares the run with `baseline` (`docs/eval.md`, "Comparing with a
+    /// baseline").
+    #[must_use]
+    pub fn baseline(mut self, baseline: Option<Baseline>) -> Self {
+        self.baseline = baseline;
+        self
+    }
+
+    /// Passes or fails the run by `gate` (`docs/eval.md`, "Gating and exit
+    /// status").
+    #[must_use]
+    pub fn gate(mut self, gate: Gate) -> Self {
+        self.gate = gate;
+        self
+    }
+
+    /// Calls `observer` when the run starts and after each execution; a
+    /// [`ControlFlow::Break`] stops the run ([`EvalError::Cancelled`]).
+    #[must_use]
+    pub fn on_progress<Q>(self, observer: Q) -> Eval<'a, Q>
+    where
+        Q: FnMut(Progress<'_>) -> ControlFlow<()>,
+    {
+        Eval {
+            contracts: self.contracts,
+            filter: self.filter,
+            fake_outputs_only: self.fake_outputs_only,
+            endpoint: self.endpoint,
+            repeat: self.repeat,
+            concurrency: self.concurrency,
+            cache: self.cache,
+            history: self.history,
+            baseline: self.baseline,
+            gate: self.gate,
+            progress: observer,
+            selection: self.selection,
+        }
+    }
+
+    /// The fixtures the run will execute, each rendered once; [`Eval::run`]
+    /// uses this selection rather than making another. Calling it first
+    /// settles the fixtures before a history is opened.
+    ///
+    /// # Errors
+    ///
+    /// [`EvalError::Refused`]: a contract id given twice (`TQX_PACKAGE`),
+    /// fixtures whose values do not render (their `TQX_*` render codes);
+    /// [`EvalError::NoFixture`] (`TQX_IO`): a filter glob that matches no
+    /// fixture, or no fixture at all.
+    pub fn select(&mut self) -> Result<&Selection<'a>, EvalError> {
+        if self.selection.is_none() {
+            let selection = select(&self.contracts, &self.filter, self.fake_outputs_only)?;
+            self.selection = Some(selection);
+        }
+        self.selection
+            .as_ref()
+            .ok_or_else(|| EvalError::Refused(Diagnostics::new()))
+    }
+
+    /// Runs every selected fixture [`Eval::repeat`] times through
+    /// `adapter`, stores and counts each execution as it finishes, then
+    /// computes the statistics, compares them with the baseline, evaluates
+    /// the gate and marks the run finished in the history. A failed call
+    /// is a failed execution (its `TQX_*` code recorded), never an error of
+    /// the run. The future must run inside a Tokio runtime with its timer
+    /// enabled when the run has a history (it commits at least once a
+    /// second).
+    ///
+    /// # Errors
+    ///
+    /// As [`Eval::select`], or [`EvalError::History`] when the history
+    /// refuses the run, before anything executes;
+    /// [`EvalError::Stopped`] when the history refuses an execution;
+    /// [`EvalError::Cancelled`] when the observer breaks.
+    pub async fn run<A>(mut self, adapter: &A) -> Result<Outcome, EvalError>
+    where
+        A: AsyncRuntimeAdapter,
+        P: FnMut(Progress<'_>) -> ControlFlow<()>,
+    {
+        self.select()?;
+        let Eval {
+            endpoint,
+            repeat,
+            concurrency,
+            cache,
+            mut history,
+            baseline,
+            gate,
+            mut progress,
+            selection,
+            ..
+        } = self;
+        let Some(Selection {
+            contracts,
+            fixtures,
+            skipped,
+        }) = selection
+        else {
+            return Err(EvalError::Refused(Diagnostics::new()));
+        };
+        let endpoint = endpoint.unwrap_or_else(|| {
+            let name = &adapter.descriptor().name;
+            Endpoint::new(name.clone(), name.clone())
+        });
+        let keys: Vec<ExecutionKey> = fixtures
+            .iter()
+            .map(|f| ExecutionKey {
+                contract_fingerprint: f.rendered.interaction.contract_fingerprint.to_string(),
+                interaction_fingerprint: f.rendered.interaction.interaction_fingerprint.to_string(),
+                request_fingerprint: f.request_fingerprint.clone(),
+                provider: endpoint.provider.clone(),
+                model: endpoint.model.clone(),
+                sampling: sampling(f.rendered.interaction),
+                transport: endpoint.transport.clone(),
+            })
+            .collect();
+
+        let mut run = RunInfo {
+            id: None,
+            started_at: jiff::Timestamp::now().to_string(),
+            provider: endpoint.provider.clone(),
+            model: endpoint.model.clone(),
+            // Per contract: each sends its own runtime policy's.
+            sampling: {
+                let by_contract: serde_json::Map<String, serde_json::Value> = contracts
+                    .iter()
+                    .map(|(id, interaction)| {
+                        let text = sampling(interaction);
+                        let value = serde_json::from_str(&text).unwrap_or_default();
+                        ((*id).to_owned(), value)
+                    })
+                    .collect();
+                serde_json::Value::Object(by_contract).to_string()
+            },
+            repeat,
+        };
+        let refused =
+            |e: HistoryError| EvalError::History(Diagnostic::error(Code::Io, e.to_string()));
+        if let Some(history) = history.as_deref_mut() {
+            run.id = Some(history.begin_run(&run).map_err(refused)?);
+        }
+        let mut accumulator = Accumulator::new();
+        for (id, interaction) in &contracts {
+            if let (Some(history), Some(run_id)) = (history.as_deref_mut(), run.id) {
+                history
+                    .add_contract(
+                        run_id,
+                        id,
+                        &interaction.contract_fingerprint,
+                        &interaction.interaction_fingerprint,
+                    )
+                    .map_err(refused)?;
+            }
+            accumulator.set_interaction_fingerprint(id, &interaction.interaction_fingerprint);
+        }
+
+        let total = fixtures.len() * repeat as usize;
+        let started = progress(Progress::Started {
+            run: &run,
+            fixtures: fixtures.len(),
+            executions: total,
+            skipped: &skipped,
+        });
+        if started.is_break() {
+            return Err(EvalError::Cancelled {
+                run_id: run.id,
+                done: 0,
+                total,
+            });
+        }
+
+        let stored = Mutex::new(history);
+        let mut done = 0usize;
+        // Repeat-major: a run cut short has covered every fixture alike.
+        let jobs =
+            (0..repeat).flat_map(|r| fixtures.iter().enumerate().map(move |(i, f)| (i, f, r)));
+        let mut executions = futures_util::stream::iter(jobs)
+            .map(|(index, fixture, repeat)| {
+                let (stored, key) = (&stored, &keys[index]);
+                async move {
+                    if cache && let Some(hit) = cached(stored, key, repeat) {
+                        return (index, from_cache(fixture, repeat, hit));
+                    }
+                    (index, execute(adapter, fixture, repeat).await)
+                }
+            })
+            .buffer_unordered(concurrency);
+        // Finished executions are committed at least once a second even
+        // while the next ones take minutes (a real model), so an
+        // interrupted run keeps them.
+        let mut tick = run.id.map(|_| {
+            let mut tick = tokio::time::interval(COMMIT_EVERY);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            tick
+        });
+        let failed: Option<HistoryError> = loop {
+            let next_tick = async {
+                match tick.as_mut() {
+                    Some(tick) => {
+                        tick.tick().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                next = executions.next() => {
+                    let Some((index, (record, output))) = next else {
+                        break None;
+                    };
+                    let (fixture, key) = (&fixtures[index], &keys[index]);
+                    if let (Some(history), Some(run_id)) =
+                        (lock(&stored).as_deref_mut(), run.id)
+                        && let Err(e) = history.insert(run_id, key, &record, output.as_deref())
+                    {
+                        break Some(e);
+                    }
+                    done += 1;
+                    accumulator.push(&record);
+                    let event = Progress::Executed { fixture: &fixture.name, record: &record, done, total };
+                    if progress(event).is_break() {
+                        return Err(EvalError::Cancelled { run_id: run.id, done, total });
+                    }
+                }
+                () = next_tick => {
+                    if let Some(history) = lock(&stored).as_deref_mut()
+                        && let Err(e) = history.flush()
+                    {
+                        break Some(e);
+                    }
+                }
+            }
+        };
+        drop(executions);
+        let history = stored.into_inner().unwrap_or_else(PoisonError::into_inner);
+        if let (Some(e), Some(run_id)) = (failed, run.id) {
+            // Model calls were made: say how far the run got, not that
+            // nothing was executed.
+            let diagnostic = Diagnostic::error(Code::Io, format!("the eval history failed: {e}")).help(format!(
+                "run {run_id} stopped after {done} of {total} executions, which the history keeps up to its last commit; another templiqx eval writing the same --db holds it, or the disk refused"
+            ));
+            return Err(EvalError::Stopped {
+                diagnostic,
+                run_id,
+                done,
+                total,
+            });
+        }
+        Ok(finish(run, &accumulator, baseline, &gate, history, skipped))
+    }
+}
+
+/// The statistics, the notes, the comparison, the gate; the run marked
+/// finished in the history.
+fn finish(
+    run: RunInfo,
+    accumulator: &Accumulator,
+    baseline: Option<Baseline>,
+    gate: &Gate,
+    history: Option<&mut History>,
+    skipped: Vec<String>,
+) -> Outcome {
+    let stats = accumulator.stats();
+    let mut notes = Vec::new();
+    // Calls that never produced an answer count as failed executions: say
+    // so, since a fall they cause is the provider's, not the prompt's.
+    let transport: Vec<String> = stats
+        .overall
+        .summary
+        .failure_codes
+        .iter()
+        .filter(|(code, _)| code.starts_with("TQX_RUNTIME_") || code.starts_with("TQX_CAPABILITY"))
+        .map(|(code, n)| format!("{code} × {n}"))
+        .collect();
+    if !transport.is_empty() {
+        notes.push(format!(
+            "executions failed before the model answered ({}); they count as not passed, so these rates measure the provider as well as the prompt",
+            transport.join(", ")
+        ));
+    }
+    let comparison = baseline.as_ref().map(|b| compare(&b.stats, &stats));
+    let verdict = gate.evaluate(&stats, comparison.as_ref());
+    let mut diagnostics: Vec<Diagnostic> =
+        verdict.failures.iter().map(|f| f.diagnostic()).collect();
+    if let (Some(history), Some(id)) = (history, run.id) {
+        let finished = jiff::Timestamp::now().to_string();
+        let stats_json = serde_json::to_string(&stats).unwrap_or_default();
+        if let Err(e) = history.finish_run(id, &finished, &stats_json) {
+            diagnostics.push(Diagnostic::error(
+                Code::Io,
+                format!("run {id} could not be finished: {e}"),
+            ));
+        }
+    }
+    Outcome {
+        run,
+        stats,
+        baseline: baseline.map(|b| b.source),
+        comparison,
+        gate: verdict,
+        notes,
+        skipped,
+        diagnostics,
+    }
+}
+
+/// The history behind `stored`, also after a panic elsewhere.
+fn lock<'m, 'h>(
+    stored: &'m Mutex<Option<&'h mut History>>,
+) -> std::sync::MutexGuard<'m, Option<&'h mut History>> {
+    stored.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The earlier execution that stands for repeat `repeat` of `key`, if any.
+/// A lookup between polls: no lock is held across an await.
+fn cached(stored: &Mutex<Option<&mut History>>, key: &ExecutionKey, repeat: u32) -> Option<Cached> {
+    let guard = lock(stored);
+    let history = guard.as_deref()?;
+    history.cached(key, repeat).ok().flatten()
+}
+
+/// The sampling parameters the contract's runtime policy sends, as JSON
+/// object text with sorted keys.
+fn sampling(interaction: &Interaction) -> String {
+    let policy = &interaction.runtime_policy;
+    let mut map = serde_json::Map::new();
+    if let Some(t) = policy.temperature {
+        map.insert("temperature".into(), t.into());
+    }
+    if let Some(p) = policy.top_p {
+        map.insert("top_p".into(), p.into());
+    }
+    if let Some(m) = policy.max_output_tokens {
+        map.insert("max_output_tokens".into(), m.into());
+    }
+    serde_json::Value::Object(map).to_string()
+}

@@ -1,0 +1,229 @@
+//! Which eval fixtures a run executes (`docs/eval.md`, "Which fixtures, how
+//! often"): every fixture of every compiled contract, or those a
+//! [`FixtureFilter`] selects, each rendered once for all its repeats.
+
+use globset::{Glob, GlobMatcher};
+use templiqx::Check;
+use templiqx_build::CompiledContract;
+use templiqx_contracts::{Code, Diagnostic, Diagnostics, Interaction, RenderedInteraction};
+
+use crate::error::EvalError;
+
+/// `--filter` globs over fixture names (`contract::fixture`): a fixture is
+/// selected when any glob matches its name, and every glob must match a
+/// fixture (a typo is an error, not a silently smaller run). An empty
+/// filter selects every fixture.
+#[derive(Clone, Debug, Default)]
+pub struct FixtureFilter {
+    globs: Vec<(String, GlobMatcher)>,
+}
+
+impl FixtureFilter {
+    /// A filter of `globs` (`lease-*::*`, `*::dutch-client`), in the
+    /// syntax of the `globset` crate.
+    ///
+    /// # Errors
+    ///
+    /// One `TQX_IO` diagnostic for the first text that is not a glob.
+    pub fn new<I, S>(globs: I) -> Result<FixtureFilter, Diagnostics>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let globs = globs
+            .into_iter()
+            .map(|f| {
+                let f = f.into();
+                match Glob::new(&f) {
+                    Ok(g) => Ok((f, g.compile_matcher())),
+                    Err(e) => Err(Diagnostic::error(
+                        Code::Io,
+                        format!("--filter `{f}` is not a glob: {e}"),
+                    )
+                    .help(
+                        "a glob over `contract::fixture`, e.g. `lease-*::*` or `*::dutch-client`",
+                    )),
+                }
+            })
+            .collect::<Result<_, Diagnostic>>()?;
+        Ok(FixtureFilter { globs })
+    }
+
+    /// Whether the filter selects every fixture (no glob).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.globs.is_empty()
+    }
+}
+
+/// One selected fixture, rendered once for all its repeats.
+#[derive(Debug)]
+pub struct Fixture<'a> {
+    /// `contract::fixture`.
+    pub(crate) name: String,
+    /// The contract id.
+    pub(crate) contract: &'a str,
+    /// The fixture id.
+    pub(crate) id: &'a str,
+    /// Its inputs, for the checks.
+    pub(crate) inputs: &'a serde_json::Map<String, serde_json::Value>,
+    /// Its context, for the checks.
+    pub(crate) context: &'a serde_json::Map<String, serde_json::Value>,
+    /// Its compiled `expect` checks.
+    pub(crate) checks: Vec<Check>,
+    /// The rendered request.
+    pub(crate) rendered: RenderedInteraction<'a>,
+    /// The request's fingerprint (part of the history key).
+    pub(crate) request_fingerprint: String,
+}
+
+impl Fixture<'_> {
+    /// Its name, `contract::fixture`.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The rendered request its repeats send.
+    #[must_use]
+    pub fn request(&self) -> &RenderedInteraction<'_> {
+        &self.rendered
+    }
+}
+
+/// What a run executes: the selected fixtures, in the order of the
+/// contracts given and of their fixtures, and the contracts they belong to.
+#[derive(Debug)]
+pub struct Selection<'a> {
+    /// Each contract with a selected fixture: its id and interaction.
+    pub(crate) contracts: Vec<(&'a str, &'a Interaction)>,
+    pub(crate) fixtures: Vec<Fixture<'a>>,
+    pub(crate) skipped: Vec<String>,
+}
+
+impl<'a> Selection<'a> {
+    /// The selected fixtures, in execution order within a repeat.
+    #[must_use]
+    pub fn fixtures(&self) -> &[Fixture<'a>] {
+        &self.fixtures
+    }
+
+    /// The names of the fixtures left out for want of a `fake_output`
+    /// ([`Eval::fake_outputs_only`](crate::Eval::fake_outputs_only)).
+    #[must_use]
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
+    }
+}
+
+/// Selects the fixtures of `contracts` that `filter` matches (only those
+/// with a `fake_output` when `fake_outputs_only`), rendering each.
+/// Contracts that did not compile (no contract or no interaction) are left
+/// out: their diagnostics are the caller's.
+pub(crate) fn select<'a>(
+    contracts: &[&'a CompiledContract],
+    filter: &FixtureFilter,
+    fake_outputs_only: bool,
+) -> Result<Selection<'a>, EvalError> {
+    let mut selection = Selection {
+        contracts: Vec::new(),
+        fixtures: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let mut diagnostics = Diagnostics::new();
+    // Which globs matched a fixture: each must match one.
+    let mut matched = vec![false; filter.globs.len()];
+    // Contract ids seen, and where: an id twice is refused (its statistics
+    // and history rows would merge).
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for c in contracts {
+        let (Some(contract), Some(interaction)) = (&c.contract, &c.interaction) else {
+            continue;
+        };
+        // Only verdicts are kept, never a check's place in the file: the
+        // checks compile without the sources.
+        let checks =
+            templiqx_build::compile_checks(contract, interaction, &templiqx_build::Sources::new());
+        if let Some((_, first)) = seen.iter().find(|(id, _)| *id == contract.id) {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::Package,
+                    format!(
+                        "contract `{}` is given twice ({first} and {})",
+                        contract.id, c.file
+                    ),
+                )
+                .help("eval each contract id once: statistics and the history are keyed by it (a path given twice, or two packages with the same contract id)"),
+            );
+            continue;
+        }
+        seen.push((&contract.id, &c.file));
+        let mut selected = false;
+        for (i, eval) in contract.evals.iter().enumerate() {
+            let name = format!("{}::{}", contract.id, eval.id);
+            if !filter.is_empty() {
+                let mut any = false;
+                for ((_, glob), hit) in filter.globs.iter().zip(&mut matched) {
+                    if glob.is_match(&name) {
+                        *hit = true;
+                        any = true;
+                    }
+                }
+                if !any {
+                    continue;
+                }
+            }
+            if fake_outputs_only && eval.fake_output.is_none() {
+                selection.skipped.push(name);
+                continue;
+            }
+            let rendered = match templiqx::render(interaction, &eval.inputs, &eval.context) {
+                Ok(r) => r,
+                Err(e) => {
+                    diagnostics.extend(e.diagnostics);
+                    continue;
+                }
+            };
+            selection.fixtures.push(Fixture {
+                name,
+                contract: &contract.id,
+                id: &eval.id,
+                inputs: &eval.inputs,
+                context: &eval.context,
+                checks: checks.get(i).cloned().unwrap_or_default(),
+                request_fingerprint: rendered.request_fingerprint(),
+                rendered,
+            });
+            selected = true;
+        }
+        if selected {
+            selection.contracts.push((&contract.id, interaction));
+        }
+    }
+    if diagnostics.has_errors() {
+        return Err(EvalError::Refused(diagnostics));
+    }
+    let unmatched: Vec<&str> = filter
+        .globs
+        .iter()
+        .zip(&matched)
+        .filter(|(_, hit)| !**hit)
+        .map(|((text, _), _)| text.as_str())
+        .collect();
+    if !unmatched.is_empty() || selection.fixtures.is_empty() {
+        let why = if !unmatched.is_empty() {
+            format!("no eval fixture matches --filter {}", unmatched.join(", "))
+        } else if !selection.skipped.is_empty() {
+            format!(
+                "every fixture selected lacks a fake_output, which --provider fake answers with ({})",
+                selection.skipped.join(", ")
+            )
+        } else {
+            "no eval fixture to run".to_owned()
+        };
+        return Err(EvalError::NoFixture(Diagnostic::error(Code::Io, why).help(
+            "fixtures are named `contract::fixture`; `templiqx test PATH` lists them",
+        )));
+    }
+    Ok(selection)
+}
