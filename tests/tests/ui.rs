@@ -2,6 +2,11 @@
 //! (each `.stderr` shows the YAML file, line:column and `TQX_*` code),
 //! compile-pass cases for the example contracts, and — when the external
 //! corpus is there — compile-pass cases for the corpus contracts.
+//!
+//! Its own test binary, not a module of `it/`: it sets
+//! `TEMPLIQX_MANIFEST_DIR_OVERRIDE` for the whole process, which the cargo
+//! builds that tests in `it/` start (host builds, the MSRV check) would
+//! inherit.
 
 use std::path::Path;
 use templiqx_conformance_suites::{Suite, locate};

@@ -8,9 +8,7 @@
 //! workspace build has already fetched every crate). They share one target
 //! directory under `target/host-tests`, so dependencies compile once.
 
-mod common;
-
-use common::host::{Host, shared_target};
+use crate::common::host::{Host, shared_target};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! `format_number` filter and typed decoding (docs/decisions.md, "Canonical
 //! JSON: exact big integers").
 
-mod common;
+use crate::common;
 
 use templiqx_contracts::canonical::{fingerprint, sha256_hex, to_canonical_string};
 use templiqx_contracts::json::parse;

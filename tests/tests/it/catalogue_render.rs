@@ -1,12 +1,9 @@
 //! Runs the render-time examples of `docs/diagnostics.md`: each contract
 //! compiles, and rendering its `tqx-request` fails with exactly the example's
 //! code and exactly the diagnostics the catalogue quotes. (Compile-time
-//! examples and coverage are checked by `build-support/tests/catalogue.rs`.)
+//! examples and coverage are checked by `build-support/tests/it/catalogue.rs`.)
 
-#[path = "../../build-support/tests/support/catalogue_doc.rs"]
-mod catalogue_doc;
-
-use catalogue_doc::{catalogue_path, check_produced, describe};
+use crate::catalogue_doc::{self, catalogue_path, check_produced, describe};
 use templiqx_build::compile_str;
 use templiqx_contracts::CapabilityProfile;
 

@@ -2,7 +2,7 @@
 //! eval fixtures and request files render and validate; the demo package's
 //! greeting says what it holds.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use templiqx_build::Loader;

@@ -1,7 +1,7 @@
 //! The README's contract compiles, renders what the README says, and its
 //! misspelt variant produces exactly the diagnostic the README shows.
 
-mod common;
+use crate::common;
 
 fn readme() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap()

@@ -1,7 +1,5 @@
 //! No input panics the compiler or the renderer.
 
-mod common;
-
 use proptest::prelude::*;
 use templiqx_build::compile_str;
 use templiqx_contracts::CapabilityProfile;

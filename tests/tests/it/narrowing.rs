@@ -2,7 +2,7 @@
 //! against `null` rules `null` out in the branch where it cannot be null, so
 //! the value interpolates there without `json` (and nowhere else).
 
-mod common;
+use crate::common;
 
 use templiqx_contracts::Code;
 

@@ -8,7 +8,7 @@
 //!   capabilities, so an adapter without it is stopped by the gate before
 //!   anything is invoked.
 
-mod common;
+use crate::common;
 
 use serde_json::{Map, Value, json};
 use std::future::Future;

@@ -5,7 +5,7 @@
 //! expression kinds checks brought (`compare`, `contains`, `length`)
 //! render in content as well.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use templiqx::{AsValue, describe_failure, evaluate_check, observed_values};

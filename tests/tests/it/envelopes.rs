@@ -1,7 +1,7 @@
 //! `OperationEnvelope`s of parse, validate, compile and render
 //! (`docs/diagnostics.md`, "Operation envelopes").
 
-mod common;
+use crate::common;
 
 use templiqx_contracts::{Code, Operation};
 

@@ -4,7 +4,7 @@
 //! compiles against `structured_output`, every eval fixture renders to the
 //! pinned messages, and every `fake_output` validates.
 
-mod common;
+use crate::common;
 
 use common::{compile_under, json};
 use templiqx::render;

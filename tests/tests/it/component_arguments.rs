@@ -5,14 +5,14 @@
 //! (`docs/format.md`, "Components" and "Typing rules"). The same checks
 //! reach generated code.
 
-mod common;
+use crate::common;
 
 use serde_json::{Value, json};
 use templiqx_contracts::ir::Node;
 use templiqx_contracts::{Code, Diagnostic, Interaction};
 
 const FILE: &str = "contracts/component_arguments.yaml";
-const TEXT: &str = include_str!("../contracts/component_arguments.yaml");
+const TEXT: &str = include_str!("../../contracts/component_arguments.yaml");
 
 templiqx::include_contract!(
     "contracts/component_arguments.yaml",

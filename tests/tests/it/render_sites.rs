@@ -3,13 +3,13 @@
 //! is one) as the first note. The same sites reach generated code, which
 //! embeds them as static data.
 
-mod common;
+use crate::common;
 
 use serde_json::{Value, json};
 use templiqx_contracts::{Code, Diagnostic};
 
 const FILE: &str = "contracts/render_sites.yaml";
-const TEXT: &str = include_str!("../contracts/render_sites.yaml");
+const TEXT: &str = include_str!("../../contracts/render_sites.yaml");
 
 templiqx::include_contract!(
     "contracts/render_sites.yaml",

@@ -1,7 +1,7 @@
 //! Values nested beyond `MAX_VALUE_DEPTH` where no schema bounds them are
 //! rejected before any recursive walk (no stack exhaustion).
 
-mod common;
+use crate::common;
 
 use templiqx_contracts::budget::MAX_VALUE_DEPTH;
 use templiqx_contracts::{Code, Json};

@@ -13,9 +13,7 @@
 //! `--offline`, and share the target directory `target/host-tests` (and its
 //! profile), so dependencies compile once.
 
-mod common;
-
-use common::host::{Host, shared_target};
+use crate::common::host::{Host, shared_target};
 use std::fs;
 use std::time::{Duration, SystemTime};
 

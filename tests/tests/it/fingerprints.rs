@@ -1,9 +1,7 @@
 //! Contract, interaction and request fingerprints (`docs/format.md`,
 //! "Canonical JSON and fingerprints").
 
-mod common;
-
-use common::{examples, read, structured_output};
+use crate::common::{examples, read, structured_output};
 use templiqx_build::compile_str;
 use templiqx_contracts::CapabilityProfile;
 
