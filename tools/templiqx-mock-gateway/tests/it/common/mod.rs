@@ -2,8 +2,6 @@
 //! HTTP/1.1 client (so tests can send what no well-behaved client would),
 //! and corpus copies.
 
-#![allow(dead_code)] // each test file uses part of it
-
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

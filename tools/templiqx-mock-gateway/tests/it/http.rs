@@ -2,7 +2,7 @@
 //! the conformance client, every bad input, timeouts and graceful shutdown;
 //! and the external corpus through the conformance client when it is there.
 
-mod common;
+use crate::common;
 
 use common::{Gateway, execute, external_root, own_root, request};
 use serde_json::{Value, json};

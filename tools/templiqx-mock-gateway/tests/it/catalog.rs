@@ -2,7 +2,7 @@
 //! usage, requests that do not render, and a contract that does not
 //! compile stopping start-up.
 
-mod common;
+use crate::common;
 
 use serde_json::json;
 use std::path::{Path, PathBuf};

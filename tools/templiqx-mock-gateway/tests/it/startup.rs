@@ -2,7 +2,7 @@
 //! required target profile, and an invalid inventory stopping start-up with
 //! an error naming the scenario.
 
-mod common;
+use crate::common;
 
 use common::{Gateway, edit_inventory, own_copy, own_root, run_to_exit};
 use serde_json::json;
