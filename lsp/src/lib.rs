@@ -10,7 +10,12 @@
 //! body over [`MAX_MESSAGE`] bytes is refused unread, and messages out of
 //! the lifecycle's order are answered as LSP 3.17 asks: nothing a client
 //! sends ends the session but `exit` and the end of the input
-//! (`docs/cli.md`, "lsp", "The protocol").
+//! (`docs/cli.md`, "lsp", "The protocol"). A request the client cancels
+//! (`$/cancelRequest`) is answered `-32800 RequestCancelled`, and one that
+//! a later `textDocument/didChange` of its document supersedes `-32801
+//! ContentModified`, without its work (`docs/decisions.md`, "The language
+//! server"). Each request has its handler in its own module, behind a
+//! one-line-per-method dispatch.
 //!
 //! * **Diagnostics** on open, on every change, on save and on close. The
 //!   package of the changed file (the nearest directory holding
