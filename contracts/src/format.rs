@@ -35,7 +35,7 @@
 //! would gain several dependencies for forty lines of byte matching. The
 //! code below is checked against the official JSON Schema Test Suite
 //! (`optional/format/date.json`, `date-time.json`) by
-//! `build-support/tests/json_schema_suite.rs`.
+//! `build-support/tests/it/json_schema_suite.rs`.
 
 /// Parses an RFC 3339 `full-date` (`YYYY-MM-DD`, a real proleptic Gregorian
 /// calendar date) into `(year, month, day)`.

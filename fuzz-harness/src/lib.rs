@@ -3,7 +3,7 @@
 //! Each function takes the raw bytes a fuzzer (or a corpus file) supplies,
 //! drives one entry point the way a user or a model would reach it, and
 //! panics when a property fails. The cargo-fuzz targets in `fuzz/` call them,
-//! and so does the stable replay test (`tests/tests/fuzz_corpus.rs`), which
+//! and so does the stable replay test (`tests/tests/it/fuzz_corpus.rs`), which
 //! runs every committed corpus input in `cargo test`. Properties checked
 //! everywhere:
 //!

@@ -262,7 +262,7 @@ impl ScriptedRuntime {
     /// per script, as the output is fixed when the runtime is built. A
     /// capability the runtime lacks and a runtime failure (with its retries)
     /// are [`RuntimeAdapter::execute`] itself: no output, no request
-    /// fingerprint, nothing to save. `mock/tests/transport_fast_path.rs` holds
+    /// fingerprint, nothing to save. `mock/tests/it/transport_fast_path.rs` holds
     /// the two paths equal on every scenario of both corpora.
     ///
     /// ```
