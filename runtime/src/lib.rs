@@ -123,6 +123,7 @@ pub mod call;
 pub mod decode;
 pub mod filters;
 pub mod output;
+pub mod partial;
 pub mod render;
 pub mod request;
 pub mod trace;
@@ -141,6 +142,7 @@ pub use call::{
 pub use decode::{DecodeError, Scope, check_root, decode_output};
 pub use filters::Locale;
 pub use output::validate_output;
+pub use partial::PartialJson;
 pub use render::{RenderError, render, render_envelope};
 pub use request::validate_request;
 pub use templiqx_contracts::expect::{Observed, describe_failure, evaluate_check, observed_values};

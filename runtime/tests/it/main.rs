@@ -1,11 +1,12 @@
 //! The integration tests of `templiqx`, one binary (each file a module): the
-//! adapter port, budgets, rendering and the no-panic properties. The
-//! allocation budget test is its own binary (`alloc_budget.rs`): it installs
-//! a counting global allocator.
+//! adapter port, budgets, rendering, the no-panic properties and the
+//! partial JSON reader. The allocation budget test is its own binary
+//! (`alloc_budget.rs`): it installs a counting global allocator.
 
 mod common;
 
 mod adapter;
 mod budgets;
 mod never_panics;
+mod partial_json;
 mod render;
