@@ -20,7 +20,11 @@ pub(crate) async fn execute<A: AsyncRuntimeAdapter>(
     repeat: u32,
 ) -> (ExecutionRecord, Option<String>) {
     let started = Instant::now();
-    let result = adapter.execute(&fixture.rendered).await;
+    // An adapter that answers per fixture (the `fake` provider) learns
+    // which one it is answering; the request is all any other sees.
+    let result = crate::fake::FIXTURE
+        .scope(fixture.name.clone(), adapter.execute(&fixture.rendered))
+        .await;
     let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
     record(fixture, repeat, result, latency_ms)
 }

@@ -15,10 +15,12 @@ use templiqx_contracts::{Code, Json, RenderedInteraction, RuntimeFailure};
 /// does not validate is a `TQX_OUTPUT_SCHEMA` failure, as a model's would
 /// be.
 ///
-/// It knows a request by its fingerprint: two fixtures of one contract
-/// with the same inputs and context send the same request, which is
-/// answered with the `fake_output` of the first of them in the order
-/// given. Run it with
+/// Under [`Eval::run`](crate::Eval::run) it answers the fixture being
+/// executed, so two fixtures of one contract with the same inputs and
+/// context (the same request) each get their own `fake_output`. Called
+/// outside a run it knows a request by its fingerprint, and such a
+/// request is answered with the `fake_output` of the first of them in the
+/// order given. Run it with
 /// [`Eval::fake_outputs_only`](crate::Eval::fake_outputs_only), which
 /// leaves out the fixtures it has no answer for.
 #[derive(Clone, Debug)]
@@ -26,6 +28,14 @@ pub struct FakeAdapter {
     descriptor: AdapterDescriptor,
     /// Request fingerprint → the `fake_output` that answers it.
     outputs: HashMap<String, Json>,
+    /// `contract::fixture` → its `fake_output`.
+    by_fixture: HashMap<String, Json>,
+}
+
+tokio::task_local! {
+    /// The fixture (`contract::fixture`) whose execution is being polled,
+    /// set by the runner around each call of the adapter.
+    pub(crate) static FIXTURE: String;
 }
 
 impl FakeAdapter {
@@ -41,6 +51,7 @@ impl FakeAdapter {
         S: Into<String>,
     {
         let mut outputs = HashMap::new();
+        let mut by_fixture = HashMap::new();
         for c in contracts {
             let (Some(contract), Some(interaction)) = (&c.contract, &c.interaction) else {
                 continue;
@@ -49,6 +60,7 @@ impl FakeAdapter {
                 let Some(output) = &eval.fake_output else {
                     continue;
                 };
+                by_fixture.insert(format!("{}::{}", c.id, eval.id), Json::from(output.clone()));
                 if let Ok(rendered) = templiqx::render(interaction, &eval.inputs, &eval.context) {
                     outputs
                         .entry(rendered.request_fingerprint())
@@ -59,6 +71,7 @@ impl FakeAdapter {
         FakeAdapter {
             descriptor: AdapterDescriptor::new("fake", capabilities),
             outputs,
+            by_fixture,
         }
     }
 }
@@ -75,9 +88,13 @@ impl AsyncRuntimeAdapter for FakeAdapter {
         &self,
         request: &RenderedInteraction<'_>,
     ) -> Result<AdapterOutput, RuntimeFailure> {
-        match self.outputs.get(&request.request_fingerprint()) {
+        let answer = match FIXTURE.try_with(|name| self.by_fixture.get(name).cloned()) {
+            Ok(answer) => answer,
+            Err(_) => self.outputs.get(&request.request_fingerprint()).cloned(),
+        };
+        match answer {
             Some(output) => Ok(AdapterOutput {
-                output: output.clone(),
+                output,
                 usage: None,
             }),
             None => Err(RuntimeFailure::new(
@@ -86,5 +103,84 @@ impl AsyncRuntimeAdapter for FakeAdapter {
                 "the fixture has no fake_output",
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::history::History;
+    use crate::{Eval, FakeAdapter};
+    use templiqx_build::{CompiledContract, compile_str};
+    use templiqx_contracts::CapabilityProfile;
+
+    /// Two fixtures that send the same request, each with a check only its
+    /// own `fake_output` passes.
+    const TWINS: &str = r#"
+api_version: templiqx/v1alpha1
+id: twins
+version: 0.1.0
+inputs:
+  name: { schema: { type: string }, required: true }
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.name } }
+output_schema:
+  type: object
+  additionalProperties: false
+  required: [greeting]
+  properties:
+    greeting: { type: string }
+evals:
+  - id: formal
+    inputs: { name: Ada }
+    fake_output: { greeting: "Dear Ada" }
+    expect:
+      - id: formal
+        check: { kind: contains, container: { kind: ref, path: output.greeting }, item: { kind: literal, value: "Dear" } }
+  - id: casual
+    inputs: { name: Ada }
+    fake_output: { greeting: "Hi Ada" }
+    expect:
+      - id: casual
+        check: { kind: contains, container: { kind: ref, path: output.greeting }, item: { kind: literal, value: "Hi" } }
+"#;
+
+    #[test]
+    fn fixtures_sending_one_request_each_get_their_own_fake_output() {
+        let target = CapabilityProfile::new(["structured_output"]);
+        let compiled = compile_str(TWINS, "twins.yaml", &target);
+        assert!(
+            compiled.diagnostics.is_empty(),
+            "{:?}",
+            compiled.diagnostics
+        );
+        let contracts = [CompiledContract {
+            id: "twins".into(),
+            file: "twins.yaml".into(),
+            contract: compiled.contract,
+            interaction: compiled.interaction,
+            diagnostics: Vec::new(),
+        }];
+        let adapter = FakeAdapter::new(&contracts, target.iter());
+        let mut history = History::in_memory().unwrap();
+        let eval = Eval::new(&contracts)
+            .fake_outputs_only(true)
+            .repeat(2)
+            .concurrency(2)
+            .history(&mut history);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let outcome = runtime.block_on(eval.run(&adapter)).unwrap();
+        let passed = |id: &str| {
+            let s = &outcome.stats.fixture("twins", id).unwrap().summary;
+            (s.executions, s.pass_rate.passed)
+        };
+        assert_eq!(passed("formal"), (2, 2));
+        // Answered by request alone, `casual` would get `formal`'s answer.
+        assert_eq!(passed("casual"), (2, 2));
     }
 }
