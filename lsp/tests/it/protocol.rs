@@ -2,9 +2,7 @@
 //! the CRM3 example package copied into a temporary directory, documents
 //! opened and edited, diagnostics, hover, definition and symbols read back.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lsp_types::Url;
 use serde_json::{Value, json};
 

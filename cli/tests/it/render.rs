@@ -1,8 +1,6 @@
 //! `templiqx render`, run as a process.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 
 const CONTRACT: &str = "contracts/lease-term-extraction.yaml";

@@ -4,9 +4,7 @@
 //! them with an unknown field added, and agrees with the parser on
 //! thousands of mutations of them.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use templiqx_build::{compile_str, parse_str, yaml};

@@ -1,9 +1,7 @@
 //! `templiqx check --lint openai-strict` (`docs/cli.md`, "check";
 //! `docs/diagnostics.md`, `TQX_LINT_OPENAI_NOT_STRICT`), run as a process.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 use std::path::Path;
 

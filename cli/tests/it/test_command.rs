@@ -1,8 +1,6 @@
 //! `templiqx test`, run as a process.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 use std::path::Path;
 

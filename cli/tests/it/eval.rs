@@ -4,9 +4,7 @@
 //! rate limit, timeout), the gate's exit statuses, the SQLite history, the
 //! cache, and a regression the server introduces between two runs.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::path::Path;
 use templiqx_fake_provider::{Reply, serve};

@@ -2,9 +2,7 @@
 //! both receipt modes, tampered and broken copies of it, and the external
 //! corpus (when it is there).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::Path;

@@ -1,8 +1,6 @@
 //! Usage errors, help and version.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 
 #[test]

@@ -3,9 +3,7 @@
 //! the version gate's exit status, `--base` in a git repository the test
 //! creates, and usage errors.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::Command as Process;
 use templiqx_conformance_suites::git;

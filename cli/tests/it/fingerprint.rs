@@ -1,8 +1,6 @@
 //! `templiqx fingerprint`, run as a process.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 
 /// The example extraction output's fingerprint, as the example inventory

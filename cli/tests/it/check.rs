@@ -1,8 +1,6 @@
 //! `templiqx check`, run as a process.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 
 #[test]

@@ -12,9 +12,7 @@
 //! before the answer; an answer sent before any diagnostics is one the
 //! server gave without compiling, so without running the handler.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
 use lsp_types::Url;
 use serde_json::{Value, json};

@@ -5,9 +5,7 @@
 //! unusable params and initialization options; and the conversion of
 //! many diagnostics (linear in their number, merged when identical).
 
-mod common;
-
-use common::{Client, TIMEOUT, codes, position};
+use crate::common::{Client, TIMEOUT, codes, position};
 use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use serde_json::{Value, json};
 use std::io::{Cursor, Read, Write};

@@ -7,13 +7,11 @@
 //! (`build-support/tests/catalogue.rs` and `tests/tests/catalogue_render.rs`
 //! check the same examples against the libraries, quoted text included.)
 
-mod common;
-
-#[path = "../../build-support/tests/support/catalogue_doc.rs"]
+#[path = "../../../build-support/tests/support/catalogue_doc.rs"]
 mod catalogue_doc;
 
 use catalogue_doc::{Example, Section, catalogue_path, describe, matches};
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fs;

@@ -4,9 +4,7 @@
 //! partial using a field, nested fields, fixtures setting them, a partial
 //! two contracts share).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lsp_types::Url;
 use serde_json::{Value, json};
 use std::path::PathBuf;

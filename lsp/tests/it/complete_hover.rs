@@ -3,9 +3,7 @@
 //! names, driven over the in-memory connection on a copy of the CRM3
 //! example and on small packages written for the case.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lsp_types::Url;
 use serde_json::{Value, json};
 use std::path::Path;

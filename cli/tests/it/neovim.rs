@@ -54,7 +54,7 @@ const HOW: &str = "install Debian's `neovim` package (`apt-get install neovim`)"
 /// an error is caught and written there too, so the Rust side can say
 /// which step failed.
 const CLIENT: &str = r#"
--- The Neovim side of cli/tests/neovim.rs (Neovim 0.7 and later).
+-- The Neovim side of cli/tests/it/neovim.rs (Neovim 0.7 and later).
 vim.o.swapfile = false
 -- Filetype detection, as in a user's session: the buffer's filetype is the
 -- languageId the client sends (`yaml`).

@@ -1,0 +1,19 @@
+//! The integration tests of the `templiqx` command, one binary (each file a
+//! module): every subcommand run as a process.
+
+mod common;
+
+mod catalogue;
+mod check;
+mod diff;
+mod eval;
+mod fingerprint;
+mod lint;
+mod lsp;
+mod neovim;
+mod render;
+mod run;
+mod scenarios;
+mod schema;
+mod test_command;
+mod usage;
