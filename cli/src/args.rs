@@ -327,6 +327,30 @@ Example (Neovim 0.8 and later; 0.7 and other editors: docs/editors.md):
         #[arg(long, short = 't', value_name = "CAP,...", value_delimiter = ',')]
         target: Option<Vec<String>>,
     },
+
+    /// Serve the Model Context Protocol over standard input and output.
+    ///
+    /// Every contract of the served packages is an MCP prompt (arguments:
+    /// its inputs and context fields); the tools check, render,
+    /// fingerprint, schema and diff run the compiler, the renderer and the
+    /// diff for an agent. Paths a client names must be inside the served
+    /// PATHs. The global --format and --color do not apply: the server
+    /// speaks only the protocol (revision 2025-11-25). See docs/mcp.md.
+    #[command(after_help = "\
+Example (Claude Code; other clients: docs/mcp.md):
+  claude mcp add templiqx -- templiqx mcp examples/crm3 --target structured_output")]
+    Mcp {
+        /// The package directories and contract files served (default: the
+        /// current directory).
+        #[arg(value_name = "PATH")]
+        paths: Vec<PathBuf>,
+
+        /// The target capability profile, comma-separated or repeated;
+        /// optional here (without it, each contract compiles for the
+        /// capabilities it requires). A tool call's own target wins.
+        #[arg(long, short = 't', value_name = "CAP,...", value_delimiter = ',')]
+        target: Option<Vec<String>>,
+    },
 }
 
 /// The subcommands of `templiqx scenarios`.

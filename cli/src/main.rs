@@ -35,6 +35,9 @@ fn main() -> ExitCode {
     if let Command::Lsp { target } = &cli.command {
         return ExitCode::from(lsp(target.as_deref()).code());
     }
+    if let Command::Mcp { paths, target } = &cli.command {
+        return ExitCode::from(cmd::mcp::run(paths, target.as_deref()).code());
+    }
     let mut ui = Ui::new(cli.output.format, cli.output.color);
     let result = run(&mut ui, &cli.command).and_then(|status| {
         ui.flush()?;
@@ -117,6 +120,7 @@ fn run(ui: &mut Ui, command: &Command) -> io::Result<Status> {
         } => cmd::diff::run(ui, old, new.as_deref(), base.as_deref(), target.as_deref()),
         Command::Schema => cmd::schema::run(ui),
         Command::Lsp { .. } => unreachable!("`main` serves `lsp` before the Ui exists"),
+        Command::Mcp { .. } => unreachable!("`main` serves `mcp` before the Ui exists"),
         Command::Scenarios(ScenariosCommand::Run {
             inventory,
             target,

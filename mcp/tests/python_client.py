@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Drives `templiqx mcp` with the official MCP Python SDK (`pip install mcp`).
+
+An independent client: it starts the server as an MCP host does (a child
+process speaking JSON-RPC on standard input and output), lists the CRM3
+package's prompts and tools, gets a rendered prompt, gets the TQX_* error of
+a bad argument, checks a broken contract text, diffs two versions of a
+contract and completes an argument. Every step asserts what it sees; the
+script prints what it did and exits 0 when everything held.
+
+    python3 -m venv /tmp/mcp-venv && /tmp/mcp-venv/bin/pip install mcp
+    cargo build -p templiqx-cli
+    /tmp/mcp-venv/bin/python mcp/tests/python_client.py [--templiqx target/debug/templiqx] \
+        [--transcript session.jsonl]
+
+With --transcript, every JSON-RPC line both ways is written to the file
+(`>` client to server, `<` server to client), for docs/mcp.md.
+
+Run from the repository root. It reaches no network.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import shlex
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
+
+try:
+    from mcp_types import PromptReference
+except ImportError:  # the 1.x SDK
+    from mcp.types import PromptReference
+
+REQUEST = {
+    "document_id": "LEASE-0007",
+    "clause_id": "clause-3",
+    "clause_text": "The lease starts on 2026-03-01 and ends on 2027-02-28. "
+    "Rent is EUR 1450.50 per month. Notice period: 60 days.",
+    "focus_fields": '["notice_days", "start_date"]',
+    "matter_reference": "MAT-2026-0107",
+}
+
+GREETING = """api_version: templiqx/v1alpha1
+id: greet
+version: 0.1.0
+inputs:
+  name: { schema: { type: string }, required: true }
+  title: { schema: { type: string }, required: TITLE }
+messages:
+  - role: user
+    content:
+      - { kind: text, value: Hello }
+      - { kind: interpolate, expression: { kind: ref, path: inputs.NAME } }
+output_schema: { type: object }
+"""
+
+
+def greeting(title_required: bool, name: str) -> str:
+    return GREETING.replace("TITLE", "true" if title_required else "false").replace("NAME", name)
+
+
+def dump(model) -> dict:
+    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+def step(title: str) -> None:
+    print(f"\n== {title}")
+
+
+async def session(templiqx: str, transcript: str | None) -> None:
+    command, args = templiqx, ["mcp", "examples/crm3", "--target", "structured_output"]
+    if transcript:
+        # The same server, each line of its standard streams also appended
+        # to the transcript, in the order they pass.
+        inner = shlex.join([templiqx, *args])
+        log = shlex.quote(transcript)
+        command = "bash"
+        args = [
+            "-c",
+            f"tee >(sed -u 's/^/> /' >> {log}) | {inner} | tee >(sed -u 's/^/< /' >> {log})",
+        ]
+        open(transcript, "w").close()
+    params = StdioServerParameters(command=command, args=args, cwd=os.getcwd())
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as client:
+            step("initialize")
+            init = await client.initialize()
+            print(f"protocol {init.protocol_version}; server {init.server_info.name} {init.server_info.version}")
+            assert init.protocol_version == "2025-11-25", init.protocol_version
+
+            step("prompts/list")
+            prompts = (await client.list_prompts()).prompts
+            for p in prompts:
+                args_text = ", ".join(
+                    f"{a.name}{'' if a.required else '?'}" for a in (p.arguments or [])
+                )
+                print(f"{p.name}({args_text})")
+            assert [p.name for p in prompts] == ["lease-term-extraction", "lease-summary-drafting"]
+            focus = next(a for a in prompts[0].arguments if a.name == "focus_fields")
+            print(f"focus_fields: {focus.description}")
+            assert "JSON Schema type `array`" in focus.description
+
+            step("prompts/get lease-term-extraction")
+            got = await client.get_prompt("lease-term-extraction", REQUEST)
+            for m in got.messages:
+                content = dump(m.content)
+                role = content.get("_meta", {}).get("templiqx/role", m.role)
+                print(f"[{m.role}] (templiqx role {role}) {content['text'][:70]}...")
+            meta = dump(got)["_meta"]
+            print("fingerprints", json.dumps(meta["templiqx/fingerprints"], indent=1))
+            assert got.messages[0].role == "user"
+            assert got.messages[1].content.text.startswith("Matter: MAT-2026-0107")
+
+            step("prompts/get with a bad argument")
+            try:
+                await client.get_prompt(
+                    "lease-term-extraction", {**REQUEST, "focus_fields": "[notice_days"}
+                )
+                raise AssertionError("a bad argument must fail")
+            except MCPError as e:
+                print(f"error {e.code}: {e.message}")
+                print(f"data.code={e.data['code']} data.json_pointer={e.data['json_pointer']}")
+                print(f"data.help={e.data['help']}")
+                assert e.code == -32602
+                assert e.data["code"] == "TQX_PARSE_JSON"
+                assert e.data["json_pointer"] == "/inputs/focus_fields"
+
+            step("completion/complete document_id")
+            done = await client.complete(
+                PromptReference(name="lease-term-extraction"),
+                {"name": "document_id", "value": "LEASE"},
+            )
+            print(done.completion.values)
+            assert done.completion.values == ["LEASE-0007"]
+
+            step("tools/list")
+            tools = (await client.list_tools()).tools
+            print(", ".join(t.name for t in tools))
+            assert [t.name for t in tools] == ["check", "render", "fingerprint", "schema", "diff"]
+
+            step("tools/call check (a broken contract text)")
+            result = await client.call_tool(
+                "check",
+                {"text": greeting(False, "nmae"), "path": "examples/crm3/contracts/draft.yaml"},
+            )
+            out = result.structured_content
+            d = out["diagnostics"][0]
+            span = d["span"]["start"]
+            print(f"isError={result.is_error} ok={out['ok']}")
+            print(f"{d['code']} at {d['file']}:{span['line']}:{span['column']} {d['json_pointer']}: {d['message']}")
+            print(f"help: {d['help']}")
+            assert not result.is_error and out["ok"] is False
+            assert d["code"] == "TQX_REF_UNKNOWN"
+
+            step("tools/call diff (a field made required)")
+            result = await client.call_tool(
+                "diff",
+                {"old_text": greeting(False, "name"), "new_text": greeting(True, "name")},
+            )
+            out = result.structured_content
+            for c in out["changes"]:
+                print(f"{c['rule']} ({c['class']}): {c['message']}")
+            verdict = out["contracts"][0]
+            print(f"sufficient={out['sufficient']}; {verdict['name']}: {verdict['gate']['old']} -> "
+                  f"{verdict['gate']['new']}, needs {verdict['gate']['least']}")
+            assert out["changes"][0]["rule"] == "INPUT_FIELD_MADE_REQUIRED"
+            assert out["sufficient"] is False
+
+            step("tools/call check (outside the served roots)")
+            result = await client.call_tool("check", {"path": "../.."})
+            d = result.structured_content["diagnostics"][0]
+            print(f"isError={result.is_error} {d['code']}: {d['message']}")
+            assert result.is_error and d["code"] == "TQX_IO"
+
+    print("\n9 passed, 0 failed")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--templiqx", default=os.path.join("target", "debug", "templiqx"))
+    parser.add_argument("--transcript")
+    a = parser.parse_args()
+    asyncio.run(session(os.path.abspath(a.templiqx), a.transcript and os.path.abspath(a.transcript)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
