@@ -3,7 +3,7 @@
 //! diagnostics the catalogue quotes, and every test the catalogue names
 //! exists. (Render-time examples are run by `tests/tests/it/catalogue_render.rs`,
 //! whose crate depends on the runtime; scenario examples, and every example
-//! again through the `templiqx` binary, by `cli/tests/catalogue.rs`.)
+//! again through the `templiqx` binary, by `cli/tests/it/catalogue.rs`.)
 
 use crate::catalogue_doc::{
     self, Example, Section, catalogue_path, check_produced, describe, matches, repo_root,

@@ -2,13 +2,14 @@
 //! YAML, rejections, schemas, packages, code generation, reports and the
 //! diagnostics catalogue.
 
-// `cli/tests/catalogue.rs` and `tests/tests/it/main.rs` include it too.
+// `cli/tests/it/catalogue.rs` and `tests/tests/it/main.rs` include it too.
 #[path = "../support/catalogue_doc.rs"]
 mod catalogue_doc;
 
 mod builder;
 mod catalogue;
 mod codegen_check;
+mod compile_entry;
 mod doc_text;
 mod expectations;
 mod file_system;

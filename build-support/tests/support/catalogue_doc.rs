@@ -2,7 +2,7 @@
 //!
 //! Shared by `build-support/tests/it/catalogue.rs` (compile-time examples,
 //! coverage), `tests/tests/it/catalogue_render.rs` (render-time examples) and
-//! `cli/tests/catalogue.rs` (every example through the `templiqx` binary),
+//! `cli/tests/it/catalogue.rs` (every example through the `templiqx` binary),
 //! whose test binaries include this file with `#[path]`.
 //!
 //! The layout (documented at the top of the catalogue):
@@ -29,7 +29,7 @@
 //!   of code `CODE`, or a manifest that makes its inventory fail to load
 //!   with that code. The inventory is `inventory.json` in the same
 //!   directory. Run through `templiqx scenarios run` by
-//!   `cli/tests/catalogue.rs`;
+//!   `cli/tests/it/catalogue.rs`;
 //! - ```` ```text tqx-exercised-by=runtime-tests ```` : lines
 //!   `path/from/repo/root.rs::test_function` naming the tests that exercise
 //!   a code no contract or request can show.

@@ -81,7 +81,7 @@ fn corpus_output_fingerprints_match_inventory() {
         ],
     );
     // The output fingerprint of `intake-document-01` (also pinned by
-    // `cli/tests/fingerprint.rs`), stated independently of the inventory.
+    // `cli/tests/it/fingerprint.rs`), stated independently of the inventory.
     let bli61: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("evals/bli-61-output.json")).unwrap(),
     )
