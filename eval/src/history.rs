@@ -17,6 +17,11 @@ use std::path::Path;
 /// another version is refused ([`HistoryError`]) rather than guessed at.
 pub const SCHEMA_VERSION: i64 = 1;
 
+/// How long an operation waits for a database another connection is
+/// writing before it fails: runs beside each other share one history file,
+/// each holding the write lock at most [`COMMIT_EVERY`] at a time.
+pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Executions inserted per transaction, at most.
 pub const BATCH: usize = 512;
 
@@ -207,11 +212,48 @@ impl History {
     }
 
     fn with(conn: Connection) -> Result<History, HistoryError> {
+        // A database another process is writing (a run beside this one, or
+        // creating the schema at the same moment) is waited for, not an
+        // error: SQLite retries a locked database for up to BUSY_TIMEOUT.
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(fail("configuring the eval history"))?;
         // WAL keeps readers (sqlite3 in another terminal) off the writer's
         // back; NORMAL is durable across a process crash, which is what a
         // history needs.
-        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
-            .map_err(fail("configuring the eval history"))?;
+        // Switching to WAL takes the file exclusively, and SQLite does not
+        // wait for that lock through the busy timeout when other
+        // connections are opening the file too: retry it.
+        until_not_busy(|| {
+            conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+        })
+        .map_err(fail("configuring the eval history"))?;
+        // Create the schema under the write lock (`BEGIN IMMEDIATE`), and
+        // decide whether to from what is there once the lock is held: of
+        // processes opening a new file together, one creates the tables and
+        // the others find them.
+        conn.execute_batch("BEGIN IMMEDIATE")
+            .map_err(fail("opening the eval history"))?;
+        let created = History::create_schema(&conn);
+        let end = if created.is_ok() {
+            "COMMIT"
+        } else {
+            "ROLLBACK"
+        };
+        let ended = conn
+            .execute_batch(end)
+            .map_err(fail("creating the eval history"));
+        created?;
+        ended?;
+        Ok(History {
+            conn,
+            pending: 0,
+            opened: std::time::Instant::now(),
+        })
+    }
+
+    /// Within the open transaction: creates the schema in a file without
+    /// one, accepts the current version, refuses anything else.
+    fn create_schema(conn: &Connection) -> Result<(), HistoryError> {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(fail("reading the eval history's schema version"))?;
@@ -226,26 +268,17 @@ impl History {
                         reason: "the file is a SQLite database of something else (it has tables but no templiqx schema version)".to_owned(),
                     });
                 }
-                conn.execute_batch(&format!(
-                    "BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-                ))
-                .map_err(fail("creating the eval history"))?;
+                conn.execute_batch(&format!("{SCHEMA} PRAGMA user_version = {SCHEMA_VERSION};"))
+                    .map_err(fail("creating the eval history"))
             }
-            SCHEMA_VERSION => {}
-            other => {
-                return Err(HistoryError {
-                    action: "opening the eval history".to_owned(),
-                    reason: format!(
-                        "its schema version is {other}; this templiqx reads version {SCHEMA_VERSION}"
-                    ),
-                });
-            }
+            SCHEMA_VERSION => Ok(()),
+            other => Err(HistoryError {
+                action: "opening the eval history".to_owned(),
+                reason: format!(
+                    "its schema version is {other}; this templiqx reads version {SCHEMA_VERSION}"
+                ),
+            }),
         }
-        Ok(History {
-            conn,
-            pending: 0,
-            opened: std::time::Instant::now(),
-        })
     }
 
     /// Stores a new run and returns its id.
@@ -315,8 +348,11 @@ impl History {
         output: Option<&str>,
     ) -> Result<(), HistoryError> {
         if self.pending == 0 {
+            // IMMEDIATE: the write lock is taken (or waited for) now, so a
+            // read inside the batch cannot leave it unable to write when
+            // another run committed in between.
             self.conn
-                .execute_batch("BEGIN")
+                .execute_batch("BEGIN IMMEDIATE")
                 .map_err(fail("storing executions"))?;
             self.opened = std::time::Instant::now();
         }
@@ -412,7 +448,9 @@ impl History {
     }
 
     /// The earlier execution that stands for repeat `repeat` of `key`
-    /// under `--cache`: the latest one executed (not itself reused) with
+    /// under `--cache`: the latest one executed (not itself reused) of the
+    /// same fixture (`contract`, `fixture`: two fixtures that send the same
+    /// request are two experiments, each checked by its own `expect`) with
     /// the same key and repeat index whose outcome is an answer of the
     /// model — a schema-valid output, or `TQX_OUTPUT_SCHEMA`. Transport
     /// failures (rate limits, timeouts, …) are not answers and are never
@@ -422,7 +460,13 @@ impl History {
     /// # Errors
     ///
     /// A [`HistoryError`] from SQLite.
-    pub fn cached(&self, key: &ExecutionKey, repeat: u32) -> Result<Option<Cached>, HistoryError> {
+    pub fn cached(
+        &self,
+        key: &ExecutionKey,
+        contract: &str,
+        fixture: &str,
+        repeat: u32,
+    ) -> Result<Option<Cached>, HistoryError> {
         let row = self
             .conn
             .prepare_cached(
@@ -431,7 +475,7 @@ impl History {
                  FROM executions
                  WHERE request_fingerprint = ?1 AND interaction_fingerprint = ?2
                    AND provider = ?3 AND model = ?4 AND sampling = ?5 AND repeat = ?6
-                   AND transport = ?7 AND cached = 0
+                   AND transport = ?7 AND contract = ?8 AND fixture = ?9 AND cached = 0
                    AND (code IS NULL OR code = 'TQX_OUTPUT_SCHEMA')
                  ORDER BY id DESC LIMIT 1",
             )
@@ -444,7 +488,9 @@ impl History {
                     key.model,
                     key.sampling,
                     repeat,
-                    key.transport
+                    key.transport,
+                    contract,
+                    fixture
                 ],
                 |r| {
                     Ok((
@@ -568,6 +614,25 @@ impl Drop for History {
     }
 }
 
+/// `op` again while SQLite answers that the database is busy or locked, for
+/// up to [`BUSY_TIMEOUT`], every few milliseconds.
+fn until_not_busy<T>(mut op: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match op() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// SQLite integers are signed 64-bit; token counts beyond `i64::MAX` are
 /// stored as `i64::MAX`.
 fn saturate(n: u64) -> i64 {
@@ -652,16 +717,28 @@ mod tests {
         .unwrap();
         h.finish_run(id, "2026-12-03T00:00:01Z", "{}").unwrap();
 
-        let zero = h.cached(&key("r"), 0).unwrap().unwrap();
-        let one = h.cached(&key("r"), 1).unwrap().unwrap();
+        let zero = h
+            .cached(&key("r"), "lease", "fixed-term", 0)
+            .unwrap()
+            .unwrap();
+        let one = h
+            .cached(&key("r"), "lease", "fixed-term", 1)
+            .unwrap()
+            .unwrap();
         assert_eq!(zero.output.as_deref(), Some("{\"x\":0}"));
         assert_eq!(one.output.as_deref(), Some("{\"x\":1}"));
         assert_eq!(one.record.output_fingerprint.as_deref(), Some("fp1"));
         assert!(one.record.cached);
         assert_eq!(one.record.checks, record(1, None, "fp1").checks);
         // A timeout is not an answer; another request is not this one.
-        assert_eq!(h.cached(&key("r"), 2).unwrap(), None);
-        assert_eq!(h.cached(&key("other"), 0).unwrap(), None);
+        assert_eq!(h.cached(&key("r"), "lease", "fixed-term", 2).unwrap(), None);
+        assert_eq!(
+            h.cached(&key("other"), "lease", "fixed-term", 0).unwrap(),
+            None
+        );
+        // Another fixture sending the same request is another experiment.
+        assert_eq!(h.cached(&key("r"), "lease", "periodic", 0).unwrap(), None);
+        assert_eq!(h.cached(&key("r"), "other", "fixed-term", 0).unwrap(), None);
     }
 
     #[test]

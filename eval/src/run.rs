@@ -20,7 +20,7 @@ use crate::execution::{execute, from_cache};
 use crate::gate::{Gate, GateVerdict};
 use crate::history::{COMMIT_EVERY, Cached, ExecutionKey, History, HistoryError};
 use crate::record::{Endpoint, ExecutionRecord, RunInfo};
-use crate::select::{FixtureFilter, Selection, select};
+use crate::select::{Fixture, FixtureFilter, Selection, select};
 use crate::stats::{Accumulator, RunStats};
 
 /// What a run reports to its observer ([`Eval::on_progress`]) while it
@@ -375,7 +375,7 @@ impl<'a, P> Eval<'a, P> {
             .map(|(index, fixture, repeat)| {
                 let (stored, key) = (&stored, &keys[index]);
                 async move {
-                    if cache && let Some(hit) = cached(stored, key, repeat) {
+                    if cache && let Some(hit) = cached(stored, key, fixture, repeat) {
                         return (index, from_cache(fixture, repeat, hit));
                     }
                     (index, execute(adapter, fixture, repeat).await)
@@ -507,12 +507,20 @@ fn lock<'m, 'h>(
     stored.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The earlier execution that stands for repeat `repeat` of `key`, if any.
-/// A lookup between polls: no lock is held across an await.
-fn cached(stored: &Mutex<Option<&mut History>>, key: &ExecutionKey, repeat: u32) -> Option<Cached> {
+/// The earlier execution of `fixture` that stands for repeat `repeat` of
+/// `key`, if any. A lookup between polls: no lock is held across an await.
+fn cached(
+    stored: &Mutex<Option<&mut History>>,
+    key: &ExecutionKey,
+    fixture: &Fixture<'_>,
+    repeat: u32,
+) -> Option<Cached> {
     let guard = lock(stored);
     let history = guard.as_deref()?;
-    history.cached(key, repeat).ok().flatten()
+    history
+        .cached(key, fixture.contract, fixture.id, repeat)
+        .ok()
+        .flatten()
 }
 
 /// The sampling parameters the contract's runtime policy sends, as JSON

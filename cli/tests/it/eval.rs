@@ -600,3 +600,44 @@ fn an_interrupted_run_keeps_the_executions_it_finished() {
     child.wait().unwrap();
     assert_eq!(count(), 1);
 }
+
+/// Four `templiqx eval` processes started together on a history file that
+/// does not exist yet: each stores its run and exits 0, none fails on the
+/// schema's creation or a locked database.
+#[test]
+fn processes_creating_one_new_history_together_all_store_their_run() {
+    let dir = contract_dir();
+    let db = dir.path().join("new/eval.sqlite");
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_templiqx"))
+                .current_dir(dir.path())
+                .args(["eval", "notice.yaml", "--target", "structured_output"])
+                .args(["--provider", "fake", "--repeat", "3", "--db"])
+                .arg(&db)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let (runs, executions): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM runs WHERE finished_at IS NOT NULL),
+                    (SELECT count(*) FROM executions)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((runs, executions), (4, 12));
+}

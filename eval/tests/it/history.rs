@@ -1,0 +1,70 @@
+//! The history under concurrent use (`docs/eval.md`, "History"): runs that
+//! open a file that does not exist yet, at the same moment, each store
+//! their run; a database another run is writing is waited for.
+
+use std::sync::{Arc, Barrier};
+use templiqx_eval::RunInfo;
+use templiqx_eval::history::History;
+
+fn run_info() -> RunInfo {
+    RunInfo {
+        id: None,
+        started_at: "2026-12-06T00:00:00Z".into(),
+        provider: "fake".into(),
+        model: "fake".into(),
+        sampling: "{}".into(),
+        repeat: 1,
+    }
+}
+
+#[test]
+fn connections_creating_one_new_history_together_all_store_their_run() {
+    const OPENERS: usize = 6;
+    let dir = tempfile::tempdir().unwrap();
+    // Several fresh files: a race that a single try could miss.
+    for attempt in 0..8 {
+        let db = Arc::new(dir.path().join(format!("new-{attempt}/eval.sqlite")));
+        let start = Arc::new(Barrier::new(OPENERS));
+        let threads: Vec<_> = (0..OPENERS)
+            .map(|_| {
+                let (db, start) = (Arc::clone(&db), Arc::clone(&start));
+                std::thread::spawn(move || {
+                    start.wait();
+                    let mut history = History::open(&db).map_err(|e| e.to_string())?;
+                    let id = history.begin_run(&run_info()).map_err(|e| e.to_string())?;
+                    history
+                        .finish_run(id, "2026-12-06T00:00:01Z", "{}")
+                        .map_err(|e| e.to_string())?;
+                    Ok::<i64, String>(id)
+                })
+            })
+            .collect();
+        let mut ids: Vec<i64> = threads
+            .into_iter()
+            .map(|t| t.join().unwrap().unwrap())
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(
+            ids,
+            (1..=OPENERS as i64).collect::<Vec<_>>(),
+            "attempt {attempt}"
+        );
+    }
+}
+
+#[test]
+fn a_history_another_connection_is_writing_is_waited_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("eval.sqlite");
+    let mut first = History::open(&db).unwrap();
+    // Another writer holds the write lock for a while.
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        writer.execute_batch("COMMIT").unwrap();
+    });
+    let id = first.begin_run(&run_info()).unwrap();
+    assert_eq!(id, 1);
+    release.join().unwrap();
+}
