@@ -10,8 +10,8 @@
 #[path = "../../../build-support/tests/support/catalogue_doc.rs"]
 mod catalogue_doc;
 
-use catalogue_doc::{Example, Section, catalogue_path, describe, matches};
 use crate::common::*;
+use catalogue_doc::{Example, Section, catalogue_path, describe, matches};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fs;

@@ -4,13 +4,13 @@
 //! does not render; configuration errors are usage errors; the key never
 //! printed.
 
+use crate::common::*;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::post;
-use crate::common::*;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
