@@ -86,6 +86,34 @@ pub(crate) struct DiffArgs {
     pub target: Option<Vec<String>>,
 }
 
+/// Arguments of `eval`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EvalArgs {
+    /// A package directory or contract file inside a served root (default:
+    /// every served root).
+    pub path: Option<String>,
+    /// Globs over `contract::fixture` (`lease-*::*`); every fixture when
+    /// absent. Each must match a fixture.
+    pub filter: Option<Vec<String>>,
+    /// How many times each fixture runs, from 1 to 100 (default 1).
+    pub repeat: Option<u32>,
+    /// Who answers: `fake` (each fixture's own `fake_output`; fixtures
+    /// without one are left out). The only provider the server offers.
+    pub provider: Option<Provider>,
+    /// The target capability profile (capability names). Default: the
+    /// server's `--target`, else each contract's required capabilities.
+    pub target: Option<Vec<String>>,
+}
+
+/// The providers `eval` may run on.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Provider {
+    /// Each fixture answered with its `fake_output`: no model, no network.
+    Fake,
+}
+
 /// The input schema of `T`, as a tool declares it.
 pub(crate) fn input_schema<T: JsonSchema>() -> Arc<serde_json::Map<String, Value>> {
     let schema = schemars::schema_for!(T);
@@ -98,8 +126,8 @@ pub(crate) fn input_schema<T: JsonSchema>() -> Arc<serde_json::Map<String, Value
 /// Reads a call's arguments as `T`.
 ///
 /// # Errors
-/// `TQX_UNKNOWN_FIELD`, `TQX_MISSING_FIELD` or `TQX_INVALID_TYPE`, with
-/// serde's message.
+/// `TQX_UNKNOWN_FIELD`, `TQX_MISSING_FIELD`, `TQX_UNKNOWN_VARIANT` or
+/// `TQX_INVALID_TYPE`, with serde's message.
 pub(crate) fn read<T: DeserializeOwned>(
     tool: &str,
     args: serde_json::Map<String, Value>,
@@ -110,6 +138,8 @@ pub(crate) fn read<T: DeserializeOwned>(
             Code::UnknownField
         } else if message.starts_with("missing field") {
             Code::MissingField
+        } else if message.starts_with("unknown variant") {
+            Code::UnknownVariant
         } else {
             Code::InvalidType
         };

@@ -10,9 +10,9 @@
 //!   it as `templiqx render` does and returns the messages, with the
 //!   fingerprints in the result's `_meta`; `completion/complete` offers a
 //!   field's `enum` values and the values the eval fixtures give it;
-//! - **tools**: `check`, `render`, `fingerprint`, `schema` and `diff`, each
-//!   with an input JSON Schema and structured output (`ok`, `diagnostics`
-//!   and the tool's result).
+//! - **tools**: `check`, `render`, `fingerprint`, `schema`, `diff` and
+//!   `eval` (on the fake provider), each with an input JSON Schema and
+//!   structured output (`ok`, `diagnostics` and the tool's result).
 //!
 //! Every contract compiles through the one compile entry point,
 //! [`templiqx_build::Compiler`] (`docs/decisions.md`, "One compile entry
@@ -33,6 +33,7 @@
 
 mod arguments;
 mod catalogue;
+mod eval;
 mod prompts;
 mod roots;
 mod schemas;
@@ -119,7 +120,8 @@ impl Options {
 }
 
 /// The MCP server of `templiqx mcp`: an [`rmcp::ServerHandler`] serving the
-/// contracts of [`Options::paths`] as prompts and the Templiqx tools.
+/// contracts of [`Options::paths`] as prompts and the Templiqx tools
+/// (`check`, `render`, `fingerprint`, `schema`, `diff`, `eval`).
 ///
 /// Serve it on any `rmcp` transport (`server.serve(transport(read,
 /// write))` from [`rmcp::ServiceExt`]); [`run_stdio`] serves standard
@@ -179,7 +181,8 @@ impl ServerHandler for Server {
                  diagnostics; `render` renders a contract with inputs and context; `fingerprint` \
                  fingerprints a JSON value; `schema` returns the contract format's JSON Schema; \
                  `diff` says whether a change to a contract breaks callers or consumers and \
-                 whether its version bump is enough.",
+                 whether its version bump is enough; `eval` runs the eval fixtures, each \
+                 answered with its own fake_output, and returns the pass rates.",
             )
     }
 
@@ -224,7 +227,9 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        tools::call(self, &request.name, request.arguments.unwrap_or_default()).map(Into::into)
+        tools::call(self, &request.name, request.arguments.unwrap_or_default())
+            .await
+            .map(Into::into)
     }
 }
 

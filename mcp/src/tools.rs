@@ -1,5 +1,5 @@
 //! The tools (`docs/mcp.md`, "Tools"): `check`, `render`, `fingerprint`,
-//! `schema` and `diff`.
+//! `schema`, `diff` and `eval`.
 //!
 //! Every result is structured: `ok`, `diagnostics`, and the tool's own
 //! members. A call that could not do what it was asked (bad arguments, a
@@ -10,7 +10,8 @@
 
 use crate::Server;
 use crate::arguments::{
-    CheckArgs, DiffArgs, FingerprintArgs, RenderArgs, SchemaArgs, bounded, input_schema, read,
+    CheckArgs, DiffArgs, EvalArgs, FingerprintArgs, RenderArgs, SchemaArgs, bounded, input_schema,
+    read,
 };
 use crate::catalogue::Catalogue;
 use crate::schemas;
@@ -69,6 +70,13 @@ pub(crate) fn list() -> Vec<Tool> {
         )
         .with_raw_output_schema(schemas::diff())
         .with_annotations(read_only()),
+        Tool::new(
+            "eval",
+            "Run the eval fixtures of a package or contract file as `templiqx eval --provider fake` does: each fixture answered with its own fake_output, its expect checks evaluated; returns the statistics per fixture and contract (pass rates with Wilson intervals, each check's pass rate) and the gate's verdict. No model is called and nothing is stored.",
+            input_schema::<EvalArgs>(),
+        )
+        .with_raw_output_schema(schemas::eval())
+        .with_annotations(read_only()),
     ]
 }
 
@@ -121,12 +129,23 @@ impl From<Diagnostic> for Outcome {
 /// # Errors
 /// Invalid params (-32602) for a tool that does not exist; everything
 /// else is a result.
-pub(crate) fn call(
+pub(crate) async fn call(
     server: &Server,
     name: &str,
     args: Map<String, Value>,
 ) -> Result<CallToolResult, ErrorData> {
     let outcome = match name {
+        "eval" => match read::<EvalArgs>(name, args) {
+            Ok(a) => {
+                let ran = crate::eval::run(server, a).await;
+                Ok(Outcome {
+                    failed: ran.failed,
+                    diagnostics: ran.diagnostics,
+                    fields: ran.fields,
+                })
+            }
+            Err(d) => Err(d),
+        },
         "check" => read(name, args).map(|a| check(server, a)),
         "render" => read(name, args).map(|a| render(server, a)),
         "fingerprint" => read(name, args).map(fingerprint),
@@ -135,7 +154,9 @@ pub(crate) fn call(
         _ => {
             return Err(ErrorData::invalid_params(
                 format!("no tool is named `{name}`"),
-                Some(json!({ "tools": ["check", "render", "fingerprint", "schema", "diff"] })),
+                Some(
+                    json!({ "tools": ["check", "render", "fingerprint", "schema", "diff", "eval"] }),
+                ),
             ));
         }
     };

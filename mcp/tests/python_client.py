@@ -5,7 +5,8 @@ An independent client: it starts the server as an MCP host does (a child
 process speaking JSON-RPC on standard input and output), lists the CRM3
 package's prompts and tools, gets a rendered prompt, gets the TQX_* error of
 a bad argument, checks a broken contract text, diffs two versions of a
-contract and completes an argument. Every step asserts what it sees; the
+contract, completes an argument and runs the eval fixtures on the fake
+provider. Every step asserts what it sees; the
 script prints what it did and exits 0 when everything held.
 
     python3 -m venv /tmp/mcp-venv && /tmp/mcp-venv/bin/pip install mcp
@@ -140,7 +141,7 @@ async def session(templiqx: str, transcript: str | None) -> None:
             step("tools/list")
             tools = (await client.list_tools()).tools
             print(", ".join(t.name for t in tools))
-            assert [t.name for t in tools] == ["check", "render", "fingerprint", "schema", "diff"]
+            assert [t.name for t in tools] == ["check", "render", "fingerprint", "schema", "diff", "eval"]
 
             step("tools/call check (a broken contract text)")
             result = await client.call_tool(
@@ -176,7 +177,17 @@ async def session(templiqx: str, transcript: str | None) -> None:
             print(f"isError={result.is_error} {d['code']}: {d['message']}")
             assert result.is_error and d["code"] == "TQX_IO"
 
-    print("\n9 passed, 0 failed")
+            step("tools/call eval (the fake provider)")
+            result = await client.call_tool("eval", {"repeat": 3})
+            out = result.structured_content
+            for f in out["stats"]["fixtures"]:
+                rate = f["pass_rate"]
+                print(f"{f['contract']}::{f['fixture']}: {rate['passed']}/{rate['total']} passed "
+                      f"(95% interval {rate['low']:.2f}-{rate['high']:.2f}), "
+                      f"{len(f['checks'])} checks, pass^N {f['pass_all']}")
+            assert out["ok"] is True and len(out["stats"]["fixtures"]) == 2
+
+    print("\n10 passed, 0 failed")
 
 
 def main() -> int:

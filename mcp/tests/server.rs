@@ -134,7 +134,10 @@ async fn lists_the_tools_with_input_and_output_schemas() {
     let client = connect(&["examples/crm3"]).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
-    assert_eq!(names, ["check", "render", "fingerprint", "schema", "diff"]);
+    assert_eq!(
+        names,
+        ["check", "render", "fingerprint", "schema", "diff", "eval"]
+    );
     for tool in &tools {
         assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
         let output = tool.output_schema.as_ref().expect("structured output");
@@ -482,4 +485,65 @@ async fn renders_fingerprints_and_serves_the_schema() {
         templiqx_build::json_schema::contract_schema()
     );
     assert_eq!(out["fingerprint"].as_str().unwrap().len(), 64);
+}
+
+#[tokio::test]
+async fn runs_the_eval_fixtures_on_the_fake_provider() {
+    let client = connect(&["examples/crm3"]).await;
+    let result = call(&client, "eval", json!({ "repeat": 2, "provider": "fake" })).await;
+    assert_eq!(result.is_error, Some(false));
+    let out = structured(&result);
+    assert_eq!(out["ok"], true, "{out}");
+    assert_eq!(out["provider"], "fake");
+    assert_eq!(out["run"]["repeat"], 2);
+    let fixtures = out["stats"]["fixtures"].as_array().unwrap();
+    let names: Vec<String> = fixtures
+        .iter()
+        .map(|f| {
+            format!(
+                "{}::{}",
+                f["contract"].as_str().unwrap(),
+                f["fixture"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "lease-summary-drafting::dutch-client",
+            "lease-term-extraction::fixed-term-lease"
+        ]
+    );
+    for f in fixtures {
+        assert_eq!(f["executions"], 2);
+        assert_eq!(f["pass_rate"]["passed"], 2);
+        assert!(
+            f["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|c| c["rate"]["passed"] == 2)
+        );
+    }
+
+    // One fixture by its glob.
+    let out =
+        structured(&call(&client, "eval", json!({ "filter": ["lease-term-*::*"] })).await).clone();
+    assert_eq!(out["stats"]["fixtures"].as_array().unwrap().len(), 1);
+
+    // What cannot run is a tool error with its diagnostic.
+    for (args, code) in [
+        (json!({ "provider": "openai" }), "TQX_UNKNOWN_VARIANT"),
+        (json!({ "repeat": 0 }), "TQX_INVALID_VALUE"),
+        (json!({ "filter": ["nothing::*"] }), "TQX_IO"),
+        (json!({ "path": "../.." }), "TQX_IO"),
+    ] {
+        let result = call(&client, "eval", args.clone()).await;
+        assert_eq!(result.is_error, Some(true), "{args}");
+        assert_eq!(
+            structured(&result)["diagnostics"][0]["code"],
+            code,
+            "{args}"
+        );
+    }
 }
