@@ -11,6 +11,26 @@ use templiqx_contracts::expect::{evaluate_check, observed_values};
 use templiqx_contracts::validate::validate;
 use templiqx_contracts::{AsValue as _, Code, Schema, ir, words};
 
+/// The help of an id with a character no report can carry.
+const ID_HELP: &str = "eval and check ids name tests and report entries (JUnit, HTML, the terminal); write them with printable characters";
+
+/// The first character of `id` that no report can carry as text, described
+/// (`docs/format.md`, "Eval fixtures"): a control character (C0, DEL, C1),
+/// which XML 1.0 forbids or a terminal acts on, or a Unicode noncharacter
+/// (U+FDD0–U+FDEF, U+xxFFFE, U+xxFFFF), which XML 1.0 forbids too.
+fn unprintable(id: &str) -> Option<String> {
+    id.chars().find_map(|c| {
+        let n = u32::from(c);
+        if c.is_control() {
+            Some(format!("U+{n:04X}, a control character"))
+        } else if (0xFDD0..=0xFDEF).contains(&n) || n & 0xFFFE == 0xFFFE {
+            Some(format!("U+{n:04X}, a Unicode noncharacter"))
+        } else {
+            None
+        }
+    })
+}
+
 impl Cx<'_> {
     /// The eval-fixture phase: every problem of a fixture's values is
     /// `TQX_EVAL_INVALID`; its `expect` checks are lowered like content
@@ -27,6 +47,14 @@ impl Cx<'_> {
         let mut ids = HashMap::new();
         for eval in &contract.evals {
             let before = self.diags.len();
+            if let Some(what) = unprintable(&eval.id) {
+                self.err(
+                    Code::EvalInvalid,
+                    format!("eval id `{}` holds {what}", eval.id.escape_debug()),
+                    &eval.loc.child("id"),
+                    ID_HELP,
+                );
+            }
             if let Some(first) = ids.insert(eval.id.as_str(), eval.loc.pointer.clone()) {
                 self.err(
                     Code::EvalInvalid,
@@ -87,6 +115,17 @@ impl Cx<'_> {
                     format!("a check of eval `{}` has an empty id", eval.id),
                     &id_loc,
                     "name the check; reports and failing tests name checks by id",
+                );
+            } else if let Some(what) = unprintable(&check.id) {
+                self.err(
+                    Code::EvalInvalid,
+                    format!(
+                        "check id `{}` of eval `{}` holds {what}",
+                        check.id.escape_debug(),
+                        eval.id.escape_debug()
+                    ),
+                    &id_loc,
+                    ID_HELP,
                 );
             } else if let Some(first) = ids.insert(&check.id, check.loc.pointer.clone()) {
                 self.err(

@@ -315,3 +315,49 @@ fn expect_enters_the_contract_fingerprint_only_when_present() {
         fingerprints(&contract(PASSING).replace("The score is a probability.", "A probability."));
     assert_ne!(described.0, with.0);
 }
+
+/// Ids name JUnit test cases and report entries: a control character or a
+/// noncharacter, written as a YAML escape, is refused at the id
+/// (`docs/format.md`, "Eval fixtures"); `row\u0001` and `row\u0002` would
+/// otherwise be one JUnit name, and `\uFFFE` no XML at all.
+#[test]
+fn eval_and_check_ids_hold_printable_characters_only() {
+    let check = "{ kind: literal, value: true }";
+    for (escaped, shown, what) in [
+        ("row\\u0001", "row\\u{1}", "U+0001, a control character"),
+        ("row\\a", "row\\u{7}", "U+0007, a control character"),
+        ("row\\u0085", "row\\u{85}", "U+0085, a control character"),
+        (
+            "row\\uFFFE",
+            "row\\u{fffe}",
+            "U+FFFE, a Unicode noncharacter",
+        ),
+        (
+            "row\\uFDD0",
+            "row\\u{fdd0}",
+            "U+FDD0, a Unicode noncharacter",
+        ),
+        (
+            "row\\U0001FFFF",
+            "row\\u{1ffff}",
+            "U+1FFFF, a Unicode noncharacter",
+        ),
+    ] {
+        let text = contract(&format!(
+            "      - {{ id: \"{escaped}\", check: {check} }}\n"
+        ));
+        let d = only(&text, Code::EvalInvalid, "/evals/0/expect/0/id");
+        assert_eq!(
+            d.message,
+            format!("check id `{shown}` of eval `ada` holds {what}")
+        );
+        assert!(d.help.as_deref().unwrap().contains("printable"), "{d:?}");
+        let text = contract(&format!("      - {{ id: c, check: {check} }}\n"))
+            .replace("  - id: ada\n", &format!("  - id: \"{escaped}\"\n"));
+        let d = only(&text, Code::EvalInvalid, "/evals/0/id");
+        assert_eq!(d.message, format!("eval id `{shown}` holds {what}"));
+    }
+    // Printable characters beyond ASCII are names like any other.
+    let text = contract(&format!("      - {{ id: \"größe-✓\", check: {check} }}\n"));
+    assert!(diagnostics(&text).is_empty());
+}
