@@ -61,18 +61,22 @@
 //!
 //! Reading is linear in the text over the whole stream: each byte is read
 //! once, wherever the deltas split it, and a delta's work is its length
-//! plus at most the nesting depth. Nothing of the text is kept or copied
+//! and a constant. Nothing of the text is kept or copied
 //! per delta: decoded strings and keys go, one after the other, into one
 //! growing buffer, and the values into one growing vector of nodes in the
 //! order they start, so allocation is the amortised growth of those two
 //! (and of a small buffer for a number's text and the stack of open
-//! containers; objects with more than eight members also index their keys'
+//! containers; objects with more than sixteen members also index their keys'
 //! hashes to find a repeated key in constant time).
 //!
 //! A view borrows the reader: walking the whole partial value is linear in
 //! its size and allocates nothing, and [`PartialNode::changed`] lets a
 //! consumer walk only what changed since the [`version`](PartialJson::version)
-//! it last saw (every ancestor of a changed value is stamped too).
+//! it last saw (a value counts as changed when anything inside it did).
+//! Stamping is one store per change: a complete value keeps the delta that
+//! completed it, and an open one changed in the last delta that changed
+//! anything, since the text grows only at its end, which every open value
+//! encloses.
 //!
 //! # Errors
 //!

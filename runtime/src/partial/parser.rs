@@ -15,7 +15,7 @@ const NO_KEY: u32 = u32::MAX;
 const OPEN: u32 = u32::MAX;
 /// Objects with more members than this check a new key against a hash set
 /// rather than by comparing it with every earlier key.
-const LINEAR_KEYS: u32 = 8;
+const LINEAR_KEYS: u32 = 16;
 
 /// What a node holds.
 #[derive(Clone, Debug)]
@@ -25,7 +25,8 @@ pub(super) enum Slot {
     Null,
     Bool(bool),
     Number(JsonNumber),
-    /// Decoded text `text[start..start + len]`.
+    /// Decoded text `text[start..start + len]`; while the string is open,
+    /// `text[start..]` (it is the buffer's tail) and `len` is not kept.
     String {
         start: u32,
         len: u32,
@@ -66,8 +67,9 @@ pub(super) struct Node {
     /// One past the last node of the subtree; [`OPEN`] for an open array
     /// or object.
     pub(super) end: u32,
-    /// The delta ([`PartialJson::version`]) that last changed this value
-    /// or one inside it.
+    /// Once complete: the delta ([`PartialJson::version`]) that completed
+    /// it, its last change. An open value changed in the last delta that
+    /// changed anything ([`PartialJson::last_change`]).
     pub(super) changed: u64,
     pub(super) complete: bool,
 }
@@ -182,6 +184,11 @@ pub struct PartialJson {
     consumed: usize,
     /// Deltas fed so far.
     version: u64,
+    /// The last delta that changed the partial value. Every change while a
+    /// value is open happens inside it (values change only at the end of
+    /// the text read, which every open value encloses), so this is the
+    /// `changed` of every open value.
+    pub(super) last_change: u64,
     /// Keys of objects with more than [`LINEAR_KEYS`] members: (object,
     /// hash of the key).
     key_index: HashSet<(u32, u64)>,
@@ -209,6 +216,7 @@ impl PartialJson {
             number: String::new(),
             consumed: 0,
             version: 0,
+            last_change: 0,
             key_index: HashSet::new(),
             hasher: RandomState::new(),
             error: None,
@@ -220,15 +228,43 @@ impl PartialJson {
     ///
     /// Every call counts as one [`version`](Self::version); the values it
     /// changes are stamped with it ([`PartialNode::changed`]). The work is
-    /// proportional to the delta's length (plus the nesting depth), never
-    /// to what was read before.
+    /// proportional to the delta's length, never to what was read before.
     ///
     /// # Errors
     /// The first place where the stream stops being the start of a JSON
     /// text ([`PartialError`]); the reader keeps the error and returns it
     /// again for every later delta, and the partial value stays as it was
     /// before the offending character.
+    #[inline]
     pub fn feed(&mut self, delta: &str) -> Result<(), PartialError> {
+        // The commonest small delta: more of a string, with nothing in it
+        // that ends the string or starts an escape.
+        if let State::Str {
+            key,
+            esc: Esc::None,
+        } = self.state
+            && self.error.is_none()
+            && delta.len() <= MAX_INPUT_BYTES - self.consumed
+            && delta.len() <= 16
+            && !delta.bytes().any(|b| STRING_STOP[b as usize])
+        {
+            self.version += 1;
+            if let &[b] = delta.as_bytes() {
+                // A one-byte `str` is ASCII.
+                self.text.push(b as char);
+            } else {
+                self.text.push_str(delta);
+            }
+            self.grew(key);
+            self.consumed += delta.len();
+            return Ok(());
+        }
+        self.feed_any(delta)
+    }
+
+    /// [`feed`](Self::feed), for any delta in any state.
+    #[inline(never)]
+    fn feed_any(&mut self, delta: &str) -> Result<(), PartialError> {
         if let Some(error) = &self.error {
             return Err(error.clone());
         }
@@ -406,27 +442,12 @@ impl PartialJson {
         }
     }
 
-    /// Stamps `index` and its open ancestors with this delta's version.
-    /// Invariant: a node stamped with the current version has all its
-    /// ancestors stamped too, so the walk stops at the first one that is.
+    /// Stamps `index`, which changed in this delta (and so did every open
+    /// value: they all enclose it). O(1): no walk up the tree.
     #[inline]
     fn touch(&mut self, index: u32) {
-        let v = self.version;
-        let node = &mut self.nodes[index as usize];
-        if node.changed == v {
-            return;
-        }
-        node.changed = v;
-        for &open in self.stack.iter().rev() {
-            if open == index {
-                continue;
-            }
-            let ancestor = &mut self.nodes[open as usize];
-            if ancestor.changed == v {
-                break;
-            }
-            ancestor.changed = v;
-        }
+        self.nodes[index as usize].changed = self.version;
+        self.last_change = self.version;
     }
 
     /// Starts a value in the innermost open container (or as the root).
@@ -567,16 +588,12 @@ impl PartialJson {
         self.state = State::AfterValue;
     }
 
-    /// A string's character (or run of them) was decoded.
+    /// A string's character (or run of them) was decoded: an open value
+    /// string changed (its length is the buffer's tail).
     #[inline]
     fn grew(&mut self, key: bool) {
         if !key {
-            let len = self.text.len() as u32;
-            let current = self.current;
-            if let Slot::String { start, len: l } = &mut self.nodes[current as usize].slot {
-                *l = len - *start;
-            }
-            self.touch(current);
+            self.last_change = self.version;
         }
     }
 
@@ -612,7 +629,12 @@ impl PartialJson {
             self.state = State::Colon;
         } else {
             let current = self.current;
-            self.nodes[current as usize].complete = true;
+            let end = self.text.len() as u32;
+            let node = &mut self.nodes[current as usize];
+            if let Slot::String { start, len } = &mut node.slot {
+                *len = end - *start;
+            }
+            node.complete = true;
             self.touch(current);
             self.state = State::AfterValue;
         }
@@ -683,8 +705,13 @@ impl PartialJson {
                         i += 1;
                     }
                     if i > start {
-                        // `start` and `i` are at ASCII bytes or the ends.
-                        self.text.push_str(&delta[start..i]);
+                        if i == start + 1 {
+                            // One byte between ASCII bytes or the ends: ASCII.
+                            self.text.push(bytes[start] as char);
+                        } else {
+                            // `start` and `i` are at ASCII bytes or the ends.
+                            self.text.push_str(&delta[start..i]);
+                        }
                         self.grew(key);
                     }
                     let Some(&c) = bytes.get(i) else { break };

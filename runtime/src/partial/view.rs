@@ -60,7 +60,13 @@ impl<'p> PartialNode<'p> {
     /// version it last looked at skips every subtree whose `changed` is not
     /// above it.
     pub fn changed(self) -> u64 {
-        self.node().changed
+        let node = self.node();
+        if node.complete {
+            node.changed
+        } else {
+            // Every change while a value is open is inside it.
+            self.parser.last_change
+        }
     }
 
     /// What the value holds so far.
@@ -71,9 +77,12 @@ impl<'p> PartialNode<'p> {
             Slot::Null => PartialValue::Null,
             Slot::Bool(b) => PartialValue::Bool(*b),
             Slot::Number(n) => PartialValue::Number(n),
-            Slot::String { start, len } => {
-                PartialValue::String(&p.text[*start as usize..(start + len) as usize])
-            }
+            Slot::String { start, len } => PartialValue::String(if self.node().complete {
+                &p.text[*start as usize..(start + len) as usize]
+            } else {
+                // The open string is the buffer's tail.
+                &p.text[*start as usize..]
+            }),
             Slot::Array { len } => PartialValue::Array(PartialArray(Children {
                 parser: p,
                 next: self.index + 1,
