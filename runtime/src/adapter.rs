@@ -118,13 +118,19 @@ pub struct ExecutionError {
     /// Invocations made by this `execute` call, including the failed one
     /// (0 when the capability gate refused before invoking).
     pub attempts: u32,
+    /// The output the model gave, for `TQX_OUTPUT_SCHEMA`: the
+    /// schema-invalid output (a reply that was not JSON is its text, as a
+    /// JSON string), so a host can show what the model said. `None` for
+    /// every other failure.
+    pub output: Option<Json>,
 }
 
 impl ExecutionError {
     /// The error with `redact` applied to every text it carries: the
-    /// failure's detail and each diagnostic's message, pointer, help and
-    /// notes (what the port quotes from an output or a failure detail).
-    /// Receipts hold only fingerprints and stable ids, and are kept.
+    /// failure's detail, each diagnostic's message, pointer, help and
+    /// notes (what the port quotes from an output or a failure detail), and
+    /// every string and member name of `output`. Receipts hold only
+    /// fingerprints and stable ids, and are kept.
     #[must_use]
     pub fn redacted(mut self, redact: &dyn Fn(&str) -> String) -> ExecutionError {
         self.failure.detail = redact(&self.failure.detail);
@@ -136,7 +142,25 @@ impl ExecutionError {
                 *note = redact(note);
             }
         }
+        self.output = self.output.map(|o| redact_json(o, redact));
         self
+    }
+}
+
+/// `value` with `redact` applied to every string and member name.
+fn redact_json(value: Json, redact: &dyn Fn(&str) -> String) -> Json {
+    match value {
+        Json::String(s) => Json::String(redact(&s)),
+        Json::Array(items) => {
+            Json::Array(items.into_iter().map(|v| redact_json(v, redact)).collect())
+        }
+        Json::Object(members) => Json::Object(
+            members
+                .into_iter()
+                .map(|(k, v)| (redact(&k), redact_json(v, redact)))
+                .collect(),
+        ),
+        other => other,
     }
 }
 
@@ -493,6 +517,7 @@ fn capability_gate(
         ],
         failure,
         attempts: 0,
+        output: None,
     })
 }
 
@@ -514,6 +539,7 @@ fn conclude(
                 diagnostics: vec![diagnostic],
                 failure,
                 attempts,
+                output: None,
             });
         }
     };
@@ -572,6 +598,7 @@ pub fn conclude_output(
                 receipt: Receipt::for_output("", output_fingerprint, false),
                 diagnostics,
                 attempts,
+                output: Some(output),
             })
         }
     }
