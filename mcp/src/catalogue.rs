@@ -87,21 +87,26 @@ impl Catalogue {
         Catalogue { inputs, entries }
     }
 
-    /// Every prompt: its name, and the compiled contract (which parsed).
-    pub(crate) fn prompts(&self) -> impl Iterator<Item = (&str, &CompiledContract)> {
-        self.entries
-            .iter()
-            .map(|e| (e.name.as_str(), &self.inputs[e.input].contracts[e.contract]))
+    /// Every prompt: its name, the compiled contract and what it parsed
+    /// to.
+    pub(crate) fn prompts(&self) -> impl Iterator<Item = (&str, &CompiledContract, &Contract)> {
+        self.entries.iter().filter_map(|e| {
+            let compiled = &self.inputs[e.input].contracts[e.contract];
+            let contract = compiled.contract.as_ref()?;
+            Some((e.name.as_str(), compiled, contract))
+        })
     }
 
     /// The contract served as the prompt `name`.
-    pub(crate) fn find(&self, name: &str) -> Option<&CompiledContract> {
-        self.prompts().find(|(n, _)| *n == name).map(|(_, c)| c)
+    pub(crate) fn find(&self, name: &str) -> Option<(&CompiledContract, &Contract)> {
+        self.prompts()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, compiled, contract)| (compiled, contract))
     }
 
     /// Every prompt name, for a message naming what exists.
     pub(crate) fn names(&self) -> Vec<&str> {
-        self.prompts().map(|(n, _)| n).collect()
+        self.prompts().map(|(n, _, _)| n).collect()
     }
 }
 

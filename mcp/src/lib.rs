@@ -10,6 +10,9 @@
 //!   it as `templiqx render` does and returns the messages, with the
 //!   fingerprints in the result's `_meta`; `completion/complete` offers a
 //!   field's `enum` values and the values the eval fixtures give it;
+//! - **resources**: the manifest and contract files of the served packages
+//!   (`file://` URIs) and each served path's diagnostics
+//!   (`templiqx://diagnostics/PATH`);
 //! - **tools**: `check`, `render`, `fingerprint`, `schema`, `diff` and
 //!   `eval` (on the fake provider), each with an input JSON Schema and
 //!   structured output (`ok`, `diagnostics` and the tool's result).
@@ -35,6 +38,7 @@ mod arguments;
 mod catalogue;
 mod eval;
 mod prompts;
+mod resources;
 mod roots;
 mod schemas;
 mod tools;
@@ -43,8 +47,9 @@ pub use roots::Roots;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -166,6 +171,7 @@ impl ServerHandler for Server {
         let capabilities = ServerCapabilities::builder()
             .enable_completions()
             .enable_prompts()
+            .enable_resources()
             .enable_tools()
             .build();
         ServerConfig::new(capabilities)
@@ -182,7 +188,9 @@ impl ServerHandler for Server {
                  fingerprints a JSON value; `schema` returns the contract format's JSON Schema; \
                  `diff` says whether a change to a contract breaks callers or consumers and \
                  whether its version bump is enough; `eval` runs the eval fixtures, each \
-                 answered with its own fake_output, and returns the pass rates.",
+                 answered with its own fake_output, and returns the pass rates. Resources: \
+                 the manifests and contract files (file:// URIs) and each served path's \
+                 diagnostics (templiqx://diagnostics/PATH).",
             )
     }
 
@@ -212,6 +220,22 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         Ok(prompts::complete(self, &request))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(resources::list(self)))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        resources::read(self, &request.uri).map(Into::into)
     }
 
     async fn list_tools(

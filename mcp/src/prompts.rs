@@ -17,8 +17,7 @@ pub(crate) fn list(server: &Server) -> Vec<Prompt> {
     let catalogue = Catalogue::compile(server, server.target(None));
     catalogue
         .prompts()
-        .filter_map(|(name, compiled)| {
-            let contract = compiled.contract.as_ref()?;
+        .map(|(name, _, contract)| {
             let args = arguments(contract)
                 .iter()
                 .map(|a| {
@@ -31,10 +30,8 @@ pub(crate) fn list(server: &Server) -> Vec<Prompt> {
                 .description
                 .clone()
                 .unwrap_or_else(|| format!("The Templiqx contract `{}`.", contract.id));
-            Some(
-                Prompt::new(name, Some(description), Some(args))
-                    .with_title(format!("{} v{}", contract.id, contract.version)),
-            )
+            Prompt::new(name, Some(description), Some(args))
+                .with_title(format!("{} v{}", contract.id, contract.version))
         })
         .collect()
 }
@@ -73,16 +70,12 @@ pub(crate) fn get(
     args: Option<&serde_json::Map<String, Value>>,
 ) -> Result<GetPromptResult, ErrorData> {
     let catalogue = Catalogue::compile(server, server.target(None));
-    let Some(compiled) = catalogue.find(name) else {
+    let Some((compiled, contract)) = catalogue.find(name) else {
         return Err(ErrorData::invalid_params(
             format!("no prompt is named `{name}`"),
             Some(json!({ "prompts": catalogue.names() })),
         ));
     };
-    let contract = compiled
-        .contract
-        .as_ref()
-        .expect("the catalogue holds parsed contracts");
     let Some(interaction) = &compiled.interaction else {
         let diagnostics: Vec<&Diagnostic> = compiled
             .diagnostics
@@ -260,7 +253,7 @@ pub(crate) fn complete(server: &Server, request: &CompleteRequestParams) -> Comp
         return empty();
     };
     let catalogue = Catalogue::compile(server, server.target(None));
-    let Some(contract) = catalogue.find(name).and_then(|c| c.contract.as_ref()) else {
+    let Some((_, contract)) = catalogue.find(name) else {
         return empty();
     };
     let fields = arguments(contract);

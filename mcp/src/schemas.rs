@@ -52,15 +52,11 @@ pub(crate) fn output(properties: Value) -> Arc<Map<String, Value>> {
         "diagnostics".to_owned(),
         json!({ "type": "array", "items": diagnostic() }),
     );
-    let schema = json!({
-        "type": "object",
-        "required": ["ok", "diagnostics"],
-        "properties": props
-    });
-    match schema {
-        Value::Object(map) => Arc::new(map),
-        _ => unreachable!("a JSON object literal"),
-    }
+    let mut schema = Map::new();
+    schema.insert("type".to_owned(), json!("object"));
+    schema.insert("required".to_owned(), json!(["ok", "diagnostics"]));
+    schema.insert("properties".to_owned(), Value::Object(props));
+    Arc::new(schema)
 }
 
 /// The fingerprints of a compiled contract and its rendering.

@@ -274,7 +274,7 @@ fn render(server: &Server, a: RenderArgs) -> Outcome {
     let compiled: &CompiledContract = {
         catalogue = Catalogue::compile(server, target.clone());
         match catalogue.find(&a.contract) {
-            Some(c) => c,
+            Some((c, _)) => c,
             None => {
                 let abs = match server.roots().confine(&a.contract) {
                     Ok(abs) => abs,

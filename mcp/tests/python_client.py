@@ -5,8 +5,8 @@ An independent client: it starts the server as an MCP host does (a child
 process speaking JSON-RPC on standard input and output), lists the CRM3
 package's prompts and tools, gets a rendered prompt, gets the TQX_* error of
 a bad argument, checks a broken contract text, diffs two versions of a
-contract, completes an argument and runs the eval fixtures on the fake
-provider. Every step asserts what it sees; the
+contract, completes an argument, reads the resources and runs the eval
+fixtures on the fake provider. Every step asserts what it sees; the
 script prints what it did and exits 0 when everything held.
 
     python3 -m venv /tmp/mcp-venv && /tmp/mcp-venv/bin/pip install mcp
@@ -138,6 +138,14 @@ async def session(templiqx: str, transcript: str | None) -> None:
             print(done.completion.values)
             assert done.completion.values == ["LEASE-0007"]
 
+            step("resources/list, resources/read")
+            resources = (await client.list_resources()).resources
+            for r in resources:
+                print(f"{r.name}: {r.uri if r.uri.startswith('templiqx:') else 'file:///…/' + r.name}")
+            read = await client.read_resource("templiqx://diagnostics/examples/crm3")
+            print(read.contents[0].text)
+            assert json.loads(read.contents[0].text)["ok"] is True
+
             step("tools/list")
             tools = (await client.list_tools()).tools
             print(", ".join(t.name for t in tools))
@@ -187,7 +195,7 @@ async def session(templiqx: str, transcript: str | None) -> None:
                       f"{len(f['checks'])} checks, pass^N {f['pass_all']}")
             assert out["ok"] is True and len(out["stats"]["fixtures"]) == 2
 
-    print("\n10 passed, 0 failed")
+    print("\n11 passed, 0 failed")
 
 
 def main() -> int:

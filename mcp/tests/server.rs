@@ -75,6 +75,7 @@ async fn negotiates_the_documented_revision() {
     assert!(info.capabilities.prompts.is_some());
     assert!(info.capabilities.tools.is_some());
     assert!(info.capabilities.completions.is_some());
+    assert!(info.capabilities.resources.is_some());
 }
 
 #[tokio::test]
@@ -546,4 +547,65 @@ async fn runs_the_eval_fixtures_on_the_fake_provider() {
             "{args}"
         );
     }
+}
+
+#[tokio::test]
+async fn serves_the_manifest_contracts_and_diagnostics_as_resources() {
+    use rmcp::model::{ReadResourceRequestParams, ResourceContents};
+    let client = connect(&["examples/crm3"]).await;
+    let resources = client.list_all_resources().await.unwrap();
+    let names: Vec<&str> = resources.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "examples/crm3/templiqx.yaml",
+            "examples/crm3/contracts/lease-term-extraction.yaml",
+            "examples/crm3/contracts/lease-summary-drafting.yaml",
+            "diagnostics of examples/crm3",
+        ]
+    );
+    let text = |contents: &ResourceContents| match contents {
+        ResourceContents::TextResourceContents { text, .. } => text.clone(),
+        other => panic!("not text: {other:?}"),
+    };
+
+    // A contract file, by its file URI: the file's text.
+    let contract = &resources[1];
+    assert!(contract.uri.starts_with("file:///"), "{}", contract.uri);
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(contract.uri.clone()))
+        .await
+        .unwrap();
+    let on_disk =
+        std::fs::read_to_string(repo().join("examples/crm3/contracts/lease-term-extraction.yaml"))
+            .unwrap();
+    assert_eq!(text(&read.contents[0]), on_disk);
+
+    // The diagnostics of the package: none.
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(
+            "templiqx://diagnostics/examples/crm3",
+        ))
+        .await
+        .unwrap();
+    let body: Value = serde_json::from_str(&text(&read.contents[0])).unwrap();
+    assert_eq!(
+        body,
+        json!({ "path": "examples/crm3", "ok": true, "diagnostics": [] })
+    );
+
+    // A file outside the served roots is not served.
+    let outside = format!(
+        "file://{}",
+        repo().join("README.md").canonicalize().unwrap().display()
+    );
+    let error = client
+        .read_resource(ReadResourceRequestParams::new(outside))
+        .await
+        .expect_err("outside the roots");
+    let ServiceError::McpError(e) = error else {
+        panic!("not an MCP error: {error}");
+    };
+    assert_eq!(e.code, ErrorCode::RESOURCE_NOT_FOUND);
+    assert_eq!(e.data.unwrap()["diagnostic"]["code"], "TQX_IO");
 }
