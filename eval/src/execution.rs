@@ -5,15 +5,17 @@
 use std::time::Instant;
 
 use templiqx::{AsyncRuntimeAdapter, Execution, ExecutionError, Receipt};
+use templiqx_contracts::validate::validate;
 use templiqx_contracts::{AsValue, Json};
 
 use crate::history::Cached;
-use crate::record::{CheckVerdict, ExecutionRecord, Verdict};
+use crate::record::{CheckVerdict, Evidence, ExecutionRecord, ObservedValue, Verdict, Violation};
 use crate::select::Fixture;
 
-/// One execution of `fixture` through `adapter`: the record and, for a
-/// schema-valid output, its canonical JSON text (kept in the history for
-/// the cache). A failed call is a failed execution, never an error.
+/// One execution of `fixture` through `adapter`: the record (its
+/// evidence redacted by the adapter's `redact`) and, for a schema-valid
+/// output, its canonical JSON text (kept in the history for the cache). A
+/// failed call is a failed execution, never an error.
 pub(crate) async fn execute<A: AsyncRuntimeAdapter>(
     adapter: &A,
     fixture: &Fixture<'_>,
@@ -26,15 +28,19 @@ pub(crate) async fn execute<A: AsyncRuntimeAdapter>(
         .scope(fixture.name.clone(), adapter.execute(&fixture.rendered))
         .await;
     let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
-    record(fixture, repeat, result, latency_ms)
+    record(fixture, repeat, result, latency_ms, &|text| {
+        adapter.redact(text)
+    })
 }
 
-/// The record of an execution that ended with `result`.
+/// The record of an execution that ended with `result`; `redact` removes
+/// the adapter's secrets from every text the evidence keeps.
 fn record(
     fixture: &Fixture<'_>,
     repeat: u32,
     result: Result<Execution, ExecutionError>,
     latency_ms: f64,
+    redact: &dyn Fn(&str) -> String,
 ) -> (ExecutionRecord, Option<String>) {
     let mut record = ExecutionRecord {
         contract: fixture.contract.to_owned(),
@@ -49,6 +55,7 @@ fn record(
         attempts: 0,
         output_fingerprint: None,
         cached: false,
+        evidence: Evidence::default(),
     };
     match result {
         Ok(execution) => {
@@ -62,16 +69,90 @@ fn record(
             {
                 record.output_fingerprint = Some(output_fingerprint.clone());
             }
-            record.checks = verdicts(fixture, Some(&execution.output));
+            record.checks = verdicts(fixture, Some(&execution.output), redact);
             let text = templiqx_contracts::canonical::to_canonical_string(&execution.output);
+            record.evidence.output = Some(redact(&text));
             (record, Some(text))
         }
         Err(error) => {
             record.code = Some(error.failure.code.as_str().to_owned());
             record.attempts = error.attempts;
-            record.checks = verdicts(fixture, None);
+            record.checks = verdicts(fixture, None, redact);
+            record.evidence = failure_evidence(fixture, &error, redact);
             (record, None)
         }
+    }
+}
+
+/// What a failed execution leaves: the output it was about (a
+/// schema-invalid one) with its violations, the failure's message and
+/// help, and the finish reason its failure names.
+fn failure_evidence(
+    fixture: &Fixture<'_>,
+    error: &ExecutionError,
+    redact: &dyn Fn(&str) -> String,
+) -> Evidence {
+    let mut evidence = Evidence {
+        message: Some(redact(&error.failure.detail)),
+        finish_reason: finish_reason(&error.failure.id, &error.failure.detail),
+        ..Evidence::default()
+    };
+    if let Some(output) = &error.output {
+        evidence.output = Some(redact(&output_text(output)));
+        if let Err(violations) = validate(
+            &fixture.rendered.interaction.output_schema,
+            output.as_value(),
+        ) {
+            evidence.violations = violations
+                .into_iter()
+                .map(|v| Violation {
+                    pointer: redact(&v.pointer),
+                    keyword: v.keyword.to_owned(),
+                    message: redact(&v.message),
+                })
+                .collect();
+        }
+    } else {
+        // The port's own advice for this failure (the help of its one
+        // diagnostic); a schema failure's help is per violation.
+        evidence.help = error
+            .diagnostics
+            .first()
+            .and_then(|d| d.help.as_deref())
+            .map(redact);
+    }
+    evidence
+}
+
+/// The text of an output the model gave: a reply that was not JSON is
+/// kept by the adapters as a JSON string (the schema's object root refuses
+/// it), and is its own text here; anything else its canonical JSON.
+fn output_text(output: &Json) -> String {
+    match output {
+        Json::String(text) => text.clone(),
+        other => templiqx_contracts::canonical::to_canonical_string(other),
+    }
+}
+
+/// The provider's finish reason a failure names, when it names one: the
+/// HTTP adapters fail an output cut off at the token limit with a failure
+/// id ending in `.truncated` and quote the provider's reason in backquotes
+/// after `finish_reason` or `stop_reason` (`length`, `max_tokens`); a
+/// content filter (`.content_filter`) and a refusal (`.refusal`) likewise.
+fn finish_reason(id: &str, detail: &str) -> Option<String> {
+    let step = id.rsplit('.').next().unwrap_or(id);
+    let quoted = ["finish_reason `", "stop_reason `"]
+        .iter()
+        .find_map(|marker| {
+            let start = detail.find(marker)? + marker.len();
+            let end = detail[start..].find('`')?;
+            Some(detail[start..start + end].to_owned())
+        });
+    match step {
+        "truncated" => Some(quoted.unwrap_or_else(|| "length".to_owned())),
+        "content_filter" => Some(quoted.unwrap_or_else(|| "content_filter".to_owned())),
+        "refusal" => Some(quoted.unwrap_or_else(|| "refusal".to_owned())),
+        _ => None,
     }
 }
 
@@ -82,6 +163,7 @@ pub(crate) fn from_cache(
     fixture: &Fixture<'_>,
     repeat: u32,
     hit: Cached,
+    redact: &dyn Fn(&str) -> String,
 ) -> (ExecutionRecord, Option<String>) {
     let mut record = hit.record;
     record.repeat = repeat;
@@ -89,33 +171,71 @@ pub(crate) fn from_cache(
         .output
         .as_deref()
         .and_then(|text| templiqx_contracts::json::parse(text).ok());
-    record.checks = verdicts(fixture, output.as_ref().filter(|_| record.schema_valid));
+    record.checks = verdicts(
+        fixture,
+        output.as_ref().filter(|_| record.schema_valid),
+        redact,
+    );
+    if record.schema_valid && record.evidence.output.is_none() {
+        record.evidence.output = hit.output.as_deref().map(redact);
+    }
     (record, hit.output)
 }
 
 /// The verdict of every check of `fixture` against `output` (none: no
-/// schema-valid output, every check `not_run`).
-fn verdicts(fixture: &Fixture<'_>, output: Option<&Json>) -> Vec<CheckVerdict> {
+/// schema-valid output, every check `not_run`); a check that did not pass
+/// keeps its expression and the values it read, redacted.
+fn verdicts(
+    fixture: &Fixture<'_>,
+    output: Option<&Json>,
+    redact: &dyn Fn(&str) -> String,
+) -> Vec<CheckVerdict> {
     fixture
         .checks
         .iter()
-        .map(|check| CheckVerdict {
-            id: check.id.to_string(),
-            verdict: match output {
-                None => Verdict::NotRun,
-                Some(output) => {
-                    match templiqx::evaluate_check(
-                        check,
-                        fixture.inputs,
-                        fixture.context,
-                        output.as_value(),
-                    ) {
-                        Ok(true) => Verdict::Pass,
-                        Ok(false) => Verdict::Fail,
-                        Err(_) => Verdict::Error,
-                    }
-                }
-            },
+        .map(|check| {
+            let Some(output) = output else {
+                return CheckVerdict::new(check.id.to_string(), Verdict::NotRun);
+            };
+            let outcome =
+                templiqx::evaluate_check(check, fixture.inputs, fixture.context, output.as_value());
+            let verdict = match &outcome {
+                Ok(true) => return CheckVerdict::new(check.id.to_string(), Verdict::Pass),
+                Ok(false) => Verdict::Fail,
+                Err(_) => Verdict::Error,
+            };
+            let observed = templiqx::observed_values(
+                check,
+                fixture.inputs,
+                fixture.context,
+                output.as_value(),
+            )
+            .into_iter()
+            .map(|o| ObservedValue {
+                expression: o.expression,
+                value: o.value.map(|v| cut(&redact(&v), OBSERVED_CHARS)),
+            })
+            .collect();
+            CheckVerdict {
+                id: check.id.to_string(),
+                verdict,
+                expression: check.source.to_string(),
+                observed,
+                error: outcome
+                    .err()
+                    .map(|e| redact(&format!("{}: {}", e.code.as_str(), e.message))),
+            }
         })
         .collect()
+}
+
+/// The longest observed value kept, in characters.
+const OBSERVED_CHARS: usize = 2000;
+
+/// `text` cut to `max` characters, `…` marking a cut.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
 }

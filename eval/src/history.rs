@@ -8,14 +8,16 @@
 //! in as they finish, committed in batches of [`BATCH`], so a run's memory
 //! does not grow with its length and an interrupted run keeps what it did.
 
-use crate::record::{CheckVerdict, ExecutionRecord, RunInfo, Verdict};
+use crate::record::{CheckVerdict, Evidence, ExecutionRecord, RunInfo, Verdict, Violation};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::fmt;
 use std::path::Path;
 
-/// The schema's version, kept in SQLite's `user_version`. A database of
-/// another version is refused ([`HistoryError`]) rather than guessed at.
-pub const SCHEMA_VERSION: i64 = 1;
+/// The schema's version, kept in SQLite's `user_version`. A file of
+/// version 1 is migrated in place ([`MIGRATION_V2`]) when opened; a
+/// database of another version is refused ([`HistoryError`]) rather than
+/// guessed at.
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How long an operation waits for a database another connection is
 /// writing before it fails: runs beside each other share one history file,
@@ -30,8 +32,9 @@ pub const BATCH: usize = 512;
 /// in batches of [`BATCH`].
 pub const COMMIT_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// The history's tables (`docs/eval.md`, "History" documents each column).
-pub const SCHEMA: &str = "\
+macro_rules! schema_v1 {
+    () => {
+        "\
 CREATE TABLE runs (
   id INTEGER PRIMARY KEY,
   started_at TEXT NOT NULL,      -- RFC 3339, UTC
@@ -83,7 +86,47 @@ CREATE TABLE checks (
   verdict TEXT NOT NULL,         -- pass | fail | error | not_run
   PRIMARY KEY (execution_id, position)
 );
-";
+"
+    };
+}
+
+macro_rules! migration_v2 {
+    () => {
+        "\
+ALTER TABLE executions ADD COLUMN response TEXT;       -- a schema-invalid output's text
+ALTER TABLE executions ADD COLUMN message TEXT;        -- the failure's message (redacted)
+ALTER TABLE executions ADD COLUMN help TEXT;           -- what to do about the failure
+ALTER TABLE executions ADD COLUMN finish_reason TEXT;  -- length | max_tokens | content_filter | refusal
+ALTER TABLE checks ADD COLUMN expression TEXT;         -- a check that did not pass: as written
+ALTER TABLE checks ADD COLUMN observed TEXT;           -- JSON: [{expression, value}]
+ALTER TABLE checks ADD COLUMN error TEXT;              -- verdict error: why
+CREATE TABLE violations (
+  execution_id INTEGER NOT NULL REFERENCES executions(id),
+  position INTEGER NOT NULL,     -- in the validator's order
+  pointer TEXT NOT NULL,         -- JSON pointer into the output
+  keyword TEXT NOT NULL,         -- the JSON Schema keyword violated
+  message TEXT NOT NULL,
+  PRIMARY KEY (execution_id, position)
+);
+"
+    };
+}
+
+/// The tables of version 1 of the history (what templiqx wrote before
+/// version 2): a file created by it is migrated by [`MIGRATION_V2`].
+pub const SCHEMA_V1: &str = schema_v1!();
+
+/// From version 1 to 2: the evidence of each execution (`response`,
+/// `message`, `help`, `finish_reason`), of each check that did not pass
+/// (`expression`, `observed`, `error`), and the schema `violations`
+/// (`docs/eval.md`, "History"). Run in one transaction with the version
+/// change.
+pub const MIGRATION_V2: &str = migration_v2!();
+
+/// The history's tables at [`SCHEMA_VERSION`]: [`SCHEMA_V1`] then
+/// [`MIGRATION_V2`], so a new file and a migrated one are alike
+/// (`docs/eval.md`, "History" documents each column).
+pub const SCHEMA: &str = concat!(schema_v1!(), migration_v2!());
 
 /// What a history operation failed on: the database file, its schema, or
 /// SQLite itself. The CLI reports it as `TQX_IO` (exit 2).
@@ -160,6 +203,18 @@ pub struct StoredRun {
     pub started_at: String,
     /// Its statistics as stored at the end of the run (JSON text).
     pub stats: String,
+    /// `(contract id, interaction fingerprint)` of each of its contracts.
+    pub interactions: Vec<(String, String)>,
+}
+
+/// A run as stored, for `templiqx eval show` ([`History::run`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredRunInfo {
+    /// The run.
+    pub run: RunInfo,
+    /// When it finished (RFC 3339); `None` while running or when it was
+    /// interrupted.
+    pub finished_at: Option<String>,
     /// `(contract id, interaction fingerprint)` of each of its contracts.
     pub interactions: Vec<(String, String)>,
 }
@@ -252,7 +307,8 @@ impl History {
     }
 
     /// Within the open transaction: creates the schema in a file without
-    /// one, accepts the current version, refuses anything else.
+    /// one, migrates version 1, accepts the current version, refuses
+    /// anything else.
     fn create_schema(conn: &Connection) -> Result<(), HistoryError> {
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
@@ -271,6 +327,12 @@ impl History {
                 conn.execute_batch(&format!("{SCHEMA} PRAGMA user_version = {SCHEMA_VERSION};"))
                     .map_err(fail("creating the eval history"))
             }
+            // Migrated in place, in the transaction `with` holds: of runs
+            // opening a version-1 file together, one migrates and the
+            // others find version 2.
+            1 => conn
+                .execute_batch(&format!("{MIGRATION_V2} PRAGMA user_version = 2;"))
+                .map_err(fail("migrating the eval history to schema version 2")),
             SCHEMA_VERSION => Ok(()),
             other => Err(HistoryError {
                 action: "opening the eval history".to_owned(),
@@ -357,17 +419,26 @@ impl History {
             self.opened = std::time::Instant::now();
         }
         {
+            let evidence = &record.evidence;
+            // A schema-valid output is `output` (the cache reads it), as
+            // redacted as everything else; another output is `response`.
+            let (valid, response) = if record.schema_valid {
+                (evidence.output.as_deref().or(output), None)
+            } else {
+                (None, evidence.output.as_deref())
+            };
             let mut insert = self
-            .conn
-            .prepare_cached(
-                "INSERT INTO executions (run_id, contract, fixture, repeat, contract_fingerprint,
+                .conn
+                .prepare_cached(
+                    "INSERT INTO executions (run_id, contract, fixture, repeat, contract_fingerprint,
                    interaction_fingerprint, request_fingerprint, provider, model, sampling, code,
                    schema_valid, latency_ms, input_tokens, output_tokens, attempts,
-                   output_fingerprint, output, cached, transport)
+                   output_fingerprint, output, cached, transport, response, message, help,
+                   finish_reason)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                   ?17, ?18, ?19, ?20)",
-            )
-            .map_err(fail("storing an execution"))?;
+                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+                )
+                .map_err(fail("storing an execution"))?;
             insert
                 .execute(params![
                     run_id,
@@ -387,20 +458,49 @@ impl History {
                     record.output_tokens.map(saturate),
                     record.attempts,
                     record.output_fingerprint,
-                    output,
+                    valid,
                     record.cached,
                     key.transport,
+                    response,
+                    evidence.message,
+                    evidence.help,
+                    evidence.finish_reason,
                 ])
                 .map_err(fail("storing an execution"))?;
             let execution = self.conn.last_insert_rowid();
             let mut check = self
                 .conn
-                .prepare_cached("INSERT INTO checks VALUES (?1, ?2, ?3, ?4)")
+                .prepare_cached(
+                    "INSERT INTO checks (execution_id, position, check_id, verdict, expression,
+                       observed, error)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
                 .map_err(fail("storing a check verdict"))?;
             for (position, c) in (0_i64..).zip(&record.checks) {
+                let observed = (!c.observed.is_empty())
+                    .then(|| serde_json::to_string(&c.observed).unwrap_or_default());
                 check
-                    .execute(params![execution, position, c.id, c.verdict.as_str()])
+                    .execute(params![
+                        execution,
+                        position,
+                        c.id,
+                        c.verdict.as_str(),
+                        (!c.expression.is_empty()).then_some(c.expression.as_str()),
+                        observed,
+                        c.error,
+                    ])
                     .map_err(fail("storing a check verdict"))?;
+            }
+            let mut violation = self
+                .conn
+                .prepare_cached("INSERT INTO violations VALUES (?1, ?2, ?3, ?4, ?5)")
+                .map_err(fail("storing a schema violation"))?;
+            for (position, v) in (0_i64..).zip(&evidence.violations) {
+                violation
+                    .execute(params![
+                        execution, position, v.pointer, v.keyword, v.message
+                    ])
+                    .map_err(fail("storing a schema violation"))?;
             }
         }
         self.pending += 1;
@@ -469,16 +569,15 @@ impl History {
     ) -> Result<Option<Cached>, HistoryError> {
         let row = self
             .conn
-            .prepare_cached(
-                "SELECT id, contract, fixture, code, schema_valid, latency_ms, input_tokens,
-                        output_tokens, attempts, output_fingerprint, output
+            .prepare_cached(&format!(
+                "SELECT {RECORD_COLUMNS}
                  FROM executions
                  WHERE request_fingerprint = ?1 AND interaction_fingerprint = ?2
                    AND provider = ?3 AND model = ?4 AND sampling = ?5 AND repeat = ?6
                    AND transport = ?7 AND contract = ?8 AND fixture = ?9 AND cached = 0
                    AND (code IS NULL OR code = 'TQX_OUTPUT_SCHEMA')
-                 ORDER BY id DESC LIMIT 1",
-            )
+                 ORDER BY id DESC LIMIT 1"
+            ))
             .map_err(fail("reading the cache"))?
             .query_row(
                 params![
@@ -492,33 +591,17 @@ impl History {
                     contract,
                     fixture
                 ],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        ExecutionRecord {
-                            contract: r.get(1)?,
-                            fixture: r.get(2)?,
-                            repeat,
-                            code: r.get(3)?,
-                            schema_valid: r.get(4)?,
-                            checks: Vec::new(),
-                            latency_ms: r.get(5)?,
-                            input_tokens: r.get::<_, Option<i64>>(6)?.map(unsigned),
-                            output_tokens: r.get::<_, Option<i64>>(7)?.map(unsigned),
-                            attempts: r.get(8)?,
-                            output_fingerprint: r.get(9)?,
-                            cached: true,
-                        },
-                        r.get::<_, Option<String>>(10)?,
-                    ))
-                },
+                read_record,
             )
             .optional()
             .map_err(fail("reading the cache"))?;
         let Some((id, mut record, output)) = row else {
             return Ok(None);
         };
+        record.repeat = repeat;
+        record.cached = true;
         record.checks = self.checks_of(id)?;
+        record.evidence.violations = self.violations_of(id)?;
         Ok(Some(Cached { record, output }))
     }
 
@@ -526,12 +609,14 @@ impl History {
         let mut select = self
             .conn
             .prepare_cached(
-                "SELECT check_id, verdict FROM checks WHERE execution_id = ?1 ORDER BY position",
+                "SELECT check_id, verdict, expression, observed, error FROM checks
+                 WHERE execution_id = ?1 ORDER BY position",
             )
             .map_err(fail("reading check verdicts"))?;
         let rows = select
             .query_map([execution], |r| {
                 let verdict: String = r.get(1)?;
+                let observed: Option<String> = r.get(3)?;
                 Ok(CheckVerdict {
                     id: r.get(0)?,
                     verdict: match verdict.as_str() {
@@ -540,11 +625,134 @@ impl History {
                         "not_run" => Verdict::NotRun,
                         _ => Verdict::Error,
                     },
+                    expression: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                    observed: observed
+                        .and_then(|o| serde_json::from_str(&o).ok())
+                        .unwrap_or_default(),
+                    error: r.get(4)?,
                 })
             })
             .map_err(fail("reading check verdicts"))?;
         rows.collect::<Result<_, _>>()
             .map_err(fail("reading check verdicts"))
+    }
+
+    fn violations_of(&self, execution: i64) -> Result<Vec<Violation>, HistoryError> {
+        let mut select = self
+            .conn
+            .prepare_cached(
+                "SELECT pointer, keyword, message FROM violations
+                 WHERE execution_id = ?1 ORDER BY position",
+            )
+            .map_err(fail("reading schema violations"))?;
+        let rows = select
+            .query_map([execution], |r| {
+                Ok(Violation {
+                    pointer: r.get(0)?,
+                    keyword: r.get(1)?,
+                    message: r.get(2)?,
+                })
+            })
+            .map_err(fail("reading schema violations"))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(fail("reading schema violations"))
+    }
+
+    /// The run `reference` names, finished or not (an interrupted run is
+    /// shown too): `last` (the latest run) or a run id. `Ok(None)` when
+    /// there is no such run.
+    ///
+    /// # Errors
+    ///
+    /// A [`HistoryError`] from SQLite.
+    pub fn run(&self, reference: &str) -> Result<Option<StoredRunInfo>, HistoryError> {
+        let columns = "id, started_at, finished_at, provider, model, sampling, repeat";
+        let read = |r: &rusqlite::Row<'_>| -> rusqlite::Result<StoredRunInfo> {
+            Ok(StoredRunInfo {
+                run: RunInfo {
+                    id: Some(r.get(0)?),
+                    started_at: r.get(1)?,
+                    provider: r.get(3)?,
+                    model: r.get(4)?,
+                    sampling: r.get(5)?,
+                    repeat: r.get(6)?,
+                },
+                finished_at: r.get(2)?,
+                interactions: Vec::new(),
+            })
+        };
+        let found = if reference == "last" {
+            self.conn
+                .query_row(
+                    &format!("SELECT {columns} FROM runs ORDER BY id DESC LIMIT 1"),
+                    [],
+                    read,
+                )
+                .optional()
+        } else {
+            let Ok(id) = reference.parse::<i64>() else {
+                return Ok(None);
+            };
+            self.conn
+                .query_row(
+                    &format!("SELECT {columns} FROM runs WHERE id = ?1"),
+                    [id],
+                    read,
+                )
+                .optional()
+        }
+        .map_err(fail("reading the run"))?;
+        let Some(mut found) = found else {
+            return Ok(None);
+        };
+        let id = found.run.id.unwrap_or_default();
+        let mut select = self
+            .conn
+            .prepare_cached(
+                "SELECT contract, interaction_fingerprint FROM run_contracts
+                 WHERE run_id = ?1 ORDER BY contract",
+            )
+            .map_err(fail("reading the run"))?;
+        found.interactions = select
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(fail("reading the run"))?
+            .collect::<Result<_, _>>()
+            .map_err(fail("reading the run"))?;
+        Ok(Some(found))
+    }
+
+    /// Calls `each` with every execution of run `run_id`, in the order
+    /// they were stored, with its check verdicts and evidence (the
+    /// schema-valid output as its evidence's output), one at a time: what
+    /// `templiqx eval show` reads.
+    ///
+    /// # Errors
+    ///
+    /// A [`HistoryError`] from SQLite.
+    pub fn executions(
+        &self,
+        run_id: i64,
+        mut each: impl FnMut(ExecutionRecord),
+    ) -> Result<(), HistoryError> {
+        let mut select = self
+            .conn
+            .prepare(&format!(
+                "SELECT {RECORD_COLUMNS} FROM executions WHERE run_id = ?1 ORDER BY id"
+            ))
+            .map_err(fail("reading the run's executions"))?;
+        let rows = select
+            .query_map([run_id], read_record)
+            .map_err(fail("reading the run's executions"))?;
+        for row in rows {
+            let (id, mut record, output) = row.map_err(fail("reading the run's executions"))?;
+            record.checks = self.checks_of(id)?;
+            record.evidence.violations = self.violations_of(id)?;
+            if record.schema_valid && record.evidence.output.is_none() {
+                record.evidence.output = output;
+            }
+            each(record);
+        }
+        Ok(())
     }
 
     /// The finished run a `--baseline` reference names: `last` (the latest
@@ -614,6 +822,42 @@ impl Drop for History {
     }
 }
 
+/// The columns [`read_record`] reads, in its order.
+const RECORD_COLUMNS: &str = "id, contract, fixture, repeat, code, schema_valid, latency_ms, \
+    input_tokens, output_tokens, attempts, output_fingerprint, output, cached, response, \
+    message, help, finish_reason";
+
+/// An execution's row ([`RECORD_COLUMNS`]): its id, its record (no checks,
+/// no violations yet; the schema-invalid output as its evidence's output)
+/// and its schema-valid output.
+fn read_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, ExecutionRecord, Option<String>)> {
+    Ok((
+        r.get(0)?,
+        ExecutionRecord {
+            contract: r.get(1)?,
+            fixture: r.get(2)?,
+            repeat: r.get(3)?,
+            code: r.get(4)?,
+            schema_valid: r.get(5)?,
+            checks: Vec::new(),
+            latency_ms: r.get(6)?,
+            input_tokens: r.get::<_, Option<i64>>(7)?.map(unsigned),
+            output_tokens: r.get::<_, Option<i64>>(8)?.map(unsigned),
+            attempts: r.get(9)?,
+            output_fingerprint: r.get(10)?,
+            cached: r.get(12)?,
+            evidence: Evidence {
+                output: r.get(13)?,
+                message: r.get(14)?,
+                help: r.get(15)?,
+                finish_reason: r.get(16)?,
+                violations: Vec::new(),
+            },
+        },
+        r.get(11)?,
+    ))
+}
+
 /// `op` again while SQLite answers that the database is busy or locked, for
 /// up to [`BUSY_TIMEOUT`], every few milliseconds.
 fn until_not_busy<T>(mut op: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
@@ -667,18 +911,15 @@ mod tests {
             code: code.map(str::to_owned),
             schema_valid: code.is_none(),
             checks: vec![
-                CheckVerdict {
-                    id: "a".into(),
-                    verdict: Verdict::Pass,
-                },
-                CheckVerdict {
-                    id: "b".into(),
-                    verdict: if code.is_none() {
+                CheckVerdict::new("a", Verdict::Pass),
+                CheckVerdict::new(
+                    "b",
+                    if code.is_none() {
                         Verdict::Fail
                     } else {
                         Verdict::NotRun
                     },
-                },
+                ),
             ],
             latency_ms: 12.5,
             input_tokens: Some(100),
@@ -686,6 +927,7 @@ mod tests {
             attempts: 1,
             output_fingerprint: code.is_none().then(|| fp.to_owned()),
             cached: false,
+            evidence: Evidence::default(),
         }
     }
 

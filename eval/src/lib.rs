@@ -111,7 +111,9 @@ pub use compare::{Comparison, compare};
 pub use error::EvalError;
 pub use fake::FakeAdapter;
 pub use gate::{Gate, GateScope, GateVerdict};
-pub use record::{CheckVerdict, Endpoint, ExecutionRecord, RunInfo, Verdict};
+pub use record::{
+    CheckVerdict, Endpoint, Evidence, ExecutionRecord, ObservedValue, RunInfo, Verdict, Violation,
+};
 pub use run::{Eval, Outcome, Progress};
 pub use select::{FixtureFilter, Selection};
 pub use stats::{Accumulator, Rate, RunStats};

@@ -42,6 +42,79 @@ pub struct ExecutionRecord {
     /// Whether the record was reused from the history (`--cache`) rather
     /// than executed in this run.
     pub cached: bool,
+    /// What explains the outcome: the output the model gave, the failure's
+    /// message and help, the finish reason and the schema violations
+    /// (`docs/eval.md`, "What each execution records").
+    #[serde(default)]
+    pub evidence: Evidence,
+}
+
+/// What an execution leaves to explain its outcome. Every text in it has
+/// been through the adapter's `redact` (no API key reaches the history or
+/// a report).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The output the model gave, as text: its canonical JSON (RFC 8785)
+    /// whether it validated or not, or, for a reply that was not JSON, the
+    /// reply's text. `None` when the model gave no output (a provider
+    /// failure, the capability gate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// The failure's message (`None` for a schema-valid output): for a
+    /// provider failure (`TQX_RUNTIME_*`) what the adapter reported,
+    /// the provider's own error message included (`openai answered HTTP
+    /// 500 Internal Server Error: …`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// What to do about the failure, as the adapter port advises
+    /// (`None` for a schema-valid output and for `TQX_OUTPUT_SCHEMA`, whose
+    /// help is per violation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+    /// The provider's finish reason, when the runner can tell: `length`
+    /// (OpenAI) or `max_tokens` (Anthropic) for an output cut off at the
+    /// token limit, `content_filter`, `refusal`. `None` otherwise: the
+    /// adapter port does not carry a successful answer's (it ended
+    /// normally).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// The schema violations of a `TQX_OUTPUT_SCHEMA` output, in the
+    /// validator's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<Violation>,
+}
+
+impl Evidence {
+    /// Whether the output was cut off at the token limit
+    /// ([`Evidence::finish_reason`] `length` or `max_tokens`).
+    #[must_use]
+    pub fn cut_off(&self) -> bool {
+        matches!(self.finish_reason.as_deref(), Some("length" | "max_tokens"))
+    }
+}
+
+/// One way an output violates the contract's `output_schema`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    /// Where, as a JSON pointer into the output (`""`: the whole output).
+    pub pointer: String,
+    /// The JSON Schema keyword violated (`required`, `type`, `minimum`, …).
+    pub keyword: String,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+/// A value a failed check read: one operand of its expression (each
+/// reference and each `length`, in the order written).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObservedValue {
+    /// The operand as written (`output.notice_days`,
+    /// `length(output.evidence)`).
+    pub expression: String,
+    /// Its value as canonical JSON (RFC 8785), cut to 2,000 characters;
+    /// `None` when it has none (absent, or below a value of the wrong
+    /// type).
+    pub value: Option<String>,
 }
 
 impl ExecutionRecord {
@@ -60,6 +133,31 @@ pub struct CheckVerdict {
     pub id: String,
     /// Its verdict.
     pub verdict: Verdict,
+    /// For a check that did not pass ([`Verdict::Fail`], [`Verdict::Error`]):
+    /// its expression as written, in the compact notation of the compiler
+    /// (`equals(output.notice_days, 60)`); empty otherwise.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub expression: String,
+    /// For a check that did not pass: the values its operands evaluated to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub observed: Vec<ObservedValue>,
+    /// For [`Verdict::Error`]: why the check could not be decided
+    /// (`TQX_VALUE_MISSING: …`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl CheckVerdict {
+    /// A verdict with no evidence (a passing or unrun check).
+    pub fn new(id: impl Into<String>, verdict: Verdict) -> CheckVerdict {
+        CheckVerdict {
+            id: id.into(),
+            verdict,
+            expression: String::new(),
+            observed: Vec::new(),
+            error: None,
+        }
+    }
 }
 
 /// The verdict of a check. Rates count [`Verdict::Pass`] over every

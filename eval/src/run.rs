@@ -4,6 +4,7 @@
 //! counted into the statistics; then the comparison with a baseline and
 //! the gate.
 
+use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::sync::{Mutex, PoisonError};
 
@@ -77,12 +78,23 @@ pub struct Outcome {
     /// Fixtures left out for want of a `fake_output`, by name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
+    /// The evidence behind the figures: per fixture, its first failing
+    /// executions and its first passing ones, up to [`Eval::samples`] of
+    /// each, ordered by contract, fixture and repeat; each with its output,
+    /// failure message, failed checks and their values
+    /// ([`ExecutionRecord::evidence`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<ExecutionRecord>,
     /// One `TQX_EVAL_GATE` error per gate failure, in the verdict's order,
     /// then a `TQX_IO` error when the history could not mark the run
     /// finished.
     #[serde(skip)]
     pub diagnostics: Vec<Diagnostic>,
 }
+
+/// Failing (and passing) executions kept per fixture by default
+/// ([`Eval::samples`]).
+pub const DEFAULT_SAMPLES: usize = 3;
 
 /// The observer of a run that has none.
 type Unobserved = fn(Progress<'_>) -> ControlFlow<()>;
@@ -105,6 +117,7 @@ pub struct Eval<'a, P = Unobserved> {
     history: Option<&'a mut History>,
     baseline: Option<Baseline>,
     gate: Gate,
+    samples: usize,
     progress: P,
     selection: Option<Selection<'a>>,
 }
@@ -126,6 +139,7 @@ impl<'a> Eval<'a> {
             history: None,
             baseline: None,
             gate: Gate::default(),
+            samples: DEFAULT_SAMPLES,
             progress: |_| ControlFlow::Continue(()),
             selection: None,
         }
@@ -211,6 +225,17 @@ impl<'a, P> Eval<'a, P> {
         self
     }
 
+    /// Keeps, per fixture, the first `n` failing and the first `n` passing
+    /// executions with their evidence in [`Outcome::samples`] (default
+    /// [`DEFAULT_SAMPLES`]; 0 keeps none), for the failures `templiqx eval`
+    /// prints and the report's drill-down. Memory grows with fixtures × `n`,
+    /// not with repeats.
+    #[must_use]
+    pub fn samples(mut self, n: usize) -> Self {
+        self.samples = n;
+        self
+    }
+
     /// Calls `observer` when the run starts and after each execution; a
     /// [`ControlFlow::Break`] stops the run ([`EvalError::Cancelled`]).
     #[must_use]
@@ -229,6 +254,7 @@ impl<'a, P> Eval<'a, P> {
             history: self.history,
             baseline: self.baseline,
             gate: self.gate,
+            samples: self.samples,
             progress: observer,
             selection: self.selection,
         }
@@ -283,6 +309,7 @@ impl<'a, P> Eval<'a, P> {
             mut history,
             baseline,
             gate,
+            samples: keep,
             mut progress,
             selection,
             ..
@@ -368,6 +395,11 @@ impl<'a, P> Eval<'a, P> {
 
         let stored = Mutex::new(history);
         let mut done = 0usize;
+        // Per fixture: samples kept (failing, passing); per contract:
+        // outputs cut off at the token limit.
+        let mut kept = vec![(0usize, 0usize); fixtures.len()];
+        let mut samples: Vec<ExecutionRecord> = Vec::new();
+        let mut cut_off: BTreeMap<String, usize> = BTreeMap::new();
         // Repeat-major: a run cut short has covered every fixture alike.
         let jobs =
             (0..repeat).flat_map(|r| fixtures.iter().enumerate().map(move |(i, f)| (i, f, r)));
@@ -376,7 +408,10 @@ impl<'a, P> Eval<'a, P> {
                 let (stored, key) = (&stored, &keys[index]);
                 async move {
                     if cache && let Some(hit) = cached(stored, key, fixture, repeat) {
-                        return (index, from_cache(fixture, repeat, hit));
+                        return (
+                            index,
+                            from_cache(fixture, repeat, hit, &|t| adapter.redact(t)),
+                        );
                     }
                     (index, execute(adapter, fixture, repeat).await)
                 }
@@ -413,6 +448,15 @@ impl<'a, P> Eval<'a, P> {
                     }
                     done += 1;
                     accumulator.push(&record);
+                    if record.evidence.cut_off() {
+                        *cut_off.entry(record.contract.clone()).or_default() += 1;
+                    }
+                    let (failing, passing) = &mut kept[index];
+                    let count = if record.passed() { passing } else { failing };
+                    if *count < keep {
+                        *count += 1;
+                        samples.push(record.clone());
+                    }
                     let event = Progress::Executed { fixture: &fixture.name, record: &record, done, total };
                     if progress(event).is_break() {
                         return Err(EvalError::Cancelled { run_id: run.id, done, total });
@@ -442,7 +486,24 @@ impl<'a, P> Eval<'a, P> {
                 total,
             });
         }
-        Ok(finish(run, &accumulator, baseline, &gate, history, skipped))
+        samples.sort_by(|a, b| {
+            (&a.contract, &a.fixture, a.repeat).cmp(&(&b.contract, &b.fixture, b.repeat))
+        });
+        let limits: BTreeMap<&str, Option<u32>> = contracts
+            .iter()
+            .map(|(id, i)| (*id, i.runtime_policy.max_output_tokens))
+            .collect();
+        let mut outcome = finish(
+            run,
+            &accumulator,
+            baseline,
+            &gate,
+            history,
+            skipped,
+            (&cut_off, &limits),
+        );
+        outcome.samples = samples;
+        Ok(outcome)
     }
 }
 
@@ -455,19 +516,40 @@ fn finish(
     gate: &Gate,
     history: Option<&mut History>,
     skipped: Vec<String>,
+    (cut_off, limits): (&BTreeMap<String, usize>, &BTreeMap<&str, Option<u32>>),
 ) -> Outcome {
     let stats = accumulator.stats();
     let mut notes = Vec::new();
     // Calls that never produced an answer count as failed executions: say
-    // so, since a fall they cause is the provider's, not the prompt's.
+    // so, since a fall they cause is the provider's, not the prompt's. An
+    // output cut off at the token limit is an answer, and said apart.
+    let cut: usize = cut_off.values().sum();
     let transport: Vec<String> = stats
         .overall
         .summary
         .failure_codes
         .iter()
         .filter(|(code, _)| code.starts_with("TQX_RUNTIME_") || code.starts_with("TQX_CAPABILITY"))
+        .map(|(code, n)| {
+            let n = if code == Code::RuntimeInvalidResponse.as_str() {
+                n.saturating_sub(u64::try_from(cut).unwrap_or(u64::MAX))
+            } else {
+                *n
+            };
+            (code, n)
+        })
+        .filter(|(_, n)| *n > 0)
         .map(|(code, n)| format!("{code} × {n}"))
         .collect();
+    for (contract, n) in cut_off {
+        let limit = match limits.get(contract.as_str()).copied().flatten() {
+            Some(max) => format!("its `runtime_policy.max_output_tokens` is {max}"),
+            None => "it sets no `runtime_policy.max_output_tokens`, so the server's default limit applied".to_owned(),
+        };
+        notes.push(format!(
+            "{n} execution(s) of {contract} were cut off at the token limit (the model answered, but its output hit the limit; {limit}); they count as not passed: raise `runtime_policy.max_output_tokens` in the contract, or the server's limit"
+        ));
+    }
     if !transport.is_empty() {
         notes.push(format!(
             "executions failed before the model answered ({}); they count as not passed, so these rates measure the provider as well as the prompt",
@@ -496,6 +578,7 @@ fn finish(
         gate: verdict,
         notes,
         skipped,
+        samples: Vec::new(),
         diagnostics,
     }
 }

@@ -563,13 +563,15 @@ pub(crate) mod tests {
             schema_valid,
             checks: checks
                 .iter()
-                .map(|(id, verdict)| CheckVerdict {
-                    id: (*id).into(),
-                    verdict: if schema_valid {
-                        *verdict
-                    } else {
-                        Verdict::NotRun
-                    },
+                .map(|(id, verdict)| {
+                    CheckVerdict::new(
+                        *id,
+                        if schema_valid {
+                            *verdict
+                        } else {
+                            Verdict::NotRun
+                        },
+                    )
                 })
                 .collect(),
             latency_ms,
@@ -578,6 +580,7 @@ pub(crate) mod tests {
             attempts: 1,
             output_fingerprint: schema_valid.then(|| format!("sha256:{:064x}", repeat % 2)),
             cached: false,
+            evidence: crate::record::Evidence::default(),
         }
     }
 

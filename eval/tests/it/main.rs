@@ -4,4 +4,5 @@
 
 mod cache;
 mod common;
+mod evidence;
 mod history;
