@@ -123,7 +123,7 @@ enum State {
     Number(Num),
     /// In `true`, `false` or `null`: `matched` bytes of `word` read.
     Literal {
-        word: &'static [u8],
+        word: Word,
         matched: u8,
     },
     /// A value just ended: `,` or the container's end; at the top level,
@@ -249,8 +249,11 @@ impl PartialJson {
             && !delta.bytes().any(|b| STRING_STOP[b as usize])
         {
             self.version += 1;
-            if let &[b] = delta.as_bytes() {
-                // A one-byte `str` is ASCII.
+            if let &[b] = delta.as_bytes()
+                && b.is_ascii()
+            {
+                // (A one-byte `str` is always ASCII; saying so lets the
+                // compiler push one byte.)
                 self.text.push(b as char);
             } else {
                 self.text.push_str(delta);
@@ -426,7 +429,7 @@ impl PartialJson {
                 Num::Exp => Expected::ExponentDigitOrSign,
                 _ => self.after_value(),
             },
-            State::Literal { word, .. } => Expected::Literal(word_name(word)),
+            State::Literal { word, .. } => Expected::Literal(word.name()),
             State::AfterValue => self.after_value(),
         }
     }
@@ -537,10 +540,10 @@ impl PartialJson {
                 });
             }
             b't' | b'f' | b'n' => {
-                let (word, kind): (&'static [u8], _) = match c {
-                    b't' => (b"true", PendingKind::Bool),
-                    b'f' => (b"false", PendingKind::Bool),
-                    _ => (b"null", PendingKind::Null),
+                let (word, kind) = match c {
+                    b't' => (Word::True, PendingKind::Bool),
+                    b'f' => (Word::False, PendingKind::Bool),
+                    _ => (Word::Null, PendingKind::Null),
                 };
                 self.push_node(Slot::Pending(kind), false);
                 self.state = State::Literal { word, matched: 1 };
@@ -705,8 +708,9 @@ impl PartialJson {
                         i += 1;
                     }
                     if i > start {
-                        if i == start + 1 {
-                            // One byte between ASCII bytes or the ends: ASCII.
+                        if i == start + 1 && bytes[start].is_ascii() {
+                            // (One byte between ASCII bytes or the ends is
+                            // ASCII; saying so lets the compiler push it.)
                             self.text.push(bytes[start] as char);
                         } else {
                             // `start` and `i` are at ASCII bytes or the ends.
@@ -789,20 +793,21 @@ impl PartialJson {
                 }
                 State::Literal { word, matched } => {
                     let c = bytes[i];
-                    if c != word[matched as usize] {
+                    let text = word.name().as_bytes();
+                    if c != text[matched as usize] {
                         return Err(self.unexpected(
                             base + i,
                             char_at(delta, i),
-                            Expected::Literal(word_name(word)),
+                            Expected::Literal(word.name()),
                         ));
                     }
                     i += 1;
                     let matched = matched + 1;
-                    if matched as usize == word.len() {
-                        self.complete_scalar(match word[0] {
-                            b't' => Slot::Bool(true),
-                            b'f' => Slot::Bool(false),
-                            _ => Slot::Null,
+                    if matched as usize == text.len() {
+                        self.complete_scalar(match word {
+                            Word::True => Slot::Bool(true),
+                            Word::False => Slot::Bool(false),
+                            Word::Null => Slot::Null,
                         });
                     } else {
                         self.state = State::Literal { word, matched };
@@ -984,11 +989,21 @@ fn number_can_end(n: Num) -> bool {
     matches!(n, Num::Zero | Num::Int | Num::Frac | Num::ExpDigits)
 }
 
-fn word_name(word: &[u8]) -> &'static str {
-    match word.first() {
-        Some(b't') => "true",
-        Some(b'f') => "false",
-        _ => "null",
+/// A literal's word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Word {
+    True,
+    False,
+    Null,
+}
+
+impl Word {
+    fn name(self) -> &'static str {
+        match self {
+            Word::True => "true",
+            Word::False => "false",
+            Word::Null => "null",
+        }
     }
 }
 
