@@ -17,6 +17,10 @@
 //!   `eval` (on the fake provider), each with an input JSON Schema and
 //!   structured output (`ok`, `diagnostics` and the tool's result).
 //!
+//! When a file the listings depend on changes, the client is sent
+//! `notifications/prompts/list_changed` and
+//! `notifications/resources/list_changed` ([`Options::watch`]).
+//!
 //! Every contract compiles through the one compile entry point,
 //! [`templiqx_build::Compiler`] (`docs/decisions.md`, "One compile entry
 //! point"), on every request: what is served is what is on disk. A path a
@@ -42,6 +46,7 @@ mod resources;
 mod roots;
 mod schemas;
 mod tools;
+mod watch;
 
 pub use roots::Roots;
 
@@ -51,11 +56,12 @@ use rmcp::model::{
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use std::borrow::Cow;
 use std::path::PathBuf;
+use std::time::Duration;
 use templiqx_build::Target;
 use templiqx_contracts::{CapabilityProfile, Diagnostic};
 
@@ -104,6 +110,10 @@ pub struct Options {
     /// contract compiles for the capabilities it requires
     /// ([`Target::Required`]). A tool call's own `target` argument wins.
     pub target: Option<CapabilityProfile>,
+    /// How often the files the served paths compiled from are looked at,
+    /// for `list_changed` notifications (default: every second); `None`:
+    /// never, and no notification is sent.
+    pub watch: Option<Duration>,
 }
 
 impl Options {
@@ -114,12 +124,19 @@ impl Options {
             base: base.into(),
             paths,
             target: None,
+            watch: Some(Duration::from_secs(1)),
         }
     }
 
     /// Compiles every contract for `target`.
     pub fn with_target(mut self, target: CapabilityProfile) -> Options {
         self.target = Some(target);
+        self
+    }
+
+    /// Looks for changes every `interval` (`None`: never).
+    pub fn with_watch(mut self, interval: Option<Duration>) -> Options {
+        self.watch = interval;
         self
     }
 }
@@ -135,6 +152,7 @@ impl Options {
 pub struct Server {
     roots: Roots,
     target: Option<CapabilityProfile>,
+    watch: Option<Duration>,
 }
 
 impl Server {
@@ -147,6 +165,7 @@ impl Server {
         Ok(Server {
             roots: Roots::new(&options.base, &options.paths)?,
             target: options.target,
+            watch: options.watch,
         })
     }
 
@@ -171,7 +190,9 @@ impl ServerHandler for Server {
         let capabilities = ServerCapabilities::builder()
             .enable_completions()
             .enable_prompts()
+            .enable_prompts_list_changed()
             .enable_resources()
+            .enable_resources_list_changed()
             .enable_tools()
             .build();
         ServerConfig::new(capabilities)
@@ -196,6 +217,12 @@ impl ServerHandler for Server {
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         Cow::Borrowed(SUPPORTED_VERSIONS)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(interval) = self.watch {
+            tokio::spawn(watch::watch(self.clone(), context.peer, interval));
+        }
     }
 
     async fn list_prompts(

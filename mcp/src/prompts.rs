@@ -14,7 +14,11 @@ use templiqx_contracts::{Code, Diagnostic, Json, JsonMap, RenderedInteraction, R
 
 /// Every served contract that parsed, as a prompt.
 pub(crate) fn list(server: &Server) -> Vec<Prompt> {
-    let catalogue = Catalogue::compile(server, server.target(None));
+    from_catalogue(&Catalogue::compile(server, server.target(None)))
+}
+
+/// Every contract of `catalogue` that parsed, as a prompt.
+pub(crate) fn from_catalogue(catalogue: &Catalogue) -> Vec<Prompt> {
     catalogue
         .prompts()
         .map(|(name, _, contract)| {

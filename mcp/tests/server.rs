@@ -609,3 +609,98 @@ async fn serves_the_manifest_contracts_and_diagnostics_as_resources() {
     assert_eq!(e.code, ErrorCode::RESOURCE_NOT_FOUND);
     assert_eq!(e.data.unwrap()["diagnostic"]["code"], "TQX_IO");
 }
+
+/// A client that reports the list-changed notifications it receives.
+#[derive(Clone)]
+struct Watcher(tokio::sync::mpsc::UnboundedSender<&'static str>);
+
+impl rmcp::ClientHandler for Watcher {
+    async fn on_prompt_list_changed(&self, _: rmcp::service::NotificationContext<RoleClient>) {
+        let _ = self.0.send("prompts");
+    }
+
+    async fn on_resource_list_changed(&self, _: rmcp::service::NotificationContext<RoleClient>) {
+        let _ = self.0.send("resources");
+    }
+}
+
+fn contract(id: &str, greeting: &str) -> String {
+    format!(
+        "api_version: templiqx/v1alpha1\nid: {id}\nversion: 0.1.0\n\
+         messages:\n  - role: user\n    content: [{{ kind: text, value: {greeting} }}]\n\
+         output_schema: {{ type: object }}\n"
+    )
+}
+
+fn manifest(ids: &[&str]) -> String {
+    format!(
+        "api_version: templiqx/v1alpha1\npackage: watched\nversion: 0.1.0\ncontracts: [{}]\n",
+        ids.join(", ")
+    )
+}
+
+#[tokio::test]
+async fn announces_a_changed_listing_when_files_change() {
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("contracts")).unwrap();
+    std::fs::write(
+        dir.path().join("contracts/greet.yaml"),
+        contract("greet", "Hello"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("templiqx.yaml"), manifest(&["greet"])).unwrap();
+
+    let server = Server::new(
+        Options::new(dir.path(), vec![PathBuf::from(".")])
+            .with_watch(Some(Duration::from_millis(20))),
+    )
+    .unwrap();
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        let (read, write) = tokio::io::split(server_io);
+        if let Ok(running) = server.serve(templiqx_mcp::transport(read, write)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let client = Watcher(tx).serve(client_io).await.unwrap();
+    let names = |prompts: Vec<rmcp::model::Prompt>| -> Vec<String> {
+        prompts.into_iter().map(|p| p.name).collect()
+    };
+    assert_eq!(names(client.list_all_prompts().await.unwrap()), ["greet"]);
+    // The watcher takes its first look after `initialized`.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    // A text that changes no listing is not announced.
+    std::fs::write(
+        dir.path().join("contracts/greet.yaml"),
+        contract("greet", "Hi there"),
+    )
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(rx.try_recv().is_err(), "nothing to announce");
+
+    // A new contract listed by the manifest is.
+    std::fs::write(
+        dir.path().join("contracts/bye.yaml"),
+        contract("bye", "Bye"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("templiqx.yaml"),
+        manifest(&["greet", "bye"]),
+    )
+    .unwrap();
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        let next = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await;
+        seen.push(next.expect("announced in time").unwrap());
+    }
+    seen.sort_unstable();
+    assert_eq!(seen, ["prompts", "resources"]);
+    assert_eq!(
+        names(client.list_all_prompts().await.unwrap()),
+        ["greet", "bye"]
+    );
+}
