@@ -249,6 +249,11 @@ Examples:
         /// Write a JUnit XML report (one test case per fixture).
         #[arg(long, value_name = "FILE.xml")]
         junit: Option<PathBuf>,
+        /// After the table, print the first N failing executions of each
+        /// fixture: the failure or the checks that failed with the values
+        /// they read, and an excerpt of the output (0: none).
+        #[arg(long, default_value_t = 3, value_name = "N")]
+        show_failures: usize,
     },
 
     /// Compare two versions of contracts or packages: what changed, whether

@@ -93,6 +93,7 @@ fn run(ui: &mut Ui, command: &Command) -> io::Result<Status> {
             fail_on_regression,
             report,
             junit,
+            show_failures,
         } => cmd::eval::run(
             ui,
             &cmd::eval::Options {
@@ -110,6 +111,7 @@ fn run(ui: &mut Ui, command: &Command) -> io::Result<Status> {
                 fail_on_regression: *fail_on_regression,
                 report: report.as_deref(),
                 junit: junit.as_deref(),
+                show_failures: *show_failures,
             },
         ),
         Command::Diff {

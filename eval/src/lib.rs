@@ -88,13 +88,15 @@
 //! - [`gate`]: the [`Gate`] that passes or fails a run.
 //! - [`baseline`]: the [`Baseline`] a run is compared with;
 //!   [`compare`](mod@compare): the [`Comparison`].
-//! - [`history`]: the SQLite history; [`report`]: the self-contained HTML
+//! - [`explain`]: a failure's evidence in words;
+//!   [`history`]: the SQLite history; [`report`]: the self-contained HTML
 //!   report; [`junit`]: the JUnit XML report.
 
 pub mod baseline;
 pub mod compare;
 pub mod error;
 mod execution;
+pub mod explain;
 pub mod fake;
 pub mod gate;
 pub mod history;
@@ -114,6 +116,6 @@ pub use gate::{Gate, GateScope, GateVerdict};
 pub use record::{
     CheckVerdict, Endpoint, Evidence, ExecutionRecord, ObservedValue, RunInfo, Verdict, Violation,
 };
-pub use run::{Eval, Outcome, Progress};
+pub use run::{DEFAULT_SAMPLES, Eval, Outcome, Progress};
 pub use select::{FixtureFilter, Selection};
 pub use stats::{Accumulator, Rate, RunStats};

@@ -52,6 +52,8 @@ pub struct Options<'a> {
     pub report: Option<&'a Path>,
     /// `--junit`.
     pub junit: Option<&'a Path>,
+    /// `--show-failures`: failing executions printed per fixture.
+    pub show_failures: usize,
 }
 
 /// What answers the fixtures.
@@ -101,6 +103,7 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
         .repeat(options.repeat)
         .concurrency(options.concurrency)
         .cache(options.cache)
+        .samples(options.show_failures.max(templiqx_eval::DEFAULT_SAMPLES))
         .gate(gate(options));
     // The fixtures are settled before the history is opened.
     match eval.select() {

@@ -10,9 +10,10 @@ use std::io;
 use std::path::Path;
 use templiqx_contracts::{Diagnostic, Diagnostics, Operation, OperationEnvelope};
 use templiqx_eval::compare::{Comparison, RateComparison};
+use templiqx_eval::explain::{self, excerpt};
 use templiqx_eval::history::History;
 use templiqx_eval::stats::{Rate, RunStats, Summary};
-use templiqx_eval::{Baseline, Endpoint, GateVerdict, Outcome, RunInfo};
+use templiqx_eval::{Baseline, Endpoint, ExecutionRecord, GateVerdict, Outcome, RunInfo};
 
 /// Reports a failure that stopped a run part way (the history refused a
 /// write): no statistics, exit 2.
@@ -130,6 +131,7 @@ pub fn finish(
         return Ok(status);
     }
     table(ui, stats)?;
+    failures(ui, stats, &outcome.samples, options.show_failures)?;
     if let (Some(source), Some(c)) = (&outcome.baseline, comparison) {
         compared(ui, source, c)?;
     }
@@ -231,7 +233,7 @@ fn details(s: &Summary) -> Vec<String> {
 /// The human table: per contract, a header, a row per fixture with its
 /// checks and failures beneath, and the contract's pooled row when it has
 /// more than one fixture; then the run's overall line.
-fn table(ui: &mut Ui, stats: &RunStats) -> io::Result<()> {
+pub(crate) fn table(ui: &mut Ui, stats: &RunStats) -> io::Result<()> {
     let bold = Style::new().bold();
     for c in &stats.contracts {
         let mut rows = vec![header_row()];
@@ -295,6 +297,67 @@ fn table(ui: &mut Ui, stats: &RunStats) -> io::Result<()> {
         if o.summary.pass_all { "yes" } else { "no" },
     ))?;
     ui.line("")
+}
+
+/// After the table: per fixture with failing executions, the first
+/// `show` of them (`--show-failures`; 0 prints nothing) — the failure or
+/// the checks that failed with the values they read, the schema
+/// violations, the help, and an excerpt of the output.
+pub(crate) fn failures(
+    ui: &mut Ui,
+    stats: &RunStats,
+    samples: &[ExecutionRecord],
+    show: usize,
+) -> io::Result<()> {
+    if show == 0 {
+        return Ok(());
+    }
+    let bold = Style::new().bold();
+    let red = Style::new().fg_color(Some(AnsiColor::Red.into()));
+    let mut any = false;
+    for f in &stats.fixtures {
+        let failed = f.summary.executions - f.summary.pass_rate.passed;
+        let shown: Vec<&ExecutionRecord> = samples
+            .iter()
+            .filter(|r| r.contract == f.contract && r.fixture == f.fixture && !r.passed())
+            .take(show)
+            .collect();
+        if failed == 0 || shown.is_empty() {
+            continue;
+        }
+        if !any {
+            ui.line(&ui.paint(bold, "failures"))?;
+            any = true;
+        }
+        let which = if shown.len() as u64 == failed {
+            String::new()
+        } else {
+            format!("; the first {}", shown.len())
+        };
+        ui.line(&format!(
+            "  {}::{}: {failed} of {} executions failed{which}",
+            excerpt(&f.contract, 200),
+            excerpt(&f.fixture, 200),
+            f.summary.executions
+        ))?;
+        for record in shown {
+            let headline = ui.paint(red, &explain::headline(record));
+            ui.line(&format!("    repeat {}: {headline}", record.repeat))?;
+            for line in explain::details(record) {
+                ui.line(&format!("      {line}"))?;
+            }
+            if let Some(output) = &record.evidence.output {
+                ui.line(&format!(
+                    "      output: {}",
+                    excerpt(output, explain::OUTPUT_EXCERPT)
+                ))?;
+            }
+        }
+    }
+    if any {
+        ui.line("")?;
+    }
+    Ok(())
 }
 
 /// The table's header cells.

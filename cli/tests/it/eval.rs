@@ -11,7 +11,7 @@ use templiqx_fake_provider::{Reply, serve};
 
 /// A contract whose one fixture has one check, with a short timeout and
 /// one attempt, so each scripted reply is one outcome.
-const CONTRACT: &str = r#"api_version: templiqx/v1alpha1
+pub(crate) const CONTRACT: &str = r#"api_version: templiqx/v1alpha1
 id: notice
 version: 0.1.0
 inputs:
@@ -38,7 +38,7 @@ evals:
         check: { kind: equals, left: { kind: ref, path: output.notice_days }, right: { kind: literal, value: 60 } }
 "#;
 
-fn completion(content: &str) -> Reply {
+pub(crate) fn completion(content: &str) -> Reply {
     Reply::ok(
         json!({ "id": "c", "object": "chat.completion", "choices": [{ "index": 0,
                 "finish_reason": "stop", "message": { "role": "assistant", "content": content } }],
@@ -47,12 +47,12 @@ fn completion(content: &str) -> Reply {
     )
 }
 
-fn answer(days: i64) -> Reply {
+pub(crate) fn answer(days: i64) -> Reply {
     completion(&json!({ "notice_days": days }).to_string())
 }
 
 /// A package-less contract file in a fresh directory.
-fn contract_dir() -> tempfile::TempDir {
+pub(crate) fn contract_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notice.yaml"), CONTRACT).unwrap();
     dir
@@ -60,7 +60,7 @@ fn contract_dir() -> tempfile::TempDir {
 
 /// A fake server with `replies` on a runtime that lives as long as the
 /// returned guard.
-fn server(replies: Vec<Reply>) -> (tokio::runtime::Runtime, String) {
+pub(crate) fn server(replies: Vec<Reply>) -> (tokio::runtime::Runtime, String) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -70,7 +70,7 @@ fn server(replies: Vec<Reply>) -> (tokio::runtime::Runtime, String) {
     (runtime, base)
 }
 
-fn eval_openai(dir: &Path, base: &str, extra: &[&str]) -> std::process::Output {
+pub(crate) fn eval_openai(dir: &Path, base: &str, extra: &[&str]) -> std::process::Output {
     templiqx_in(dir)
         .args(["eval", "notice.yaml", "-t", "structured_output"])
         .args(["--provider", "openai", "--base-url", &format!("{base}/v1")])
@@ -87,7 +87,7 @@ fn eval_openai(dir: &Path, base: &str, extra: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-fn result(output: &std::process::Output) -> Value {
+pub(crate) fn result(output: &std::process::Output) -> Value {
     let envs = envelopes(output);
     assert_eq!(envs.len(), 1, "{}", stdout(output));
     assert_envelope(&envs[0], "eval");
@@ -96,7 +96,7 @@ fn result(output: &std::process::Output) -> Value {
 
 /// The cells of the table row (or check line) that starts with `name`:
 /// cells are separated by two spaces or more.
-fn row(text: &str, name: &str) -> Vec<String> {
+pub(crate) fn row(text: &str, name: &str) -> Vec<String> {
     let line = text
         .lines()
         .find(|l| l.trim_start().starts_with(&format!("{name}  ")))

@@ -7,6 +7,7 @@ mod catalogue;
 mod check;
 mod diff;
 mod eval;
+mod eval_failures;
 mod fingerprint;
 mod lint;
 mod lsp;

@@ -1,0 +1,155 @@
+//! `templiqx eval` explains its failures (`docs/eval.md`, "Failures"):
+//! against a scripted OpenAI-compatible server on loopback, a model that
+//! fails the check with a known value, one that answers outside the
+//! schema, one whose output is cut off at the token limit, and a server
+//! that answers HTTP 500 with a message; the terminal, the history, the
+//! HTML report and the JUnit file show each.
+
+use crate::common::*;
+use crate::eval::{answer, completion, contract_dir, eval_openai, result, server};
+use serde_json::json;
+use templiqx_fake_provider::Reply;
+
+/// `repeat, output, response, message, finish_reason` of an execution.
+type Row = (
+    i64,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
+/// One reply per outcome, in repeat order (concurrency 1).
+fn replies() -> Vec<Reply> {
+    vec![
+        // repeat 0: the check reads 59, not 60.
+        answer(59),
+        // repeat 1: outside the schema.
+        completion(r#"{"notice_days":"sixty"}"#),
+        // repeat 2: the server refuses, with a message.
+        Reply::Raw(
+            500,
+            vec![],
+            r#"{"error":{"message":"CUDA out of memory while loading the model"}}"#.into(),
+        ),
+        // repeat 3: cut off at the token limit.
+        Reply::ok(
+            json!({ "id": "c", "object": "chat.completion", "choices": [{ "index": 0,
+                "finish_reason": "length", "message": { "role": "assistant", "content": "{\"notice_d" } }] })
+            .to_string(),
+        ),
+        // repeat 4: right.
+        answer(60),
+    ]
+}
+
+#[test]
+fn the_terminal_shows_each_failure_with_its_values_and_messages() {
+    let dir = contract_dir();
+    let (_rt, base) = server(replies());
+    let out = eval_openai(dir.path(), &base, &["--repeat", "5"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let failures = text
+        .split_once("failures\n")
+        .unwrap_or_else(|| panic!("no failures section in\n{text}"))
+        .1;
+    // The first three, in repeat order.
+    for expected in [
+        "  notice::sixty-days: 4 of 5 executions failed; the first 3",
+        "    repeat 0: check reads-sixty failed",
+        "      check reads-sixty: equals(output.notice_days, 60)",
+        "        output.notice_days = 59",
+        "      output: {\"notice_days\":59}",
+        "    repeat 1: TQX_OUTPUT_SCHEMA: the output violates the output schema (1 violation)",
+        "      at /notice_days: expected integer, found string \"sixty\" (type)",
+        "      output: {\"notice_days\":\"sixty\"}",
+        "    repeat 2: TQX_RUNTIME_UNAVAILABLE: openai answered HTTP 500 Internal Server Error: CUDA out of memory while loading the model",
+        "      help: ",
+    ] {
+        assert!(
+            failures.lines().any(|l| l.starts_with(expected)),
+            "no line {expected:?} in\n{text}"
+        );
+    }
+    assert!(!failures.contains("repeat 3"), "{text}");
+    // The cut-off output is a note of its own, not a provider failure.
+    assert!(
+        text.contains("note: 1 execution(s) of notice were cut off at the token limit"),
+        "{text}"
+    );
+
+    // --show-failures 0 hides them; 5 shows the cut-off one too.
+    let (_rt, base) = server(replies());
+    let out = eval_openai(
+        dir.path(),
+        &base,
+        &["--repeat", "5", "--show-failures", "0"],
+    );
+    assert!(!stdout(&out).contains("failures\n"), "{}", stdout(&out));
+    let (_rt, base) = server(replies());
+    let out = eval_openai(
+        dir.path(),
+        &base,
+        &["--repeat", "5", "--show-failures", "5"],
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("    repeat 3: cut off at the token limit (finish reason `length`), TQX_RUNTIME_INVALID_RESPONSE: "),
+        "{text}"
+    );
+    assert!(text.contains("4 of 5 executions failed\n"), "{text}");
+}
+
+#[test]
+fn the_history_and_the_json_result_hold_the_evidence() {
+    let dir = contract_dir();
+    let (_rt, base) = server(replies());
+    let out = eval_openai(dir.path(), &base, &["--repeat", "5", "--format", "json"]);
+    let r = result(&out);
+    let samples = r["samples"].as_array().unwrap();
+    // Three failing and one passing execution kept.
+    assert_eq!(samples.len(), 4, "{samples:?}");
+    assert_eq!(
+        samples[0]["checks"][0]["observed"][0],
+        json!({ "expression": "output.notice_days", "value": "59" })
+    );
+
+    let conn = rusqlite::Connection::open(dir.path().join("eval.sqlite")).unwrap();
+    let rows: Vec<Row> = conn
+        .prepare("SELECT repeat, output, response, message, finish_reason FROM executions ORDER BY repeat")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows[0].1.as_deref(), Some(r#"{"notice_days":59}"#));
+    assert_eq!(rows[1].2.as_deref(), Some(r#"{"notice_days":"sixty"}"#));
+    assert!(
+        rows[2]
+            .3
+            .as_deref()
+            .unwrap()
+            .contains("CUDA out of memory while loading the model"),
+        "{rows:?}"
+    );
+    assert_eq!(rows[3].4.as_deref(), Some("length"));
+    let observed: String = conn
+        .query_row(
+            "SELECT c.observed FROM checks c JOIN executions e ON e.id = c.execution_id
+             WHERE e.repeat = 0",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        observed,
+        r#"[{"expression":"output.notice_days","value":"59"}]"#
+    );
+    let violation: (String, String) = conn
+        .query_row("SELECT pointer, keyword FROM violations", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(violation, ("/notice_days".into(), "type".into()));
+}
