@@ -536,6 +536,10 @@ pub struct WireArgs {
     #[arg(long, default_value_t = 120_000, value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub timeout_ms: u64,
+    /// Show a provider's whole error message (a server's traceback), not
+    /// only its first meaningful line.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 /// `--target`, required wherever contracts compile: the format has no

@@ -23,6 +23,17 @@ pub struct RuntimeFailure {
     /// Suggested wait before retrying, in milliseconds (rate limiting).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
+    /// What to do about it, when the adapter knows better than the code's
+    /// general advice (a server that refuses `json_schema`: the setting
+    /// that avoids it). The port uses it as the diagnostic's help. Not
+    /// part of any fingerprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+    /// The provider's own error message, whole (a server's traceback
+    /// included) and with secrets redacted, when it sent one; `detail`
+    /// quotes only its first meaningful line. Not part of any fingerprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_message: Option<String>,
 }
 
 impl RuntimeFailure {
@@ -33,7 +44,16 @@ impl RuntimeFailure {
             id: id.into(),
             detail: detail.into(),
             retry_after_ms: None,
+            help: None,
+            provider_message: None,
         }
+    }
+
+    /// The failure with `help` ([`RuntimeFailure::help`]).
+    #[must_use]
+    pub fn with_help(mut self, help: impl Into<String>) -> RuntimeFailure {
+        self.help = Some(help.into());
+        self
     }
 
     /// The failure fingerprint: fingerprint of

@@ -130,12 +130,10 @@ impl ScriptedRuntime {
                             });
                         }
                         ScenarioStep::RuntimeFailure { id, failure } => {
-                            terminal = Some(Terminal::Failure(RuntimeFailure {
-                                code: failure.code,
-                                id: id.clone(),
-                                detail: failure.detail.clone(),
-                                retry_after_ms: failure.retry_after_ms,
-                            }));
+                            let mut f =
+                                RuntimeFailure::new(failure.code, id.clone(), &failure.detail);
+                            f.retry_after_ms = failure.retry_after_ms;
+                            terminal = Some(Terminal::Failure(f));
                         }
                     }
                 }

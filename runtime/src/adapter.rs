@@ -127,13 +127,16 @@ pub struct ExecutionError {
 
 impl ExecutionError {
     /// The error with `redact` applied to every text it carries: the
-    /// failure's detail, each diagnostic's message, pointer, help and
-    /// notes (what the port quotes from an output or a failure detail), and
-    /// every string and member name of `output`. Receipts hold only
+    /// failure's detail, help and provider message, each diagnostic's
+    /// message, pointer, help and notes (what the port quotes from an
+    /// output or a failure detail), and every string and member name of
+    /// `output`. Receipts hold only
     /// fingerprints and stable ids, and are kept.
     #[must_use]
     pub fn redacted(mut self, redact: &dyn Fn(&str) -> String) -> ExecutionError {
         self.failure.detail = redact(&self.failure.detail);
+        self.failure.help = self.failure.help.as_deref().map(redact);
+        self.failure.provider_message = self.failure.provider_message.as_deref().map(redact);
         for d in &mut self.diagnostics {
             d.message = redact(&d.message);
             d.json_pointer = d.json_pointer.as_deref().map(redact);
@@ -604,8 +607,13 @@ pub fn conclude_output(
     }
 }
 
-/// What a host can do about a runtime failure.
+/// What a host can do about a runtime failure: the adapter's own
+/// [`RuntimeFailure::help`] when it gave one (it knows what was sent and
+/// what the server said), else the advice for the code.
 fn failure_help(failure: &RuntimeFailure) -> String {
+    if let Some(help) = &failure.help {
+        return help.clone();
+    }
     if let Some(ms) = failure.retry_after_ms
         && matches!(
             failure.code,

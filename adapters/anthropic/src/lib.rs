@@ -42,8 +42,8 @@ use templiqx::contracts::Role;
 use templiqx::contracts::json::{Json, JsonMap};
 use templiqx::{Code, RenderedInteraction, RuntimeFailure, Usage};
 use templiqx_adapter_http::{
-    Configured, Endpoint, Event, Flow, Reply, WireFormat, event_json, failure_id, invalid_response,
-    output_value, token_count,
+    Configured, Endpoint, Event, Flow, Refusal, Reply, WireFormat, event_json, failure_id,
+    invalid_response, output_value, token_count,
 };
 
 pub use templiqx_adapter_http::{ApiKey, ConfigError, HttpAdapter, RetryPolicy};
@@ -404,6 +404,32 @@ impl WireFormat for Anthropic {
             _ => {}
         }
         Ok(Flow::Continue)
+    }
+
+    /// A 404: the base URL is the host, without `/v1`
+    /// (`docs/adapters.md`, "Failures").
+    fn advise(&self, _sent: &Value, refusal: &Refusal<'_>) -> Option<String> {
+        if refusal.status.as_u16() != 404 {
+            return None;
+        }
+        let url = refusal.url;
+        let base = url.strip_suffix("/v1/messages").unwrap_or(url);
+        let text = refusal.message.unwrap_or("").to_ascii_lowercase();
+        Some(if let Some(host) = base.strip_suffix("/v1") {
+            format!(
+                "the server has nothing at `{url}`: the base URL is the host, without `/v1` \
+                 (`/v1/messages` is appended): `--base-url {host}`"
+            )
+        } else if text.contains("model") {
+            format!(
+                "the server at `{base}` has no such model, it says: check the model name (`--model`)"
+            )
+        } else {
+            format!(
+                "the server has nothing at `{url}`: check the base URL (the host, as \
+                 `https://api.anthropic.com`)"
+            )
+        })
     }
 
     fn end_stream(&self, attempt: AnthropicAttempt, done: bool) -> Result<Reply, RuntimeFailure> {

@@ -16,7 +16,7 @@
 // `RuntimeFailure` is the port's error type, returned by value.
 #![allow(clippy::result_large_err)]
 
-use crate::{ConfigError, Endpoint, Event, RetryPolicy, invalid_response};
+use crate::{ConfigError, Endpoint, Event, Refusal, RetryPolicy, invalid_response};
 use futures_util::StreamExt;
 use serde_json::Value;
 use std::fmt;
@@ -101,6 +101,18 @@ pub trait WireFormat: fmt::Debug + Send + Sync + Sized + 'static {
     /// `TQX_RUNTIME_INVALID_RESPONSE` for a stream cut short, or the
     /// reply's own failure (truncation, refusal).
     fn end_stream(&self, attempt: Self::Attempt, done: bool) -> Result<Reply, RuntimeFailure>;
+
+    /// What would avoid a refusal: the help of the failure when the server
+    /// answered `refusal.status` to the body `sent` (a server that does
+    /// not support a setting this wire format sends, a base URL missing
+    /// its version path), recognised from the status and the provider's
+    /// message, never from the server's name. `None` (the default): no
+    /// advice beyond the code's. A 5xx with advice is reported
+    /// `TQX_RUNTIME_PERMANENT` ([`Endpoint::post`]).
+    fn advise(&self, sent: &Value, refusal: &Refusal<'_>) -> Option<String> {
+        let _ = (sent, refusal);
+        None
+    }
 }
 
 /// What [`WireFormat::read_event`] made of an event.
@@ -252,7 +264,8 @@ impl<W: WireFormat> HttpAdapter<W> {
         templiqx::trace::record_request_model(self.wire.model());
         let run = async {
             let (body, attempt) = self.wire.request(request, sink.is_some())?;
-            let response = self.endpoint.post(&body).await?;
+            let advise = |refusal: &Refusal<'_>| self.wire.advise(&body, refusal);
+            let response = self.endpoint.post(&body, &advise).await?;
             match sink {
                 None => {
                     let body = self.endpoint.json(response).await?;

@@ -412,34 +412,32 @@ pub fn failure_id(provider: &str, step: &str) -> String {
 /// | other 4xx (401, 403, 400, 404, 413, 422, …) | `TQX_RUNTIME_PERMANENT` | `<p>.rejected` |
 /// | anything else that is not 2xx | `TQX_RUNTIME_INVALID_RESPONSE` | `<p>.invalid_response` |
 ///
-/// The detail names the status and the provider's own error message (the
-/// `error.message` of the JSON body, first 300 characters), with the API
-/// key redacted. The three retried statuses (429, 408, 5xx) carry
-/// `retry_after_ms` from the headers ([`retry_after`]) when they ask for a
-/// wait.
+/// The detail names the status (for a 404, also the `url` that was
+/// requested) and the first meaningful line of the provider's own error
+/// message ([`error_message`], [`headline`]: a server's traceback is cut to
+/// its exception line), at most 300 characters; the whole message, at most
+/// [`MAX_PROVIDER_MESSAGE`] characters, is the failure's
+/// `provider_message`. Both are redacted (`redact`) before they are cut.
+/// The three retried statuses (429, 408, 5xx) carry `retry_after_ms` from
+/// the headers ([`retry_after`]) when they ask for a wait.
 pub fn status_failure(
     provider: &str,
+    url: &str,
     status: reqwest::StatusCode,
     headers: &HeaderMap,
     body: &[u8],
     redact: &dyn Fn(&str) -> String,
 ) -> RuntimeFailure {
-    let message = serde_json::from_slice::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| {
-            let e = v.get("error")?;
-            e.get("message")
-                .and_then(|m| m.as_str())
-                .or_else(|| e.as_str())
-                .map(str::to_owned)
-        })
-        // Redacted before it is cut: a key straddling the cut would
-        // otherwise leave its beginning in the detail.
-        .map(|m| truncate(&redact(&m), 300));
+    // Redacted before it is cut: a key straddling the cut would otherwise
+    // leave its beginning in the detail.
+    let message = error_message(body).map(|m| redact(&m));
     let mut detail = format!("{provider} answered HTTP {status}");
-    if let Some(m) = message {
+    if status == reqwest::StatusCode::NOT_FOUND {
+        detail.push_str(&format!(" for POST {url}"));
+    }
+    if let Some(m) = &message {
         detail.push_str(": ");
-        detail.push_str(&m);
+        detail.push_str(&truncate(&headline(m), 300));
     }
     let (code, step) = match status.as_u16() {
         429 => (Code::RuntimeRateLimited, "rate_limited"),
@@ -449,6 +447,7 @@ pub fn status_failure(
         _ => (Code::RuntimeInvalidResponse, "invalid_response"),
     };
     let mut failure = RuntimeFailure::new(code, failure_id(provider, step), detail);
+    failure.provider_message = message.map(|m| truncate(m.trim(), MAX_PROVIDER_MESSAGE));
     // `Retry-After` means the same on 503 (and Anthropic's 529) as on 429
     // (RFC 9110 section 10.2.3): read it on every status that is retried.
     if matches!(
@@ -458,6 +457,116 @@ pub fn status_failure(
         failure.retry_after_ms = retry_after(headers, SystemTime::now());
     }
     failure
+}
+
+/// The most of a provider's error message a failure keeps
+/// (`RuntimeFailure::provider_message`), in characters.
+pub const MAX_PROVIDER_MESSAGE: usize = 16_000;
+
+/// The provider's error message in an error body, as servers of both wire
+/// formats send it: `error.message` (OpenAI's and Anthropic's API
+/// references, llama.cpp's servers), `error` as a string, a top-level
+/// `message` (vLLM), or a `detail` (FastAPI's request validation: a
+/// string, or a list of `{loc, msg, input}` items, each written
+/// `loc: msg (got input)`); a body that is not JSON is taken as the
+/// message when it is text other than markup (a plain-text traceback).
+/// `None` for an empty body or one that says nothing readable.
+pub fn error_message(body: &[u8]) -> Option<String> {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
+        let text = String::from_utf8_lossy(body);
+        let text = text.trim();
+        return (!text.is_empty() && !text.starts_with('<')).then(|| text.to_owned());
+    };
+    let error = value.get("error");
+    let found = error
+        .and_then(|e| e.get("message"))
+        .and_then(|m| m.as_str())
+        .or_else(|| error.and_then(|e| e.as_str()))
+        .or_else(|| value.get("message").and_then(|m| m.as_str()))
+        .map(str::to_owned);
+    found.or_else(|| match value.get("detail")? {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Array(items) => {
+            let parts: Vec<String> = items.iter().map(validation_item).collect();
+            (!parts.is_empty()).then(|| parts.join("; "))
+        }
+        _ => None,
+    })
+}
+
+/// One item of FastAPI's validation `detail`: `loc: msg (got input)`.
+fn validation_item(item: &serde_json::Value) -> String {
+    let loc = item
+        .get("loc")
+        .and_then(|l| l.as_array())
+        .map(|l| {
+            l.iter()
+                .map(|p| match p {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(".")
+        })
+        .unwrap_or_default();
+    let msg = item
+        .get("msg")
+        .and_then(|m| m.as_str())
+        .unwrap_or("invalid");
+    let mut text = if loc.is_empty() {
+        msg.to_owned()
+    } else {
+        format!("{loc}: {msg}")
+    };
+    if let Some(input) = item.get("input").and_then(|i| i.as_str()) {
+        text.push_str(&format!(" (got `{input}`)"));
+    }
+    text
+}
+
+/// The first meaningful line of a provider's message: for a Python
+/// traceback (`Traceback (most recent call last):` and its indented
+/// frames), the line of the exception that was raised last; otherwise the
+/// first non-blank line, joined with the next one when it only introduces
+/// it (ends with `:`, as `1 validation error:` does). White space around
+/// it is trimmed.
+pub fn headline(message: &str) -> String {
+    let lines: Vec<&str> = message.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.iter().any(|l| {
+        l.trim_start()
+            .starts_with("Traceback (most recent call last)")
+    }) {
+        let raised = lines.iter().rev().find(|l| {
+            let is_frame = l.starts_with(char::is_whitespace);
+            let is_header = l.starts_with("Traceback (")
+                || l.starts_with("During handling of the above exception")
+                || l.starts_with("The above exception was the direct cause");
+            !is_frame && !is_header
+        });
+        if let Some(line) = raised {
+            return line.trim().to_owned();
+        }
+    }
+    match lines.as_slice() {
+        [] => String::new(),
+        [first, next, ..] if first.trim_end().ends_with(':') => {
+            format!("{} {}", first.trim(), next.trim())
+        }
+        [first, ..] => first.trim().to_owned(),
+    }
+}
+
+/// A request the server refused (a status that is not 2xx), as
+/// [`WireFormat::advise`] sees it to say what
+/// would avoid it.
+#[derive(Clone, Copy, Debug)]
+pub struct Refusal<'a> {
+    /// The HTTP status.
+    pub status: reqwest::StatusCode,
+    /// The URL that was requested (the base URL and the provider's path).
+    pub url: &'a str,
+    /// The provider's whole error message, redacted ([`error_message`]).
+    pub message: Option<&'a str>,
 }
 
 /// A transport error: a timeout is `TQX_RUNTIME_TIMEOUT`
@@ -592,7 +701,12 @@ impl Endpoint {
 
     /// Posts `body` as JSON and returns the response when its status is
     /// 2xx; otherwise reads the body and maps the status
-    /// ([`status_failure`]).
+    /// ([`status_failure`]), with the failure's help from `advise` (the
+    /// wire format's [`WireFormat::advise`]).
+    /// A server error (5xx) that `advise` recognises as a refusal of what
+    /// was sent (a setting the server does not support) is
+    /// `TQX_RUNTIME_PERMANENT` (`<p>.rejected`): sending it again cannot
+    /// succeed. A 404 without advice gets a help naming the URL.
     ///
     /// # Errors
     ///
@@ -600,6 +714,7 @@ impl Endpoint {
     pub async fn post(
         &self,
         body: &serde_json::Value,
+        advise: &(dyn Fn(&Refusal<'_>) -> Option<String> + Sync),
     ) -> Result<reqwest::Response, RuntimeFailure> {
         let bytes = serde_json::to_vec(body).map_err(|e| {
             RuntimeFailure::new(
@@ -623,13 +738,32 @@ impl Endpoint {
         }
         let headers = response.headers().clone();
         let body = response.bytes().await.unwrap_or_default();
-        Err(status_failure(
-            self.provider,
+        let mut failure = status_failure(self.provider, &self.url, status, &headers, &body, &|t| {
+            self.redact(t)
+        });
+        let refusal = Refusal {
             status,
-            &headers,
-            &body,
-            &|t| self.redact(t),
-        ))
+            url: &self.url,
+            message: failure.provider_message.as_deref(),
+        };
+        match advise(&refusal) {
+            Some(help) => {
+                if failure.code == Code::RuntimeUnavailable {
+                    failure.code = Code::RuntimePermanent;
+                    failure.id = failure_id(self.provider, "rejected");
+                    failure.retry_after_ms = None;
+                }
+                failure.help = Some(help);
+            }
+            None if status == reqwest::StatusCode::NOT_FOUND => {
+                failure.help = Some(format!(
+                    "the server has nothing at `{}`: check the base URL",
+                    self.url
+                ));
+            }
+            None => {}
+        }
+        Err(failure)
     }
 
     /// Reads a whole response body as JSON.
@@ -688,6 +822,9 @@ impl Endpoint {
             .await
             .map_err(|mut failure| {
                 failure.detail = self.redact(&failure.detail);
+                failure.help = failure.help.as_deref().map(|t| self.redact(t));
+                failure.provider_message =
+                    failure.provider_message.as_deref().map(|t| self.redact(t));
                 failure
             })
     }
@@ -858,6 +995,7 @@ mod tests {
         let f = |s: u16| {
             status_failure(
                 "p",
+                "http://h/v1/x",
                 reqwest::StatusCode::from_u16(s).unwrap(),
                 &h,
                 body,

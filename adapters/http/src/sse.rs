@@ -639,7 +639,10 @@ mod tests {
         let url = serve_once(chunks, finish).await;
         let endpoint =
             crate::Endpoint::new("p", url, reqwest::header::HeaderMap::new(), None).unwrap();
-        let response = endpoint.post(&serde_json::json!({})).await.unwrap();
+        let response = endpoint
+            .post(&serde_json::json!({}), &|_| None)
+            .await
+            .unwrap();
         endpoint.events(response).collect().await
     }
 

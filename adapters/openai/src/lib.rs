@@ -48,8 +48,8 @@ use templiqx::contracts::json::{Json, JsonMap};
 use templiqx::{Code, RenderedInteraction, RuntimeFailure, Usage};
 use templiqx_adapter_http::strict::{self, Lowering, NullPlan};
 use templiqx_adapter_http::{
-    Configured, Endpoint, Event, Flow, Reply, WireFormat, error_member, event_json, failure_id,
-    invalid_response, output_value, token_count,
+    Configured, Endpoint, Event, Flow, Refusal, Reply, WireFormat, error_member, event_json,
+    failure_id, invalid_response, output_value, token_count,
 };
 
 pub use templiqx_adapter_http::{ApiKey, ConfigError, HttpAdapter, RetryPolicy};
@@ -452,6 +452,52 @@ impl WireFormat for OpenAi {
         }
     }
 
+    /// Servers of this wire format that lack a setting OpenAI has: a
+    /// refusal whose message names what was sent gets the setting that
+    /// avoids it; a 404 gets the base URL to try (`docs/adapters.md`,
+    /// "Failures").
+    fn advise(&self, sent: &Value, refusal: &Refusal<'_>) -> Option<String> {
+        let status = refusal.status.as_u16();
+        let text = refusal.message.unwrap_or("").to_ascii_lowercase();
+        if status == 404 {
+            return Some(not_found_help(refusal.url, &text));
+        }
+        if !(400..=599).contains(&status) || matches!(status, 408 | 429) {
+            return None;
+        }
+        // A client error may name the field alone; a server error (a
+        // crash on what it did not expect) must name what was sent.
+        let client_error = status < 500;
+        let mut advice = Vec::new();
+        if sent.pointer("/response_format/type") == Some(&json!("json_schema"))
+            && (text.contains("json_schema") || client_error && text.contains("response_format"))
+        {
+            advice.push(
+                "the server does not take `response_format: json_schema`: send the schema as \
+                 `json_object` with a `schema` (`--structured-output json-object-schema`; \
+                 `StructuredOutput::JsonObjectSchema`), as llama.cpp's servers want, or in the \
+                 prompt (`--structured-output prompt-only`; `StructuredOutput::PromptOnly`)",
+            );
+        }
+        let sent_developer = sent
+            .get("messages")
+            .and_then(Value::as_array)
+            .is_some_and(|m| m.iter().any(|m| m["role"] == "developer"));
+        if sent_developer && (text.contains("developer") || client_error && text.contains("role")) {
+            advice.push(
+                "the server does not know the `developer` role: send developer messages as \
+                 `system` (`--developer-as-system`; `DeveloperRole::System`)",
+            );
+        }
+        if sent.get("max_completion_tokens").is_some() && text.contains("max_completion_tokens") {
+            advice.push(
+                "the server does not take `max_completion_tokens`: send the token cap as \
+                 `max_tokens` (`--max-tokens-field-legacy`; `MaxTokensField::MaxTokens`)",
+            );
+        }
+        (!advice.is_empty()).then(|| advice.join("; "))
+    }
+
     fn end_stream(&self, attempt: OpenAiAttempt, done: bool) -> Result<Reply, RuntimeFailure> {
         if !done && attempt.finish.is_none() {
             return Err(invalid_response(
@@ -532,6 +578,29 @@ fn reported_error(error: &JsonMap) -> RuntimeFailure {
         failure_id(PROVIDER, "unavailable"),
         format!("{PROVIDER} reported an error: {message}"),
     )
+}
+
+/// The help for a 404 at `url` (`{base_url}/chat/completions`) whose
+/// message, lowercased, is `text`: the model when the server says it has
+/// no such model, else the base URL, which names the API version (`/v1`).
+fn not_found_help(url: &str, text: &str) -> String {
+    let base = url.strip_suffix("/chat/completions").unwrap_or(url);
+    if text.contains("model") {
+        return format!(
+            "the server at `{base}` has no such model, it says: check the model name (`--model`)"
+        );
+    }
+    if base.ends_with("/v1") {
+        format!(
+            "the server has nothing at `{url}`: check that the base URL is where it serves the \
+             OpenAI API (up to and including `/v1`)"
+        )
+    } else {
+        format!(
+            "the server has nothing at `{url}`: the base URL goes up to the API version, \
+             usually `/v1` (`--base-url {base}/v1`)"
+        )
+    }
 }
 
 /// `response_format.json_schema.name`: `^[a-zA-Z0-9_-]{1,64}$` (OpenAI's API

@@ -182,7 +182,7 @@ fn report(
             e.attempts,
             None,
             None,
-            e.diagnostics.clone(),
+            with_provider_message(e, provider.wire.verbose),
         ),
     };
     let status = Status::of(&diagnostics);
@@ -251,6 +251,34 @@ fn report(
         ui.error_line("the execution failed")?;
     }
     Ok(status)
+}
+
+/// The diagnostics of a failed execution, the first with a note on the
+/// provider's own message when its diagnostic quotes only the first line
+/// of it: the whole message with `--verbose`, else how much was left out.
+fn with_provider_message(error: &ExecutionError, verbose: bool) -> Vec<Diagnostic> {
+    let mut diagnostics = error.diagnostics.clone();
+    let lines: Vec<&str> = error
+        .failure
+        .provider_message
+        .as_deref()
+        .unwrap_or("")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if let (Some(first), true) = (diagnostics.first_mut(), lines.len() > 1) {
+        let note = if verbose {
+            format!("the server's whole message:\n{}", lines.join("\n"))
+        } else {
+            format!(
+                "the server's message goes on for {} more line{} (`--verbose` shows it whole)",
+                lines.len() - 1,
+                if lines.len() == 2 { "" } else { "s" }
+            )
+        };
+        first.notes.push(note);
+    }
+    diagnostics
 }
 
 /// The `result` of `templiqx run --format json` (`docs/cli.md`): a struct,

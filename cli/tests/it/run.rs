@@ -203,6 +203,90 @@ fn run_reports_failures_with_their_code_and_receipt() {
 }
 
 #[test]
+fn run_shows_the_providers_message_and_the_setting_that_avoids_a_refusal() {
+    let traceback = "Traceback (most recent call last):\n  File \"/srv/app.py\", line 9, in chat\n    \
+                     raise RuntimeError(\"no slot\")\nRuntimeError: no free slot for the request";
+    let (base, fake) = serve(
+        "/v1/chat/completions",
+        vec![
+            // llama.cpp's server before it took `json_schema`.
+            (
+                500,
+                "application/json",
+                json!({ "error": { "code": 500, "type": "server_error", "message":
+                    "response_format type must be one of \"text\" or \"json_object\", but got: json_schema" } })
+                .to_string(),
+            ),
+            (500, "text/plain", traceback.to_owned()),
+            (500, "text/plain", traceback.to_owned()),
+        ],
+    );
+    let out = run_openai(&base, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    for needle in [
+        "error[TQX_RUNTIME_PERMANENT]: openai answered HTTP 500 Internal Server Error: response_format type must be one of",
+        "= help: the server does not take `response_format: json_schema`",
+        "`--structured-output json-object-schema`",
+        "`--structured-output prompt-only`",
+        "receipt      failure TQX_RUNTIME_PERMANENT",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
+    assert!(!text.contains("retry later"), "{text}");
+    // A traceback: its exception line, and the rest with --verbose.
+    let out = run_openai(&base, &[]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("error[TQX_RUNTIME_UNAVAILABLE]: openai answered HTTP 500 Internal Server Error: RuntimeError: no free slot for the request"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "= note: the server's message goes on for 3 more lines (`--verbose` shows it whole)"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("app.py"), "{text}");
+    let out = run_openai(&base, &["--verbose", "--format", "json"]);
+    let env = &envelopes(&out)[0];
+    let notes = env["diagnostics"][0]["notes"].to_string();
+    assert!(notes.contains("the server's whole message:"), "{notes}");
+    assert!(notes.contains("/srv/app.py"), "{notes}");
+    assert_eq!(fake.seen.lock().unwrap().len(), 3);
+}
+
+#[test]
+fn run_shows_the_url_of_a_404_and_suggests_v1() {
+    let (base, _) = serve("/v1/chat/completions", vec![]);
+    let out = templiqx()
+        .args(["run", CONTRACT, "-r", REQUEST, "-t", "structured_output"])
+        .args([
+            "--provider",
+            "openai",
+            "--base-url",
+            &base,
+            "--model",
+            "fake-model",
+        ])
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    for needle in [
+        format!(
+            "error[TQX_RUNTIME_PERMANENT]: openai answered HTTP 404 Not Found for POST {base}/chat/completions"
+        ),
+        format!(
+            "= help: the server has nothing at `{base}/chat/completions`: the base URL goes up to the API version, usually `/v1` (`--base-url {base}/v1`)"
+        ),
+    ] {
+        assert!(text.contains(&needle), "missing {needle:?} in\n{text}");
+    }
+}
+
+#[test]
 fn run_works_with_anthropic() {
     let output: Value = serde_json::from_str(&eval_output()).unwrap();
     let reply = json!({ "id": "m", "type": "message", "role": "assistant", "model": "claude-fake",

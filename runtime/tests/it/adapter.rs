@@ -309,12 +309,12 @@ fn schema_invalid_output_is_normalised_to_an_output_schema_failure() {
 fn runtime_failure_receipt_matches_the_documented_shape() {
     let i = extraction(None);
     let request = rendered(&i);
-    let failure = RuntimeFailure {
-        code: Code::RuntimeRateLimited,
-        id: "runtime-rate-limited".into(),
-        detail: "slow down".into(),
-        retry_after_ms: Some(1500),
-    };
+    let mut failure = RuntimeFailure::new(
+        Code::RuntimeRateLimited,
+        "runtime-rate-limited",
+        "slow down",
+    );
+    failure.retry_after_ms = Some(1500);
     let adapter = Scripted::new(&["structured_output"], vec![Err(failure.clone())]);
     let error = RuntimeAdapter::execute(&adapter, &request).expect_err("fails");
     assert_eq!(error.failure, failure);

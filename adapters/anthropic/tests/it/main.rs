@@ -2,3 +2,4 @@
 //! module).
 
 mod fake_server;
+mod mismatches;

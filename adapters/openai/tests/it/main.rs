@@ -5,3 +5,4 @@
 //! could starve.
 
 mod fake_server;
+mod mismatches;
