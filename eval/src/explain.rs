@@ -14,7 +14,8 @@ pub const MESSAGE_EXCERPT: usize = 600;
 
 /// `text` on one line, at most `max` characters (then `…`): a line break
 /// is written `\n`, a tab `\t`, any other control character (C0, DEL, C1:
-/// a terminal would act on an escape sequence) `\u{…}`.
+/// a terminal would act on an escape sequence) and any Unicode
+/// noncharacter (XML 1.0 forbids U+FFFE and U+FFFF) `\u{…}`.
 #[must_use]
 pub fn excerpt(text: &str, max: usize) -> String {
     let mut out = String::new();
@@ -27,11 +28,45 @@ pub fn excerpt(text: &str, max: usize) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c if c.is_control() || noncharacter(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            }
             c => out.push(c),
         }
     }
     out
+}
+
+/// U+FDD0–U+FDEF and the last two code points of every plane.
+fn noncharacter(c: char) -> bool {
+    let n = u32::from(c);
+    (0xFDD0..=0xFDEF).contains(&n) || n & 0xFFFE == 0xFFFE
+}
+
+/// `record`'s failure on one line, for a JUnit message: the headline, or
+/// each failed check with its expression and the values it read
+/// (`check reads-sixty: equals(output.notice_days, 60) with
+/// output.notice_days = 59`).
+#[must_use]
+pub fn one_line(record: &ExecutionRecord) -> String {
+    if record.code.is_some() {
+        return headline(record);
+    }
+    let checks: Vec<String> = failed_checks(record)
+        .map(|c| {
+            let values: Vec<String> = c.observed.iter().map(observed_line).collect();
+            if values.is_empty() {
+                check_line(c)
+            } else {
+                format!("{} with {}", check_line(c), values.join(", "))
+            }
+        })
+        .collect();
+    if checks.is_empty() {
+        headline(record)
+    } else {
+        checks.join("; ")
+    }
 }
 
 /// The checks of `record` that did not pass although there was an output
@@ -157,5 +192,6 @@ mod tests {
         );
         assert_eq!(excerpt("abcdef", 3), "abc…");
         assert_eq!(excerpt("abc", 3), "abc");
+        assert_eq!(excerpt("x\u{fffe}\u{10ffff}", 9), "x\\u{fffe}\\u{10ffff}");
     }
 }

@@ -15,8 +15,9 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
+use crate::explain;
 use crate::gate::{GateFailure, GateVerdict};
-use crate::record::RunInfo;
+use crate::record::{ExecutionRecord, RunInfo};
 use crate::stats::{RunStats, Summary, describe_rate};
 
 /// The name of the suite of the whole run's testcase.
@@ -69,21 +70,53 @@ fn system_out(summary: &Summary) -> String {
     )
 }
 
-fn test_case(name: &str, summary: &Summary, failures: &[&GateFailure]) -> TestCase {
+/// Why the failing executions among `samples` failed, one line each
+/// (`repeat 0: check reads-sixty: equals(output.notice_days, 60) with
+/// output.notice_days = 59`).
+fn evidence(samples: &[&ExecutionRecord]) -> Vec<String> {
+    samples
+        .iter()
+        .filter(|r| !r.passed())
+        .map(|r| format!("repeat {}: {}", r.repeat, explain::one_line(r)))
+        .collect()
+}
+
+fn test_case(
+    name: &str,
+    summary: &Summary,
+    failures: &[&GateFailure],
+    samples: &[&ExecutionRecord],
+) -> TestCase {
+    let evidence = evidence(samples);
     let status = if failures.is_empty() {
         TestCaseStatus::success()
     } else {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
         let reasons: Vec<&str> = failures.iter().map(|f| f.reason.as_str()).collect();
+        // The message names the first failure's checks and values; the
+        // description has every failing execution kept.
+        let mut message = reasons.join("; ");
+        if let Some(first) = evidence.first() {
+            message.push_str("; ");
+            message.push_str(first);
+        }
+        let mut description = reasons.join("\n");
+        for line in &evidence {
+            description.push('\n');
+            description.push_str(line);
+        }
         status
             .set_type("gate")
-            .set_message(reasons.join("; "))
-            .set_description(reasons.join("\n"));
+            .set_message(message)
+            .set_description(description);
         status
     };
     let mut case = TestCase::new(name, status);
     case.add_properties(properties(summary))
         .set_system_out(system_out(summary));
+    if failures.is_empty() && !evidence.is_empty() {
+        case.set_system_err(evidence.join("\n"));
+    }
     if let Ok(time) = Duration::try_from_secs_f64(summary.latency.total_ms / 1000.0) {
         case.set_time(time);
     }
@@ -98,6 +131,24 @@ fn test_case(name: &str, summary: &Summary, failures: &[&GateFailure]) -> TestCa
 /// fixture of `stats` counts against the `overall` testcase.
 #[must_use]
 pub fn junit(stats: &RunStats, run: &RunInfo, gate: &GateVerdict) -> String {
+    junit_with_samples(stats, run, gate, &[])
+}
+
+/// [`junit`], with the evidence of `samples` ([`Outcome::samples`](crate::Outcome::samples)):
+/// a failing testcase's message adds why its first failing execution
+/// failed — the checks with their expressions and the values they read, or
+/// the failure and its message — and its description one such line per
+/// failing execution kept; a passing testcase with failing executions
+/// has those lines as `<system-err>`. Texts a model or server wrote are
+/// [`excerpt`](crate::explain::excerpt)s: one line, no character XML
+/// forbids.
+#[must_use]
+pub fn junit_with_samples(
+    stats: &RunStats,
+    run: &RunInfo,
+    gate: &GateVerdict,
+    samples: &[ExecutionRecord],
+) -> String {
     let mut report = Report::new("templiqx eval");
     let run_properties = [
         Property::new(
@@ -120,10 +171,15 @@ pub fn junit(stats: &RunStats, run: &RunInfo, gate: &GateVerdict) -> String {
             let failures: Vec<&GateFailure> = gate
                 .failures_of(&fixture.contract, &fixture.fixture)
                 .collect();
+            let of: Vec<&ExecutionRecord> = samples
+                .iter()
+                .filter(|r| r.contract == fixture.contract && r.fixture == fixture.fixture)
+                .collect();
             let mut case = test_case(
                 &format!("{}::{}", fixture.contract, fixture.fixture),
                 &fixture.summary,
                 &failures,
+                &of,
             );
             case.set_classname(contract.contract.as_str());
             suite.add_test_case(case);
@@ -140,7 +196,7 @@ pub fn junit(stats: &RunStats, run: &RunInfo, gate: &GateVerdict) -> String {
         .collect();
     let mut suite = TestSuite::new(OVERALL_SUITE);
     suite.add_properties(run_properties);
-    let mut case = test_case("overall", &stats.overall.summary, &unattached);
+    let mut case = test_case("overall", &stats.overall.summary, &unattached, &[]);
     case.set_classname(OVERALL_SUITE);
     suite.add_test_case(case);
     report.add_test_suite(suite);

@@ -34,7 +34,8 @@ mod markup;
 use std::fmt::Write as _;
 
 use crate::compare::{Comparison, RateComparison};
-use crate::record::RunInfo;
+use crate::explain::{self, excerpt};
+use crate::record::{ExecutionRecord, RunInfo};
 use crate::stats::{FixtureStats, RunStats, Summary};
 use charts::{latency_chart, pass_rate_chart};
 use markup::{esc, fixture_key, ms_text, num, opt_num, p_text, percent, rate_text};
@@ -59,6 +60,11 @@ svg rect.bar.current{fill:#0969da}svg rect.bar.baseline{fill:#afb8c1}
 svg rect.bar.regression{fill:#cf222e}svg rect.bar.improvement{fill:#1a7f37}
 svg .whisker{stroke:#1b1f24;stroke-width:1.5}
 svg rect.latency{fill:#8250df}svg .marker{stroke:#cf222e;stroke-width:1.5;stroke-dasharray:4 2}
+article.execution{border:1px solid #d0d7de;border-left:4px solid #cf222e;border-radius:4px;padding:.25rem .75rem;margin:.5rem 0}
+article.execution.passed{border-left-color:#1a7f37}article.execution h4{margin:.3rem 0}
+pre.output{background:#f6f8fa;padding:.5rem;overflow:auto;max-height:24rem;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem}
+ul.observed,ul.violations{margin:.2rem 0;padding-left:1.2rem}p.message,p.help{margin:.3rem 0}p.help{color:#57606a}
+details.passing{margin:.5rem 0}details.passing summary{cursor:pointer;color:#1a7f37}
 ul.codes{list-style:none;margin:0;padding:0;text-align:left}ul.codes code{white-space:nowrap;overflow-wrap:normal}
 footer{margin-top:3rem;color:#57606a;font-size:.85rem}
 ";
@@ -80,6 +86,28 @@ footer{margin-top:3rem;color:#57606a;font-size:.85rem}
 /// the `data-*` attributes carrying the figures.
 #[must_use]
 pub fn html(stats: &RunStats, run: &RunInfo, comparison: Option<&Comparison>) -> String {
+    html_with_samples(stats, run, comparison, &[])
+}
+
+/// [`html`], with the drill-down into `samples` ([`Outcome::samples`](crate::Outcome::samples),
+/// or executions read back from the history): per fixture, its failing
+/// executions — why each failed, the failed checks with their expressions
+/// and the values they read, the schema violations, the provider's message
+/// and help, the output pretty-printed — and its passing ones collapsed
+/// in a `<details>` element (HTML's own disclosure: no script). Every text
+/// a model or server wrote is escaped, its control characters shown as
+/// `\u{…}`. Each execution is an `article.execution` with
+/// `data-fixture`, `data-repeat`, `data-passed` and `data-code`; each
+/// failed check a `tr.failed-check` with `data-check`; each value an
+/// `li.observed` with `data-expression` and `data-value`; each violation
+/// an `li.violation` with `data-pointer` and `data-keyword`.
+#[must_use]
+pub fn html_with_samples(
+    stats: &RunStats,
+    run: &RunInfo,
+    comparison: Option<&Comparison>,
+    samples: &[ExecutionRecord],
+) -> String {
     let mut out = String::with_capacity(16 * 1024);
     let run_id = run.id.map(|id| id.to_string());
     let title = match &run_id {
@@ -129,6 +157,7 @@ pub fn html(stats: &RunStats, run: &RunInfo, comparison: Option<&Comparison>) ->
         if let Some(comparison) = comparison {
             comparison_table(&mut out, &contract.contract, comparison);
         }
+        drill_down(&mut out, &fixtures, samples);
         out.push_str("</section>\n");
     }
     out.push_str(
@@ -138,6 +167,172 @@ pub fn html(stats: &RunStats, run: &RunInfo, comparison: Option<&Comparison>) ->
          </body>\n</html>\n",
     );
     out
+}
+
+/// The longest output the report prints whole, in characters.
+const OUTPUT_CHARS: usize = 20_000;
+
+/// The drill-down of a contract's section: per fixture with samples, its
+/// failing executions, then its passing ones collapsed.
+fn drill_down(out: &mut String, fixtures: &[&FixtureStats], samples: &[ExecutionRecord]) {
+    fn of<'s>(
+        f: &'s FixtureStats,
+        samples: &'s [ExecutionRecord],
+    ) -> impl Iterator<Item = &'s ExecutionRecord> {
+        samples
+            .iter()
+            .filter(move |r| r.contract == f.contract && r.fixture == f.fixture)
+    }
+    if !fixtures.iter().any(|f| of(f, samples).next().is_some()) {
+        return;
+    }
+    out.push_str("<h3>Executions</h3>\n");
+    for f in fixtures {
+        let (failing, passing): (Vec<&ExecutionRecord>, Vec<&ExecutionRecord>) =
+            of(f, samples).partition(|r| !r.passed());
+        if failing.is_empty() && passing.is_empty() {
+            continue;
+        }
+        let failed = f.summary.executions - f.summary.pass_rate.passed;
+        let _ = writeln!(
+            out,
+            "<h4 class=\"drill-down\" data-fixture=\"{}\"><code>{}</code>: {failed} of {} \
+             execution(s) failed{}</h4>",
+            esc(&fixture_key(f)),
+            esc(&f.fixture),
+            f.summary.executions,
+            if failing.len() as u64 == failed {
+                String::new()
+            } else {
+                format!(", the first {} shown", failing.len())
+            },
+        );
+        for record in failing {
+            execution(out, record);
+        }
+        if !passing.is_empty() {
+            let _ = writeln!(
+                out,
+                "<details class=\"passing\" data-fixture=\"{}\"><summary>{} passing \
+                 execution(s) of {} (the first {})</summary>",
+                esc(&fixture_key(f)),
+                passing.len(),
+                f.summary.pass_rate.passed,
+                passing.len(),
+            );
+            for record in passing {
+                execution(out, record);
+            }
+            out.push_str("</details>\n");
+        }
+    }
+}
+
+/// One execution: why it failed, its failed checks with their values, its
+/// violations, the provider's message and help, its output.
+fn execution(out: &mut String, record: &ExecutionRecord) {
+    let passed = record.passed();
+    let _ = writeln!(
+        out,
+        "<article class=\"execution {}\" data-fixture=\"{}\" data-repeat=\"{}\" \
+         data-passed=\"{passed}\" data-code=\"{}\">\n<h4>Repeat {} — <span class=\"{}\">{}</span></h4>",
+        if passed { "passed" } else { "failed" },
+        esc(&format!("{}::{}", record.contract, record.fixture)),
+        record.repeat,
+        esc(record.code.as_deref().unwrap_or("")),
+        record.repeat,
+        if passed { "pass" } else { "fail" },
+        esc(&explain::headline(record)),
+    );
+    let checks: Vec<_> = explain::failed_checks(record).collect();
+    if !checks.is_empty() {
+        out.push_str(
+            "<table class=\"failed-checks\">\n<thead><tr><th>Check</th><th>Expression</th>\
+             <th>Values read</th></tr></thead>\n<tbody>\n",
+        );
+        for c in checks {
+            let _ = write!(
+                out,
+                "<tr class=\"failed-check\" data-check=\"{}\" data-verdict=\"{}\"><td class=\"id\">\
+                 <code>{}</code></td><td class=\"id\"><code>{}</code>{}</td><td class=\"id\">\
+                 <ul class=\"observed\">",
+                esc(&c.id),
+                c.verdict.as_str(),
+                esc(&c.id),
+                esc(&excerpt(&c.expression, explain::MESSAGE_EXCERPT)),
+                c.error.as_deref().map_or_else(String::new, |e| format!(
+                    "<br>could not be decided: {}",
+                    esc(&excerpt(e, explain::MESSAGE_EXCERPT))
+                )),
+            );
+            for o in &c.observed {
+                let _ = write!(
+                    out,
+                    "<li class=\"observed\" data-expression=\"{}\" data-value=\"{}\"><code>{}</code></li>",
+                    esc(&excerpt(&o.expression, 200)),
+                    esc(&excerpt(
+                        o.value.as_deref().unwrap_or(""),
+                        explain::MESSAGE_EXCERPT
+                    )),
+                    esc(&explain::observed_line(o)),
+                );
+            }
+            out.push_str("</ul></td></tr>\n");
+        }
+        out.push_str("</tbody>\n</table>\n");
+    }
+    let evidence = &record.evidence;
+    if !evidence.violations.is_empty() {
+        out.push_str("<ul class=\"violations\">\n");
+        for v in &evidence.violations {
+            let _ = writeln!(
+                out,
+                "<li class=\"violation\" data-pointer=\"{}\" data-keyword=\"{}\">{}</li>",
+                esc(&excerpt(&v.pointer, 200)),
+                esc(&v.keyword),
+                esc(&explain::violation_line(v)),
+            );
+        }
+        out.push_str("</ul>\n");
+    }
+    if record.code.is_some()
+        && let Some(message) = &evidence.message
+    {
+        let _ = writeln!(
+            out,
+            "<p class=\"message\">{}</p>",
+            esc(&excerpt(message, 4 * explain::MESSAGE_EXCERPT))
+        );
+    }
+    if let Some(help) = &evidence.help {
+        let _ = writeln!(
+            out,
+            "<p class=\"help\">help: {}</p>",
+            esc(&excerpt(help, explain::MESSAGE_EXCERPT))
+        );
+    }
+    if let Some(output) = &evidence.output {
+        let _ = writeln!(out, "<pre class=\"output\">{}</pre>", esc(&pretty(output)));
+    }
+    out.push_str("</article>\n");
+}
+
+/// An output for the page: JSON pretty-printed when that loses nothing
+/// (it reads back to the same compact text: a number beyond `f64` is
+/// shown as written), other text as written, its lines kept and any other
+/// control character shown as `\u{…}`; each line at most
+/// [`OUTPUT_CHARS`].
+fn pretty(output: &str) -> String {
+    let text = match serde_json::from_str::<serde_json::Value>(output) {
+        Ok(value) if serde_json::to_string(&value).is_ok_and(|t| t == output) => {
+            serde_json::to_string_pretty(&value).unwrap_or_else(|_| output.to_owned())
+        }
+        _ => output.to_owned(),
+    };
+    text.split('\n')
+        .map(|line| excerpt(line, OUTPUT_CHARS))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn header(out: &mut String, run: &RunInfo, run_id: Option<&str>) {

@@ -102,11 +102,16 @@ pub fn finish(
     } = &outcome;
     let mut files = Vec::new();
     if let Some(path) = options.report {
-        let html = templiqx_eval::report::html(stats, run, comparison.as_ref());
+        let html = templiqx_eval::report::html_with_samples(
+            stats,
+            run,
+            comparison.as_ref(),
+            &outcome.samples,
+        );
         files.push((path, html, "report"));
     }
     if let Some(path) = options.junit {
-        let xml = templiqx_eval::junit::junit(stats, run, verdict);
+        let xml = templiqx_eval::junit::junit_with_samples(stats, run, verdict, &outcome.samples);
         files.push((path, xml, "JUnit report"));
     }
     let mut status = if verdict.passed {

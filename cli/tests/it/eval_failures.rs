@@ -153,3 +153,72 @@ fn the_history_and_the_json_result_hold_the_evidence() {
         .unwrap();
     assert_eq!(violation, ("/notice_days".into(), "type".into()));
 }
+
+#[test]
+fn the_report_drills_down_and_the_junit_file_names_checks_and_values() {
+    let dir = contract_dir();
+    let (_rt, base) = server(vec![
+        answer(59),
+        // Not JSON, with markup and a control character.
+        completion("<b>not json</b>\u{7}"),
+        Reply::Raw(
+            500,
+            vec![],
+            r#"{"error":{"message":"CUDA out of memory <oom>"}}"#.into(),
+        ),
+        answer(60),
+    ]);
+    let out = eval_openai(
+        dir.path(),
+        &base,
+        &[
+            "--repeat",
+            "4",
+            "--min-pass-rate",
+            "0.9",
+            "--report",
+            "eval.html",
+            "--junit",
+            "eval.xml",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let html = std::fs::read_to_string(dir.path().join("eval.html")).unwrap();
+    for expected in [
+        "<h3>Executions</h3>",
+        "<code>sixty-days</code>: 3 of 4 execution(s) failed</h4>",
+        "<article class=\"execution failed\" data-fixture=\"notice::sixty-days\" data-repeat=\"0\" data-passed=\"false\" data-code=\"\">",
+        "<tr class=\"failed-check\" data-check=\"reads-sixty\" data-verdict=\"fail\">",
+        "<code>equals(output.notice_days, 60)</code>",
+        "<li class=\"observed\" data-expression=\"output.notice_days\" data-value=\"59\"><code>output.notice_days = 59</code></li>",
+        "<pre class=\"output\">{\n  &quot;notice_days&quot;: 59\n}</pre>",
+        // The reply that was not JSON, escaped, its BEL shown.
+        "<pre class=\"output\">&lt;b&gt;not json&lt;/b&gt;\\u{7}</pre>",
+        "<p class=\"message\">openai answered HTTP 500 Internal Server Error: CUDA out of memory &lt;oom&gt;</p>",
+        "<p class=\"help\">help: ",
+        // The passing execution, collapsed.
+        "<details class=\"passing\" data-fixture=\"notice::sixty-days\"><summary>1 passing execution(s) of 1 (the first 1)</summary>",
+        "<article class=\"execution passed\" data-fixture=\"notice::sixty-days\" data-repeat=\"3\"",
+    ] {
+        assert!(html.contains(expected), "no {expected:?} in\n{html}");
+    }
+    assert!(!html.contains("<script"), "{html}");
+    assert!(!html.contains('\u{7}'), "a raw BEL in the report");
+    assert!(
+        !html.contains("<oom>") && !html.contains("<b>not"),
+        "{html}"
+    );
+
+    let xml = std::fs::read_to_string(dir.path().join("eval.xml")).unwrap();
+    assert!(
+        xml.contains(
+            "; repeat 0: check reads-sixty: equals(output.notice_days, 60) with output.notice_days = 59\""
+        ),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("repeat 2: TQX_RUNTIME_UNAVAILABLE: openai answered HTTP 500 Internal Server Error: CUDA out of memory &lt;oom&gt;"),
+        "{xml}"
+    );
+    assert!(!xml.contains('\u{7}'), "a raw BEL in the JUnit file");
+}
