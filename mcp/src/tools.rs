@@ -17,6 +17,7 @@ use crate::catalogue::Catalogue;
 use crate::schemas;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, Tool, ToolAnnotations};
+use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -33,51 +34,50 @@ const UNTITLED: &str = "untitled.yaml";
 
 /// Every tool, with its input and output schemas.
 pub(crate) fn list() -> Vec<Tool> {
-    let read_only = || ToolAnnotations::new().read_only(true).open_world(false);
     vec![
-        Tool::new(
+        tool::<CheckArgs>(
             "check",
             "Compile a package directory, a contract file or unsaved contract text as `templiqx check` does (code generation included) and return every diagnostic: TQX_* code, file, line and column, JSON pointer, help, suggestion. Without arguments, every served package.",
-            input_schema::<CheckArgs>(),
-        )
-        .with_raw_output_schema(schemas::check())
-        .with_annotations(read_only()),
-        Tool::new(
+            schemas::check(),
+        ),
+        tool::<RenderArgs>(
             "render",
             "Render a contract (a served prompt's name or a contract file) with inputs and context as `templiqx render` does: the messages in their own roles (system, developer, user, assistant), the contract, interaction and request fingerprints, and the rendered request.",
-            input_schema::<RenderArgs>(),
-        )
-        .with_raw_output_schema(schemas::render())
-        .with_annotations(read_only()),
-        Tool::new(
+            schemas::render(),
+        ),
+        tool::<FingerprintArgs>(
             "fingerprint",
             "The Templiqx fingerprint of a JSON value: the lowercase hex SHA-256 of its canonical JSON (RFC 8785), as `templiqx fingerprint` computes it.",
-            input_schema::<FingerprintArgs>(),
-        )
-        .with_raw_output_schema(schemas::fingerprint())
-        .with_annotations(read_only()),
-        Tool::new(
+            schemas::fingerprint(),
+        ),
+        tool::<SchemaArgs>(
             "schema",
             "The JSON Schema (draft 2020-12) of the Templiqx contract format, as `templiqx schema` prints it.",
-            input_schema::<SchemaArgs>(),
-        )
-        .with_raw_output_schema(schemas::schema())
-        .with_annotations(read_only()),
-        Tool::new(
+            schemas::schema(),
+        ),
+        tool::<DiffArgs>(
             "diff",
             "Compare two versions of a contract (old_text, new_text) or a package or contract file with itself at a git revision (path, base), as `templiqx diff` does: every change with its rule id and class (who breaks: callers, consumers, hosts, nobody), each contract's verdict, and whether the version bump is enough.",
-            input_schema::<DiffArgs>(),
-        )
-        .with_raw_output_schema(schemas::diff())
-        .with_annotations(read_only()),
-        Tool::new(
+            schemas::diff(),
+        ),
+        tool::<EvalArgs>(
             "eval",
             "Run the eval fixtures of a package or contract file as `templiqx eval --provider fake` does: each fixture answered with its own fake_output, its expect checks evaluated; returns the statistics per fixture and contract (pass rates with Wilson intervals, each check's pass rate) and the gate's verdict. No model is called and nothing is stored.",
-            input_schema::<EvalArgs>(),
-        )
-        .with_raw_output_schema(schemas::eval())
-        .with_annotations(read_only()),
+            schemas::eval(),
+        ),
     ]
+}
+
+/// A tool reading arguments `A`: it only reads (`readOnlyHint`) and
+/// reaches nothing outside the served roots (`openWorldHint: false`).
+fn tool<A: JsonSchema>(
+    name: &'static str,
+    description: &'static str,
+    output: Arc<Map<String, Value>>,
+) -> Tool {
+    Tool::new(name, description, input_schema::<A>())
+        .with_raw_output_schema(output)
+        .with_annotations(ToolAnnotations::new().read_only(true).open_world(false))
 }
 
 /// What a tool call produced.
