@@ -194,15 +194,26 @@ Example:
     /// with its fake_output, offline. Exit status: 0 when the gate passes,
     /// 1 when it fails, 2 for usage and configuration errors. See
     /// docs/eval.md.
-    #[command(after_help = "\
+    #[command(
+        after_help = "\
 Examples:
   templiqx eval examples/crm3 -t structured_output --provider fake
   templiqx eval examples/crm3 -t structured_output --provider openai \\
     --base-url http://127.0.0.1:8080/v1 --model gemma --structured-output json-object-schema \\
     --developer-as-system --repeat 20 --concurrency 2 --min-pass-rate 0.9
   templiqx eval examples/crm3 -t structured_output --provider openai --base-url URL \\
-    --model M --repeat 20 --baseline last --fail-on-regression --report eval.html --junit eval.xml")]
+    --model M --repeat 20 --baseline last --fail-on-regression --report eval.html --junit eval.xml
+  templiqx eval show            # the last run again, from the history
+  templiqx eval show 12 --db ci/eval.sqlite --fixture 'lease-*::*' --report run-12.html
+
+A package directory named `show` is written `./show`.",
+        subcommand_negates_reqs = true,
+        args_conflicts_with_subcommands = true
+    )]
     Eval {
+        /// `show`: print a stored run again instead of running.
+        #[command(subcommand)]
+        action: Option<Box<EvalAction>>,
         /// Package directories or contract files.
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
@@ -479,6 +490,43 @@ pub struct ProviderArgs {
     pub wire: WireArgs,
 }
 
+/// What `eval` does instead of running.
+#[derive(Debug, Subcommand)]
+pub enum EvalAction {
+    /// Print a stored run again, from the history alone: its table and its
+    /// failures (or `--format json`, or an HTML report).
+    ///
+    /// The statistics are computed again from the executions the history
+    /// holds (the fixtures --fixture selects), and the first failing
+    /// executions of each fixture are shown with their evidence, as
+    /// `templiqx eval` printed them. Exit status: 0, or 2 when the history
+    /// or the run does not exist. See docs/eval.md.
+    #[command(after_help = "\
+Examples:
+  templiqx eval show
+  templiqx eval show 12 --db ci/eval.sqlite --fixture '*::dutch-client' --show-failures 10
+  templiqx eval show last --report last.html
+  templiqx eval show --format json")]
+    Show {
+        /// The run: its id, or `last` (the latest run, finished or not).
+        #[arg(value_name = "RUN", default_value = "last")]
+        run: String,
+        /// The SQLite history.
+        #[arg(long, value_name = "PATH", env = "TEMPLIQX_EVAL_DB", default_value = DEFAULT_EVAL_DB)]
+        db: PathBuf,
+        /// Only the fixtures whose `contract::fixture` name matches this
+        /// glob (repeatable; any match selects).
+        #[arg(long = "fixture", value_name = "GLOB")]
+        fixtures: Vec<String>,
+        /// Write a self-contained HTML report of the run.
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
+        /// Print the first N failing executions of each fixture (0: none).
+        #[arg(long, default_value_t = 3, value_name = "N")]
+        show_failures: usize,
+    },
+}
+
 /// Which provider `eval` uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EvalProviderKind {
@@ -495,8 +543,8 @@ pub enum EvalProviderKind {
 pub struct EvalProviderArgs {
     /// The provider: a wire format, or `fake` (each fixture answered with
     /// its fake_output).
-    #[arg(long, value_enum, value_name = "PROVIDER")]
-    pub provider: EvalProviderKind,
+    #[arg(long, value_enum, value_name = "PROVIDER", required = true)]
+    pub provider: Option<EvalProviderKind>,
     /// The API base URL (openai and anthropic; see `templiqx run --help`).
     #[arg(long, value_name = "URL",
           required_if_eq_any([("provider", "openai"), ("provider", "anthropic")]))]

@@ -19,7 +19,7 @@ mod input;
 mod provider;
 mod ui;
 
-use args::{Cli, Command, ScenariosCommand};
+use args::{Cli, Command, EvalAction, ScenariosCommand};
 use clap::Parser;
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -79,6 +79,29 @@ fn run(ui: &mut Ui, command: &Command) -> io::Result<Status> {
         Command::Fingerprint { file, canonical } => cmd::fingerprint::run(ui, file, *canonical),
         Command::Test { paths, target } => cmd::test::run(ui, paths, &target.profile()),
         Command::Eval {
+            action: Some(action),
+            ..
+        } => {
+            let EvalAction::Show {
+                run,
+                db,
+                fixtures,
+                report,
+                show_failures,
+            } = &**action;
+            cmd::eval_show::run(
+                ui,
+                &cmd::eval_show::Options {
+                    run,
+                    db,
+                    fixtures,
+                    report: report.as_deref(),
+                    show_failures: *show_failures,
+                },
+            )
+        }
+        Command::Eval {
+            action: None,
             paths,
             target,
             provider,

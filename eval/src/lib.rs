@@ -88,7 +88,8 @@
 //! - [`gate`]: the [`Gate`] that passes or fails a run.
 //! - [`baseline`]: the [`Baseline`] a run is compared with;
 //!   [`compare`](mod@compare): the [`Comparison`].
-//! - [`explain`]: a failure's evidence in words;
+//! - [`show`]: a stored run read back from the history;
+//!   [`explain`]: a failure's evidence in words;
 //!   [`history`]: the SQLite history; [`report`]: the self-contained HTML
 //!   report; [`junit`]: the JUnit XML report.
 
@@ -106,6 +107,7 @@ pub mod record;
 pub mod report;
 pub mod run;
 pub mod select;
+pub mod show;
 pub mod stats;
 
 pub use baseline::Baseline;

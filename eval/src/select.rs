@@ -54,6 +54,22 @@ impl FixtureFilter {
     pub fn is_empty(&self) -> bool {
         self.globs.is_empty()
     }
+
+    /// Whether the filter selects the fixture `name` (`contract::fixture`):
+    /// it has no glob, or one matches.
+    #[must_use]
+    pub fn selects(&self, name: &str) -> bool {
+        self.is_empty() || self.globs.iter().any(|(_, g)| g.is_match(name))
+    }
+
+    /// The globs that match none of `names`, as written.
+    pub fn unmatched<'n>(&self, names: impl IntoIterator<Item = &'n str> + Clone) -> Vec<&str> {
+        self.globs
+            .iter()
+            .filter(|(_, g)| !names.clone().into_iter().any(|n| g.is_match(n)))
+            .map(|(text, _)| text.as_str())
+            .collect()
+    }
 }
 
 /// One selected fixture, rendered once for all its repeats.

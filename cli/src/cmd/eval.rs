@@ -237,7 +237,12 @@ fn gate(options: &Options<'_>) -> Gate {
 /// diagnostic.
 fn configure(options: &Options<'_>) -> Result<(Option<Adapter>, Endpoint), Diagnostic> {
     let args = options.provider;
-    let kind = match args.provider {
+    // clap requires `--provider` unless a subcommand (`show`) is given.
+    let Some(provider) = args.provider else {
+        return Err(io_diagnostic("`templiqx eval PATH…` needs --provider")
+            .help("--provider openai|anthropic|fake (see `templiqx eval --help`)"));
+    };
+    let kind = match provider {
         EvalProviderKind::Fake => return Ok((None, Endpoint::new("fake", "fake"))),
         EvalProviderKind::Openai => ProviderKind::Openai,
         EvalProviderKind::Anthropic => ProviderKind::Anthropic,

@@ -4,6 +4,7 @@ pub mod check;
 pub mod diff;
 pub mod eval;
 pub mod eval_out;
+pub mod eval_show;
 pub mod fingerprint;
 pub mod mcp;
 pub mod render;

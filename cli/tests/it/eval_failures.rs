@@ -222,3 +222,97 @@ fn the_report_drills_down_and_the_junit_file_names_checks_and_values() {
     );
     assert!(!xml.contains('\u{7}'), "a raw BEL in the JUnit file");
 }
+
+/// The table and the failures of an output: from the first contract's
+/// title to the notes (or the end).
+fn table_and_failures(text: &str) -> &str {
+    let start = text
+        .find("\ncontract ")
+        .unwrap_or_else(|| panic!("no table in\n{text}"));
+    let end = text.find("\nnote: ").unwrap_or(text.len());
+    text[start..end].trim()
+}
+
+#[test]
+fn eval_show_prints_a_stored_run_again_from_the_history_alone() {
+    let dir = contract_dir();
+    let (_rt, base) = server(replies());
+    let out = eval_openai(dir.path(), &base, &["--repeat", "5"]);
+    let ran = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{ran}");
+
+    // Another directory, with the history file and nothing else.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let db = elsewhere.path().join("ci.sqlite");
+    std::fs::copy(dir.path().join("eval.sqlite"), &db).unwrap();
+    let show = |args: &[&str]| {
+        templiqx_in(elsewhere.path())
+            .args(["eval", "show"])
+            .args(args)
+            .args(["--db", "ci.sqlite"])
+            .output()
+            .unwrap()
+    };
+    for args in [&[][..], &["last"], &["1"]] {
+        let out = show(args);
+        let shown = stdout(&out);
+        assert_eq!(out.status.code(), Some(0), "{shown}");
+        assert!(
+            shown.starts_with("run 1: openai `fake-model`, 5 repeat(s), started "),
+            "{shown}"
+        );
+        assert_eq!(table_and_failures(&shown), table_and_failures(&ran));
+    }
+
+    // --format json: the run, the statistics and the samples.
+    let out = show(&["--format", "json", "--show-failures", "5"]);
+    let r = result(&out);
+    assert_eq!(r["run"]["id"], 1);
+    assert!(r["finished_at"].is_string());
+    assert_eq!(r["stats"]["overall"]["executions"], 5);
+    let samples = r["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 5, "{samples:?}");
+    assert_eq!(samples[3]["evidence"]["finish_reason"], "length");
+    assert_eq!(
+        samples[0]["checks"][0]["observed"][0]["value"], "59",
+        "{samples:?}"
+    );
+
+    // --report writes the drill-down from the file alone.
+    let out = show(&["--report", "again.html"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let html = std::fs::read_to_string(elsewhere.path().join("again.html")).unwrap();
+    assert!(
+        html.contains("data-expression=\"output.notice_days\" data-value=\"59\""),
+        "{html}"
+    );
+
+    // --fixture selects; a glob that matches nothing, a run or a history
+    // that is not there are usage errors.
+    let out = show(&["--fixture", "notice::*", "--show-failures", "0"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!stdout(&out).contains("failures\n"));
+    for (args, message) in [
+        (
+            &["--fixture", "other::*"][..],
+            "--fixture `other::*` matches no fixture of run 1",
+        ),
+        (&["7"], "the eval history holds no run `7`"),
+    ] {
+        let out = show(args);
+        assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(message)
+                || stdout(&out).contains(message),
+            "{message}: {}{}",
+            stdout(&out),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = templiqx_in(elsewhere.path())
+        .args(["eval", "show", "--db", "missing.sqlite"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!elsewhere.path().join("missing.sqlite").exists());
+}

@@ -1,0 +1,110 @@
+//! `templiqx eval show [RUN]`: a stored run printed again from the history
+//! alone — its table and its failures, `--format json`, or an HTML report
+//! (`docs/eval.md`, "Showing a stored run"; `docs/cli.md`, "eval show").
+
+use crate::cmd::eval::io_diagnostic;
+use crate::cmd::eval_out;
+use crate::ui::{SourceTexts, Status, Ui};
+use std::io;
+use std::path::Path;
+use templiqx_contracts::{Diagnostic, Operation, OperationEnvelope};
+use templiqx_eval::history::History;
+use templiqx_eval::show::{StoredOutcome, stored_run};
+use templiqx_eval::{DEFAULT_SAMPLES, FixtureFilter};
+
+/// Everything `eval show` was asked for.
+pub struct Options<'a> {
+    /// The run: an id or `last`.
+    pub run: &'a str,
+    /// `--db`.
+    pub db: &'a Path,
+    /// `--fixture` globs over `contract::fixture` (none: every fixture).
+    pub fixtures: &'a [String],
+    /// `--report`.
+    pub report: Option<&'a Path>,
+    /// `--show-failures`.
+    pub show_failures: usize,
+}
+
+/// Runs `eval show`: exit 0, or 2 when the history, the run or a glob is
+/// not there (`TQX_IO`) or the report cannot be written.
+pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
+    let shown = (|| -> Result<StoredOutcome, Diagnostic> {
+        let filter = FixtureFilter::new(options.fixtures).map_err(|d| {
+            d.into_vec()
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| io_diagnostic("--fixture is not a glob"))
+        })?;
+        // Opening a file that is not there would create an empty history.
+        if options.db == Path::new(":memory:") || !options.db.is_file() {
+            return Err(io_diagnostic(&format!(
+                "there is no eval history at {}",
+                options.db.display()
+            ))
+            .help(format!(
+                "--db (or TEMPLIQX_EVAL_DB) names the history `templiqx eval` wrote (default {})",
+                crate::args::DEFAULT_EVAL_DB
+            )));
+        }
+        let history = History::open(options.db).map_err(|e| io_diagnostic(&e.to_string()))?;
+        stored_run(
+            &history,
+            options.run,
+            &filter,
+            options.show_failures.max(DEFAULT_SAMPLES),
+        )
+    })();
+    let outcome = match shown {
+        Ok(o) => o,
+        Err(d) => {
+            if ui.json() {
+                let env =
+                    OperationEnvelope::<serde_json::Value>::new(Operation::Eval, None, vec![d]);
+                ui.json_line(&env)?;
+            } else {
+                ui.diagnostics(&[d], &SourceTexts::default())?;
+            }
+            return Ok(Status::Error);
+        }
+    };
+    let mut diagnostics = Vec::new();
+    if let Some(path) = options.report {
+        let html = templiqx_eval::report::html_with_samples(
+            &outcome.stats,
+            &outcome.run,
+            None,
+            &outcome.samples,
+        );
+        if let Err(e) = std::fs::write(path, html) {
+            diagnostics.push(io_diagnostic(&format!(
+                "cannot write the report {}: {}",
+                path.display(),
+                crate::compile::io_reason(&e)
+            )));
+        }
+    }
+    let status = Status::of(&diagnostics);
+    if ui.json() {
+        let env = OperationEnvelope::new(Operation::Eval, Some(&outcome), diagnostics);
+        ui.json_line(&env)?;
+        return Ok(status);
+    }
+    let run = &outcome.run;
+    let when = match &outcome.finished_at {
+        Some(at) => format!("finished {at}"),
+        None => "not finished (interrupted, or still running)".to_owned(),
+    };
+    ui.line(&format!(
+        "run {}: {} `{}`, {} repeat(s), started {}, {when}",
+        run.id.unwrap_or_default(),
+        run.provider,
+        run.model,
+        run.repeat,
+        run.started_at,
+    ))?;
+    eval_out::table(ui, &outcome.stats)?;
+    eval_out::failures(ui, &outcome.stats, &outcome.samples, options.show_failures)?;
+    ui.diagnostics(&diagnostics, &SourceTexts::default())?;
+    Ok(status)
+}
