@@ -84,7 +84,7 @@ pub const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
 /// The largest JSON-RPC message the server reads (64 MiB): room for the
 /// two 16 MiB texts of a `diff`, escaped. A text argument over 16 MiB in a
 /// message under this bound is refused with a `TQX_IO` diagnostic; a
-/// larger message is dropped by the SDK's transport (logged, unanswered).
+/// larger message is dropped by the SDK's transport, unanswered.
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 
 /// The transport the server reads and writes, over any byte streams:
