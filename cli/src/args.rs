@@ -579,11 +579,17 @@ pub struct WireArgs {
     /// An extra request header, NAME:VALUE (repeatable).
     #[arg(long = "header", value_name = "NAME:VALUE")]
     pub headers: Vec<String>,
-    /// The per-attempt timeout when the contract sets no
+    /// The overall deadline of an attempt, from sending the request to the
+    /// last byte of the answer, when the contract sets no
     /// runtime_policy.timeout_ms.
     #[arg(long, default_value_t = 120_000, value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub timeout_ms: u64,
+    /// Streamed attempts: fail when the server sends nothing (not a byte,
+    /// keep-alives included) for MS; default: only the overall deadline.
+    #[arg(long, value_name = "MS",
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub idle_timeout_ms: Option<u64>,
     /// Show a provider's whole error message (a server's traceback), not
     /// only its first meaningful line.
     #[arg(long)]

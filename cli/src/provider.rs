@@ -45,6 +45,9 @@ impl Adapter {
                         }
                     });
                 config.api_key = key;
+                if let Some(ms) = args.idle_timeout_ms {
+                    config = config.idle_timeout(Duration::from_millis(ms));
+                }
                 if args.developer_as_system {
                     config = config.developer_role(templiqx_openai::DeveloperRole::System);
                 }
@@ -73,6 +76,9 @@ impl Adapter {
                 let mut config =
                     templiqx_anthropic::AnthropicConfig::new(base_url, model).timeout(timeout);
                 config.api_key = key;
+                if let Some(ms) = args.idle_timeout_ms {
+                    config = config.idle_timeout(Duration::from_millis(ms));
+                }
                 for (name, value) in parse_headers(&args.headers)? {
                     config = config.header(name, value);
                 }

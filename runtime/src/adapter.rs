@@ -196,7 +196,7 @@ pub const OUTPUT_SCHEMA_ID: &str = "templiqx.output_schema";
 ///
 /// | code | meaning | retried by `execute` |
 /// |---|---|---|
-/// | `TQX_RUNTIME_TIMEOUT` | the provider did not answer within the attempt's time (`runtime_policy.timeout_ms`, when the adapter honours it) | yes |
+/// | `TQX_RUNTIME_TIMEOUT` | the attempt passed its overall deadline (`runtime_policy.timeout_ms`, when the adapter honours it), or a stream went silent for the adapter's idle timeout; the id and detail say which | yes |
 /// | `TQX_RUNTIME_UNAVAILABLE` | the provider could not be reached or is overloaded | yes |
 /// | `TQX_RUNTIME_RATE_LIMITED` | the provider refused for rate; `retry_after_ms` says when to come back, so the host decides | no |
 /// | `TQX_RUNTIME_INVALID_RESPONSE` | the provider answered with something that is not a usable output (not JSON, truncated, a refusal) | no |

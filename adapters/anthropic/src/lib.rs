@@ -79,9 +79,14 @@ pub struct AnthropicConfig {
     pub max_tokens: u32,
     /// The forced tool's name (default `emit_output`).
     pub tool_name: String,
-    /// The per-attempt timeout when the contract sets no
+    /// The overall deadline of an attempt, from sending the request to the
+    /// last byte of the answer, when the contract sets no
     /// `runtime_policy.timeout_ms` (default 120 s).
     pub timeout: Duration,
+    /// How long a streamed attempt may receive nothing (no byte of the
+    /// response, keep-alives included) before it fails as idle; `None`
+    /// (the default): only the overall deadline bounds it.
+    pub idle_timeout: Option<Duration>,
     /// Backoff and `Retry-After` waits between attempts.
     pub retry: RetryPolicy,
 }
@@ -100,6 +105,7 @@ impl AnthropicConfig {
             max_tokens: 4096,
             tool_name: "emit_output".into(),
             timeout: Duration::from_secs(120),
+            idle_timeout: None,
             retry: RetryPolicy::default(),
         }
     }
@@ -135,9 +141,15 @@ impl AnthropicConfig {
         self
     }
 
-    /// Sets the default per-attempt timeout.
+    /// Sets the default overall deadline of an attempt.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Sets the idle timeout of streamed attempts.
+    pub fn idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = Some(idle);
         self
     }
 
@@ -177,6 +189,9 @@ pub struct Anthropic {
 /// usage and identity.
 #[derive(Debug, Default)]
 pub struct AnthropicAttempt {
+    /// The `max_tokens` sent, and whether it came from the contract's
+    /// `runtime_policy.max_output_tokens`.
+    cap: (u32, bool),
     tool_index: Option<u64>,
     json_text: String,
     text: String,
@@ -233,6 +248,7 @@ impl WireFormat for Anthropic {
         Ok(Configured {
             endpoint,
             timeout: config.timeout,
+            idle_timeout: config.idle_timeout,
             retry: config.retry,
             capabilities: &["streaming", "structured_output"],
             wire: Anthropic { config },
@@ -305,12 +321,19 @@ impl WireFormat for Anthropic {
         if stream {
             body.insert("stream".into(), json!(true));
         }
-        Ok((Value::Object(body), AnthropicAttempt::default()))
+        let attempt = AnthropicAttempt {
+            cap: (
+                policy.max_output_tokens.unwrap_or(self.config.max_tokens),
+                policy.max_output_tokens.is_some(),
+            ),
+            ..AnthropicAttempt::default()
+        };
+        Ok((Value::Object(body), attempt))
     }
 
     /// A whole `message` object (or an `error` object from a proxy that
     /// answered 200).
-    fn read_body(&self, _attempt: AnthropicAttempt, value: &Json) -> Result<Reply, RuntimeFailure> {
+    fn read_body(&self, attempt: AnthropicAttempt, value: &Json) -> Result<Reply, RuntimeFailure> {
         if value.get("type").and_then(|t| t.as_str()) == Some("error") {
             return Err(error_event(value));
         }
@@ -334,6 +357,7 @@ impl WireFormat for Anthropic {
             &text,
             stop,
             usage,
+            attempt.cap,
         )?;
         Ok(reply.identified_by(value))
     }
@@ -456,7 +480,13 @@ impl WireFormat for Anthropic {
                 output_value(&attempt.json_text)
             }
         });
-        let mut reply = self.finish(input, &attempt.text, attempt.stop.as_deref(), usage)?;
+        let mut reply = self.finish(
+            input,
+            &attempt.text,
+            attempt.stop.as_deref(),
+            usage,
+            attempt.cap,
+        )?;
         (reply.model, reply.id) = (attempt.model, attempt.id);
         Ok(reply)
     }
@@ -475,14 +505,41 @@ impl Anthropic {
         text: &str,
         stop: Option<&str>,
         usage: Option<Usage>,
+        (cap, from_policy): (u32, bool),
     ) -> Result<Reply, RuntimeFailure> {
         match stop {
             Some("max_tokens") => {
+                let written = usage.map_or(String::new(), |u| {
+                    format!(" after {} output tokens", u.output_tokens)
+                });
+                let (source, help) = if from_policy {
+                    (
+                        "from `runtime_policy.max_output_tokens`".to_owned(),
+                        format!(
+                            "raise `runtime_policy.max_output_tokens` in the contract (now {cap}) \
+                             to let the model finish, or ask for a shorter output"
+                        ),
+                    )
+                } else {
+                    (
+                        "the adapter's default, as the contract sets no \
+                         `runtime_policy.max_output_tokens`"
+                            .to_owned(),
+                        format!(
+                            "set `runtime_policy.max_output_tokens` in the contract above {cap} \
+                             (or raise `AnthropicConfig::max_tokens`)"
+                        ),
+                    )
+                };
                 return Err(RuntimeFailure::new(
                     Code::RuntimeInvalidResponse,
                     failure_id(PROVIDER, "truncated"),
-                    "the output was cut off at the token limit (stop_reason `max_tokens`)",
-                ));
+                    format!(
+                        "the output was cut off at the token limit of {cap} tokens (`max_tokens`, \
+                         {source}; stop_reason `max_tokens`){written}"
+                    ),
+                )
+                .with_help(help));
             }
             Some("refusal") => {
                 return Err(RuntimeFailure::new(

@@ -23,8 +23,8 @@ use std::fmt;
 use std::time::Duration;
 use templiqx::contracts::json::{self, Json, JsonMap};
 use templiqx::{
-    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, RenderedInteraction, RuntimeFailure,
-    StreamEvent, Usage,
+    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Code, RenderedInteraction,
+    RuntimeFailure, StreamEvent, Usage,
 };
 
 /// What a provider's adapter must say: how a rendered interaction becomes a
@@ -172,9 +172,12 @@ pub struct Configured<W> {
     pub wire: W,
     /// Where requests go, with their headers and the key (for redaction).
     pub endpoint: Endpoint,
-    /// The per-attempt timeout when the contract sets no
+    /// The overall deadline of an attempt when the contract sets no
     /// `runtime_policy.timeout_ms`.
     pub timeout: Duration,
+    /// How long a streamed attempt may receive nothing before it fails as
+    /// idle; `None`: only the overall deadline bounds it.
+    pub idle_timeout: Option<Duration>,
     /// Backoff and `Retry-After` waits between attempts.
     pub retry: RetryPolicy,
     /// Capabilities the adapter provides (its descriptor's).
@@ -188,6 +191,7 @@ pub struct HttpAdapter<W> {
     descriptor: AdapterDescriptor,
     endpoint: Endpoint,
     timeout: Duration,
+    idle_timeout: Option<Duration>,
     retry: RetryPolicy,
     wire: W,
 }
@@ -198,23 +202,30 @@ impl<W: WireFormat> HttpAdapter<W> {
     /// # Errors
     ///
     /// The provider's [`ConfigError`] ([`WireFormat::configure`]): a bad
-    /// base URL, header, model or setting. A zero timeout is refused here
-    /// for every provider.
+    /// base URL, header, model or setting. A zero timeout or idle timeout
+    /// is refused here for every provider.
     pub fn new(config: W::Config) -> Result<HttpAdapter<W>, ConfigError> {
         let Configured {
             wire,
             endpoint,
             timeout,
+            idle_timeout,
             retry,
             capabilities,
         } = W::configure(config)?;
         if timeout.is_zero() {
             return Err(ConfigError::Setting("the timeout must be positive".into()));
         }
+        if idle_timeout.is_some_and(|t| t.is_zero()) {
+            return Err(ConfigError::Setting(
+                "the idle timeout must be positive".into(),
+            ));
+        }
         Ok(HttpAdapter {
             descriptor: AdapterDescriptor::new(W::PROVIDER, capabilities.iter().copied()),
             endpoint,
             timeout,
+            idle_timeout,
             retry,
             wire,
         })
@@ -244,8 +255,8 @@ impl<W: WireFormat> HttpAdapter<W> {
         self.endpoint.url()
     }
 
-    /// The attempt's time: `runtime_policy.timeout_ms`, else the configured
-    /// timeout.
+    /// The attempt's overall deadline: `runtime_policy.timeout_ms`, else
+    /// the configured timeout.
     fn timeout(&self, request: &RenderedInteraction<'_>) -> Duration {
         request
             .interaction
@@ -255,24 +266,35 @@ impl<W: WireFormat> HttpAdapter<W> {
             .unwrap_or(self.timeout)
     }
 
-    /// One attempt, within its time, every failure's detail redacted.
+    /// One attempt within its overall deadline (and, streamed, its idle
+    /// timeout), every failure's texts redacted.
     async fn attempt(
         &self,
         request: &RenderedInteraction<'_>,
         sink: Option<&mut (dyn FnMut(StreamEvent) + Send)>,
     ) -> Result<AdapterOutput, RuntimeFailure> {
         templiqx::trace::record_request_model(self.wire.model());
+        let streamed = sink.is_some();
+        let idle = self.idle_timeout.filter(|_| streamed);
+        let progress = Progress::new();
         let run = async {
-            let (body, attempt) = self.wire.request(request, sink.is_some())?;
+            let (body, attempt) = self.wire.request(request, streamed)?;
             let advise = |refusal: &Refusal<'_>| self.wire.advise(&body, refusal);
-            let response = self.endpoint.post(&body, &advise).await?;
+            let post = self.endpoint.post(&body, &advise);
+            let response = match idle {
+                None => post.await?,
+                Some(idle) => tokio::time::timeout(idle, post)
+                    .await
+                    .map_err(|_| progress.idle_failure(W::PROVIDER, idle))??,
+            };
+            progress.touch(0);
             match sink {
                 None => {
                     let body = self.endpoint.json(response).await?;
                     self.wire.read_body(attempt, &body)
                 }
                 Some(sink) if is_event_stream(&response) => {
-                    self.stream(response, attempt, sink).await
+                    self.stream(response, attempt, sink, &progress, idle).await
                 }
                 // A server or proxy that ignored `"stream": true` (or
                 // answered an error object with status 200) sent a whole
@@ -287,7 +309,12 @@ impl<W: WireFormat> HttpAdapter<W> {
                 }
             }
         };
-        let reply = self.endpoint.attempt(self.timeout(request), run).await?;
+        let deadline = self.timeout(request);
+        let reply = match tokio::time::timeout(deadline, run).await {
+            Ok(result) => result,
+            Err(_) => Err(progress.deadline_failure(W::PROVIDER, deadline, streamed)),
+        }
+        .map_err(|failure| self.endpoint.redacted(failure))?;
         templiqx::trace::record_response(
             &reply.finish_reasons,
             reply.model.as_deref(),
@@ -301,15 +328,44 @@ impl<W: WireFormat> HttpAdapter<W> {
 
     /// Reads a streamed answer: every event with data goes to the wire
     /// format; its deltas go to `sink`.
+    /// Every byte of the body counts as the server's sign of life for the
+    /// idle timeout `idle` (keep-alives too); `progress` counts the bytes
+    /// and the deltas.
     async fn stream(
         &self,
         response: crate::reqwest::Response,
         mut attempt: W::Attempt,
         sink: &mut (dyn FnMut(StreamEvent) + Send),
+        progress: &Progress,
+        idle: Option<Duration>,
     ) -> Result<Reply, RuntimeFailure> {
-        let mut events = std::pin::pin!(self.endpoint.events(response));
+        let bytes = response.bytes_stream().inspect(|chunk| {
+            if let Ok(chunk) = chunk {
+                progress.touch(chunk.len());
+            }
+        });
+        let events = crate::sse::events(bytes)
+            .map(|item| item.map_err(|e| crate::transport_failure(W::PROVIDER, e)));
+        let mut events = std::pin::pin!(events);
         let mut done = false;
-        while let Some(event) = events.next().await {
+        loop {
+            let next = match idle {
+                None => events.next().await,
+                Some(idle) => loop {
+                    // `next` keeps what it read in the stream, so waiting
+                    // again after a timeout loses nothing.
+                    match tokio::time::timeout_at(progress.last_byte() + idle, events.next()).await
+                    {
+                        Ok(next) => break next,
+                        Err(_) if progress.last_byte() + idle <= tokio::time::Instant::now() => {
+                            return Err(progress.idle_failure(W::PROVIDER, idle));
+                        }
+                        // Bytes came, but no whole event yet: wait on.
+                        Err(_) => {}
+                    }
+                },
+            };
+            let Some(event) = next else { break };
             let event = match event {
                 Ok(event) => event,
                 // The body broke off: if the answer was already complete
@@ -325,7 +381,10 @@ impl<W: WireFormat> HttpAdapter<W> {
             }
             match self.wire.read_event(&mut attempt, &event)? {
                 Flow::Continue => {}
-                Flow::Delta(text) => sink(StreamEvent::Delta { text }),
+                Flow::Delta(text) => {
+                    progress.delta(&text);
+                    sink(StreamEvent::Delta { text });
+                }
                 Flow::Done => {
                     done = true;
                     break;
@@ -401,4 +460,171 @@ pub fn event_json(provider: &str, event: &Event) -> Result<Json, RuntimeFailure>
 /// in every chunk, is no error).
 pub fn error_member(value: &Json) -> Option<&JsonMap> {
     value.get("error").and_then(Json::as_object)
+}
+
+/// What one attempt received so far, for the failures of its timeouts:
+/// when the last byte came, how many bytes of the body, and the deltas of
+/// output (count, characters, UTF-8 bytes). Shared between the attempt
+/// and its deadline, which drops the attempt when it fires.
+struct Progress {
+    state: std::sync::Mutex<ProgressState>,
+}
+
+#[derive(Clone, Copy)]
+struct ProgressState {
+    started: tokio::time::Instant,
+    last_byte: tokio::time::Instant,
+    answered: bool,
+    body_bytes: usize,
+    deltas: usize,
+    chars: usize,
+    bytes: usize,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        let now = tokio::time::Instant::now();
+        Progress {
+            state: std::sync::Mutex::new(ProgressState {
+                started: now,
+                last_byte: now,
+                answered: false,
+                body_bytes: 0,
+                deltas: 0,
+                chars: 0,
+                bytes: 0,
+            }),
+        }
+    }
+
+    fn get(&self) -> ProgressState {
+        *self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn update(&self, f: impl FnOnce(&mut ProgressState)) {
+        f(&mut self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner));
+    }
+
+    /// The response started, or `n` more bytes of its body arrived.
+    fn touch(&self, n: usize) {
+        self.update(|s| {
+            s.last_byte = tokio::time::Instant::now();
+            s.answered = true;
+            s.body_bytes += n;
+        });
+    }
+
+    /// A delta of output was forwarded.
+    fn delta(&self, text: &str) {
+        self.update(|s| {
+            s.deltas += 1;
+            s.chars += text.chars().count();
+            s.bytes += text.len();
+        });
+    }
+
+    fn last_byte(&self) -> tokio::time::Instant {
+        self.get().last_byte
+    }
+
+    /// How much output had arrived, in words.
+    fn received(&self) -> String {
+        let s = self.get();
+        if s.deltas > 0 {
+            format!(
+                "{} delta{} of output had arrived, {} character{} ({} bytes)",
+                s.deltas,
+                plural(s.deltas),
+                s.chars,
+                plural(s.chars),
+                s.bytes
+            )
+        } else if s.body_bytes > 0 {
+            format!(
+                "no output had arrived ({} bytes of events without any)",
+                s.body_bytes
+            )
+        } else if s.answered {
+            "no output had arrived (the response had started)".into()
+        } else {
+            "nothing had arrived".into()
+        }
+    }
+
+    /// The overall deadline passed: `TQX_RUNTIME_TIMEOUT`
+    /// (`<p>.timeout`), saying whether the answer was still arriving and
+    /// how much of it had.
+    fn deadline_failure(
+        &self,
+        provider: &str,
+        deadline: Duration,
+        streamed: bool,
+    ) -> RuntimeFailure {
+        let s = self.get();
+        let ms = deadline.as_millis();
+        let id = crate::failure_id(provider, "timeout");
+        if !streamed || s.deltas == 0 {
+            let detail = if streamed {
+                format!(
+                    "{provider} did not answer within the attempt's overall deadline of {ms} ms: {}",
+                    self.received()
+                )
+            } else {
+                format!(
+                    "{provider} did not answer within the attempt's overall deadline of {ms} ms"
+                )
+            };
+            return RuntimeFailure::new(Code::RuntimeTimeout, id, detail);
+        }
+        let last_at = s.last_byte.saturating_duration_since(s.started);
+        let quiet_for = deadline.saturating_sub(last_at).as_millis();
+        RuntimeFailure::new(
+            Code::RuntimeTimeout,
+            id,
+            format!(
+                "the attempt's overall deadline of {ms} ms passed while {provider} was still \
+                 answering: {} (the last byte {quiet_for} ms before the deadline)",
+                self.received()
+            ),
+        )
+        .with_help(
+            "the answer was still arriving: allow more time (`runtime_policy.timeout_ms`, or \
+             `--timeout-ms` when the contract sets none) or cap the output \
+             (`runtime_policy.max_output_tokens`)",
+        )
+    }
+
+    /// Nothing arrived for `idle`: `TQX_RUNTIME_TIMEOUT`
+    /// (`<p>.idle_timeout`), saying how much had arrived before.
+    fn idle_failure(&self, provider: &str, idle: Duration) -> RuntimeFailure {
+        let s = self.get();
+        let when = if s.answered {
+            "the stream stalled"
+        } else {
+            "the response did not start"
+        };
+        RuntimeFailure::new(
+            Code::RuntimeTimeout,
+            crate::failure_id(provider, "idle_timeout"),
+            format!(
+                "{provider} sent nothing for {} ms, the idle timeout ({when}): {}",
+                idle.as_millis(),
+                self.received()
+            ),
+        )
+        .with_help(
+            "the server stopped sending: retry, or allow it longer silences \
+             (`--idle-timeout-ms`; the adapter's `idle_timeout`)",
+        )
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }

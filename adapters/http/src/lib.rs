@@ -805,6 +805,15 @@ impl Endpoint {
             .map(move |item| item.map_err(|e| transport_failure(provider, e)))
     }
 
+    /// `failure` with the secrets redacted ([`Endpoint::redact`]) from its
+    /// detail, help and provider message.
+    pub fn redacted(&self, mut failure: RuntimeFailure) -> RuntimeFailure {
+        failure.detail = self.redact(&failure.detail);
+        failure.help = failure.help.as_deref().map(|t| self.redact(t));
+        failure.provider_message = failure.provider_message.as_deref().map(|t| self.redact(t));
+        failure
+    }
+
     /// Runs one attempt within `timeout` ([`within`]), and redacts the key
     /// from the detail of any failure: details quote provider text, and
     /// this is the one place every attempt's failure leaves through, so no
@@ -820,13 +829,7 @@ impl Endpoint {
     ) -> Result<T, RuntimeFailure> {
         within(self.provider, timeout, attempt)
             .await
-            .map_err(|mut failure| {
-                failure.detail = self.redact(&failure.detail);
-                failure.help = failure.help.as_deref().map(|t| self.redact(t));
-                failure.provider_message =
-                    failure.provider_message.as_deref().map(|t| self.redact(t));
-                failure
-            })
+            .map_err(|failure| self.redacted(failure))
     }
 
     /// Redacts the secrets from `text` ([`redact_fragments`]): the key, and

@@ -119,9 +119,14 @@ pub struct OpenAiConfig {
     /// Whether streamed requests ask for usage
     /// (`stream_options: {"include_usage": true}`).
     pub stream_usage: bool,
-    /// The per-attempt timeout when the contract sets no
+    /// The overall deadline of an attempt, from sending the request to the
+    /// last byte of the answer, when the contract sets no
     /// `runtime_policy.timeout_ms` (default 120 s).
     pub timeout: Duration,
+    /// How long a streamed attempt may receive nothing (no byte of the
+    /// response, keep-alives included) before it fails as idle; `None`
+    /// (the default): only the overall deadline bounds it.
+    pub idle_timeout: Option<Duration>,
     /// Backoff and `Retry-After` waits between attempts.
     pub retry: RetryPolicy,
 }
@@ -142,6 +147,7 @@ impl OpenAiConfig {
             max_tokens_field: MaxTokensField::MaxCompletionTokens,
             stream_usage: true,
             timeout: Duration::from_secs(120),
+            idle_timeout: None,
             retry: RetryPolicy::default(),
         }
     }
@@ -189,9 +195,15 @@ impl OpenAiConfig {
         self
     }
 
-    /// Sets the default per-attempt timeout.
+    /// Sets the default overall deadline of an attempt.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Sets the idle timeout of streamed attempts.
+    pub fn idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = Some(idle);
         self
     }
 
@@ -231,6 +243,8 @@ pub struct OpenAi {
 pub struct OpenAiAttempt {
     /// The nulls strict lowering injected, removed from the output.
     nulls: NullPlan,
+    /// The token cap sent and its field, for the note of a cut-off output.
+    cap: Option<(u32, &'static str)>,
     content: String,
     refusal: String,
     finish: Option<String>,
@@ -246,7 +260,11 @@ impl OpenAi {
     }
 
     /// Reads a whole `chat.completion` object.
-    fn completion(&self, value: &Json) -> Result<Reply, RuntimeFailure> {
+    fn completion(
+        &self,
+        value: &Json,
+        cap: Option<(u32, &'static str)>,
+    ) -> Result<Reply, RuntimeFailure> {
         if let Some(error) = error_member(value) {
             return Err(reported_error(error));
         }
@@ -272,7 +290,7 @@ impl OpenAi {
         let refusal = message.get("refusal").and_then(|r| r.as_str());
         let finish = choice.get("finish_reason").and_then(|f| f.as_str());
         let usage = value.get("usage").and_then(usage);
-        Ok(finish_reply(content, refusal, finish, usage)?.identified_by(value))
+        Ok(finish_reply(content, refusal, finish, usage, cap)?.identified_by(value))
     }
 }
 
@@ -305,6 +323,7 @@ impl WireFormat for OpenAi {
         Ok(Configured {
             endpoint,
             timeout: config.timeout,
+            idle_timeout: config.idle_timeout,
             retry: config.retry,
             capabilities: &["streaming", "structured_output"],
             wire: OpenAi { config },
@@ -381,12 +400,14 @@ impl WireFormat for OpenAi {
         if let Some(p) = policy.top_p {
             body.insert("top_p".into(), json!(p));
         }
+        let mut cap = None;
         if let Some(n) = policy.max_output_tokens {
             let field = match self.config.max_tokens_field {
                 MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
                 MaxTokensField::MaxTokens => "max_tokens",
             };
             body.insert(field.into(), json!(n));
+            cap = Some((n, field));
         }
         if stream {
             body.insert("stream".into(), json!(true));
@@ -396,13 +417,14 @@ impl WireFormat for OpenAi {
         }
         let attempt = OpenAiAttempt {
             nulls,
+            cap,
             ..OpenAiAttempt::default()
         };
         Ok((Value::Object(body), attempt))
     }
 
     fn read_body(&self, attempt: OpenAiAttempt, body: &Json) -> Result<Reply, RuntimeFailure> {
-        let mut reply = self.completion(body)?;
+        let mut reply = self.completion(body, attempt.cap)?;
         reply.output = attempt.nulls.restore(reply.output);
         Ok(reply)
     }
@@ -511,6 +533,7 @@ impl WireFormat for OpenAi {
             refusal,
             attempt.finish.as_deref(),
             attempt.usage,
+            attempt.cap,
         )?;
         (reply.model, reply.id) = (attempt.model, attempt.id);
         reply.output = attempt.nulls.restore(reply.output);
@@ -524,6 +547,7 @@ fn finish_reply(
     refusal: Option<&str>,
     finish: Option<&str>,
     usage: Option<Usage>,
+    cap: Option<(u32, &'static str)>,
 ) -> Result<Reply, RuntimeFailure> {
     if let Some(r) = refusal.filter(|r| !r.is_empty()) {
         return Err(RuntimeFailure::new(
@@ -533,16 +557,7 @@ fn finish_reply(
         ));
     }
     match finish {
-        Some("length") => {
-            return Err(RuntimeFailure::new(
-                Code::RuntimeInvalidResponse,
-                failure_id(PROVIDER, "truncated"),
-                format!(
-                    "the output was cut off at the token limit (finish_reason `length`) after {} characters",
-                    content.chars().count()
-                ),
-            ));
-        }
+        Some("length") => return Err(truncated(content, usage, cap)),
         Some("content_filter") => {
             return Err(RuntimeFailure::new(
                 Code::RuntimePermanent,
@@ -555,6 +570,52 @@ fn finish_reply(
     let mut reply = Reply::new(output_value(content), usage);
     reply.finish_reasons = finish.map(str::to_owned).into_iter().collect();
     Ok(reply)
+}
+
+/// `finish_reason: "length"`: the output was cut off at the token limit
+/// (`openai.truncated`); the detail names the limit sent and its field,
+/// or says that none was, and the help how to raise it.
+fn truncated(
+    content: &str,
+    usage: Option<Usage>,
+    cap: Option<(u32, &'static str)>,
+) -> RuntimeFailure {
+    let written = match usage {
+        Some(u) => format!(
+            "{} output tokens, {} characters",
+            u.output_tokens,
+            content.chars().count()
+        ),
+        None => format!("{} characters", content.chars().count()),
+    };
+    let (detail, help) = match cap {
+        Some((n, field)) => (
+            format!(
+                "the output was cut off at the token limit of {n} tokens (`{field}`, from \
+                 `runtime_policy.max_output_tokens`; finish_reason `length`) after {written}"
+            ),
+            format!(
+                "raise `runtime_policy.max_output_tokens` in the contract (now {n}) to let the \
+                 model finish, or ask for a shorter output"
+            ),
+        ),
+        None => (
+            format!(
+                "the output was cut off at the server's own token limit (finish_reason `length`; \
+                 none was sent, the contract sets no `runtime_policy.max_output_tokens`) after \
+                 {written}"
+            ),
+            "set `runtime_policy.max_output_tokens` in the contract above what the output needs \
+             (the server applied its default or its context size)"
+                .to_owned(),
+        ),
+    };
+    RuntimeFailure::new(
+        Code::RuntimeInvalidResponse,
+        failure_id(PROVIDER, "truncated"),
+        detail,
+    )
+    .with_help(help)
 }
 
 /// `usage.prompt_tokens` and `usage.completion_tokens`.

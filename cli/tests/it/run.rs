@@ -286,6 +286,108 @@ fn run_shows_the_url_of_a_404_and_suggests_v1() {
     }
 }
 
+/// A scripted fake (`templiqx_fake_provider`) for `route` on its own
+/// runtime thread; returns its address.
+fn serve_scripted(route: &'static str, replies: Vec<templiqx_fake_provider::Reply>) -> String {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(async move {
+                let (base, _fake) = templiqx_fake_provider::serve(route, replies).await;
+                tx.send(base).unwrap();
+                std::future::pending::<()>().await;
+            });
+    });
+    rx.recv().unwrap()
+}
+
+fn chunk(content: &str, finish: Option<&str>) -> String {
+    let c = json!({ "id": "c", "object": "chat.completion.chunk", "model": "fake-model",
+        "choices": [{ "index": 0, "delta": { "content": content }, "finish_reason": finish }] });
+    format!("data: {c}\n\n")
+}
+
+#[test]
+fn run_says_which_timeout_fired_and_how_much_output_arrived() {
+    use std::time::Duration;
+    use templiqx_fake_provider::Reply;
+    // Still answering, a fragment every 200 ms, at the 700 ms deadline.
+    let slow: Vec<(Duration, String)> =
+        ["{\"start_date\": ", "\"2026", "-03", "-01\"", ", ", "\"x\""]
+            .iter()
+            .map(|t| (Duration::from_millis(200), chunk(t, None)))
+            .collect();
+    // Two fragments, then silence.
+    let stalled = vec![
+        (Duration::ZERO, chunk("{\"start", None)),
+        (Duration::ZERO, chunk("_date\"", None)),
+        (Duration::from_secs(3600), chunk("}", Some("stop"))),
+    ];
+    let base = serve_scripted(
+        "/v1/chat/completions",
+        vec![Reply::Paced(slow), Reply::Paced(stalled)],
+    );
+    let out = run_openai(&base, &["--stream", "--timeout-ms", "700"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("error[TQX_RUNTIME_TIMEOUT]: the attempt's overall deadline of 700 ms passed while openai was still answering: "),
+        "{text}"
+    );
+    assert!(text.contains(" of output had arrived, "), "{text}");
+    assert!(
+        text.contains("= help: the answer was still arriving"),
+        "{text}"
+    );
+    assert!(!text.contains("did not answer"), "{text}");
+    let out = run_openai(
+        &base,
+        &[
+            "--stream",
+            "--timeout-ms",
+            "60000",
+            "--idle-timeout-ms",
+            "300",
+        ],
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("error[TQX_RUNTIME_TIMEOUT]: openai sent nothing for 300 ms, the idle timeout (the stream stalled): 2 deltas of output had arrived, 13 characters (13 bytes)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("failing step: `openai.idle_timeout`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn run_says_an_output_was_cut_off_at_the_token_limit_and_what_raises_it() {
+    let (base, _) = serve(
+        "/v1/chat/completions",
+        vec![(
+            200,
+            "application/json",
+            json!({ "id": "c", "object": "chat.completion", "choices": [{ "index": 0,
+                    "finish_reason": "length", "message": { "role": "assistant", "content": "{\"start_date\": \"20" } }],
+                    "usage": { "prompt_tokens": 321, "completion_tokens": 800, "total_tokens": 1121 } })
+            .to_string(),
+        )],
+    );
+    let out = run_openai(&base, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    for needle in [
+        "error[TQX_RUNTIME_INVALID_RESPONSE]: the output was cut off at the token limit of 800 tokens (`max_completion_tokens`, from `runtime_policy.max_output_tokens`; finish_reason `length`) after 800 output tokens, 18 characters",
+        "= help: raise `runtime_policy.max_output_tokens` in the contract (now 800)",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
+}
+
 #[test]
 fn run_works_with_anthropic() {
     let output: Value = serde_json::from_str(&eval_output()).unwrap();

@@ -1,7 +1,8 @@
 //! A scripted fake provider for the HTTP adapters' test suites: an axum
 //! server on `127.0.0.1:0` that records every request and answers each with
 //! the next scripted [`Reply`] — a raw body, a `text/event-stream` body
-//! sent whole or in chunks of a chosen size, or no answer at all. Also the
+//! sent whole, in chunks of a chosen size or in parts at a chosen pace
+//! (a slow stream, a stall), or no answer at all. Also the
 //! contract the suites execute ([`lease_contract`]) and [`render`].
 //!
 //! Server-sent event bodies are built with [`SseBody`], which writes the
@@ -39,6 +40,10 @@ pub enum Reply {
     /// HTTP 200, `text/event-stream`, this body, then the connection
     /// breaks off (the chunked body never gets its last chunk).
     SseCut(String),
+    /// HTTP 200, `text/event-stream`, each part written after waiting its
+    /// delay (a slow stream; a long delay is a stall); the body ends after
+    /// the last part.
+    Paced(Vec<(Duration, String)>),
     /// Never answers.
     Hang,
 }
@@ -125,6 +130,18 @@ async fn handle(State(fake): State<Arc<Fake>>, headers: HeaderMap, body: String)
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     Err(std::io::Error::other("the fake breaks the connection"))
                 }));
+            Response::builder()
+                .status(200)
+                .header("content-type", "text/event-stream")
+                .body(Body::from_stream(body))
+                .unwrap()
+        }
+        Reply::Paced(parts) => {
+            use futures_util::StreamExt;
+            let body = futures_util::stream::iter(parts).then(|(delay, part)| async move {
+                tokio::time::sleep(delay).await;
+                Ok::<_, std::io::Error>(Bytes::from(part))
+            });
             Response::builder()
                 .status(200)
                 .header("content-type", "text/event-stream")

@@ -2,4 +2,5 @@
 //! module).
 
 mod fake_server;
+mod limits;
 mod mismatches;

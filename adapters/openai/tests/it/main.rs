@@ -6,3 +6,4 @@
 
 mod fake_server;
 mod mismatches;
+mod timeouts;
