@@ -92,8 +92,16 @@ fn failure_evidence(
     error: &ExecutionError,
     redact: &dyn Fn(&str) -> String,
 ) -> Evidence {
+    let message = redact(&error.failure.detail);
+    let provider_message = error
+        .failure
+        .provider_message
+        .as_deref()
+        .map(redact)
+        .filter(|whole| !message.contains(whole.trim()));
     let mut evidence = Evidence {
-        message: Some(redact(&error.failure.detail)),
+        message: Some(message),
+        provider_message,
         finish_reason: finish_reason(&error.failure.id, &error.failure.detail),
         ..Evidence::default()
     };

@@ -96,6 +96,7 @@ macro_rules! migration_v2 {
 ALTER TABLE executions ADD COLUMN response TEXT;       -- a schema-invalid output's text
 ALTER TABLE executions ADD COLUMN message TEXT;        -- the failure's message (redacted)
 ALTER TABLE executions ADD COLUMN help TEXT;           -- what to do about the failure
+ALTER TABLE executions ADD COLUMN provider_message TEXT; -- the provider's whole error message
 ALTER TABLE executions ADD COLUMN finish_reason TEXT;  -- length | max_tokens | content_filter | refusal
 ALTER TABLE checks ADD COLUMN expression TEXT;         -- a check that did not pass: as written
 ALTER TABLE checks ADD COLUMN observed TEXT;           -- JSON: [{expression, value}]
@@ -117,7 +118,7 @@ CREATE TABLE violations (
 pub const SCHEMA_V1: &str = schema_v1!();
 
 /// From version 1 to 2: the evidence of each execution (`response`,
-/// `message`, `help`, `finish_reason`), of each check that did not pass
+/// `message`, `help`, `provider_message`, `finish_reason`), of each check that did not pass
 /// (`expression`, `observed`, `error`), and the schema `violations`
 /// (`docs/eval.md`, "History"). Run in one transaction with the version
 /// change.
@@ -434,9 +435,9 @@ impl History {
                    interaction_fingerprint, request_fingerprint, provider, model, sampling, code,
                    schema_valid, latency_ms, input_tokens, output_tokens, attempts,
                    output_fingerprint, output, cached, transport, response, message, help,
-                   finish_reason)
+                   finish_reason, provider_message)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
                 )
                 .map_err(fail("storing an execution"))?;
             insert
@@ -465,6 +466,7 @@ impl History {
                     evidence.message,
                     evidence.help,
                     evidence.finish_reason,
+                    evidence.provider_message,
                 ])
                 .map_err(fail("storing an execution"))?;
             let execution = self.conn.last_insert_rowid();
@@ -825,7 +827,7 @@ impl Drop for History {
 /// The columns [`read_record`] reads, in its order.
 const RECORD_COLUMNS: &str = "id, contract, fixture, repeat, code, schema_valid, latency_ms, \
     input_tokens, output_tokens, attempts, output_fingerprint, output, cached, response, \
-    message, help, finish_reason";
+    message, help, finish_reason, provider_message";
 
 /// An execution's row ([`RECORD_COLUMNS`]): its id, its record (no checks,
 /// no violations yet; the schema-invalid output as its evidence's output)
@@ -851,6 +853,7 @@ fn read_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, ExecutionRecord,
                 message: r.get(14)?,
                 help: r.get(15)?,
                 finish_reason: r.get(16)?,
+                provider_message: r.get(17)?,
                 violations: Vec::new(),
             },
         },

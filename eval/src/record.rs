@@ -66,6 +66,11 @@ pub struct Evidence {
     /// 500 Internal Server Error: …`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The provider's own error message, whole (a server's traceback
+    /// included), when the adapter kept it and it says more than
+    /// [`Evidence::message`], which quotes its first meaningful line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_message: Option<String>,
     /// What to do about the failure, as the adapter port advises
     /// (`None` for a schema-valid output and for `TQX_OUTPUT_SCHEMA`, whose
     /// help is per violation).

@@ -304,6 +304,14 @@ fn execution(out: &mut String, record: &ExecutionRecord) {
             esc(&excerpt(message, 4 * explain::MESSAGE_EXCERPT))
         );
     }
+    if let Some(whole) = &evidence.provider_message {
+        let _ = writeln!(
+            out,
+            "<details class=\"provider-message\"><summary>The provider's whole message</summary>\
+             <pre class=\"output\">{}</pre></details>",
+            esc(&pretty(whole))
+        );
+    }
     if let Some(help) = &evidence.help {
         let _ = writeln!(
             out,

@@ -316,3 +316,25 @@ fn eval_show_prints_a_stored_run_again_from_the_history_alone() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!elsewhere.path().join("missing.sqlite").exists());
 }
+
+#[test]
+fn a_server_refusing_json_schema_gets_the_help_that_fits_in_the_failures() {
+    let dir = contract_dir();
+    // llama.cpp's answer to `response_format: json_schema`.
+    let refusal = r#"{"error":{"code":500,"message":"response_format type must be one of \"text\" or \"json_object\", but got: json_schema","type":"server_error"}}"#;
+    let (_rt, base) = server(vec![Reply::Raw(500, vec![], refusal.into())]);
+    let out = eval_openai(dir.path(), &base, &[]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("    repeat 0: TQX_RUNTIME_PERMANENT: openai answered HTTP 500 Internal Server Error: response_format type must be one of \"text\" or \"json_object\", but got: json_schema\n"),
+        "{text}"
+    );
+    let help = text
+        .lines()
+        .find(|l| l.starts_with("      help: "))
+        .unwrap_or_else(|| panic!("no help in\n{text}"));
+    assert!(
+        help.contains("--structured-output json-object-schema"),
+        "{help}"
+    );
+}

@@ -143,10 +143,13 @@ fn a_schema_failure_keeps_the_output_and_its_violations() {
 #[test]
 fn a_provider_failure_keeps_its_message_and_help_redacted() {
     let mut history = History::in_memory().unwrap();
-    let failure = RuntimeFailure::new(
+    let mut failure = RuntimeFailure::new(
         Code::RuntimeUnavailable,
         "openai.unavailable",
         "openai answered HTTP 500 Internal Server Error: json_schema is not supported (key SECRET-KEY)",
+    );
+    failure.provider_message = Some(
+        "Traceback (most recent call last):\n  File \"server.py\"\nValueError: json_schema is not supported (key SECRET-KEY)".into(),
     );
     let outcome = run(&Scripted::new(Err(failure)), &mut history, 1);
     let sample = &outcome.samples[0];
@@ -157,6 +160,13 @@ fn a_provider_failure_keeps_its_message_and_help_redacted() {
         )
     );
     assert!(sample.evidence.help.is_some());
+    // The whole message, traceback included, redacted too.
+    assert_eq!(
+        sample.evidence.provider_message.as_deref(),
+        Some(
+            "Traceback (most recent call last):\n  File \"server.py\"\nValueError: json_schema is not supported (key [redacted])"
+        )
+    );
     assert_eq!(sample.evidence.output, None);
     assert_eq!(sample.evidence.finish_reason, None);
     let id = outcome.run.id.unwrap();
