@@ -1,10 +1,11 @@
 //! The history under concurrent use (`docs/eval.md`, "History"): runs that
-//! open a file that does not exist yet, at the same moment, each store
-//! their run; a database another run is writing is waited for.
+//! open a file that does not exist yet, or a version-1 file to migrate, at
+//! the same moment, each store their run; a database another run is
+//! writing is waited for.
 
 use std::sync::{Arc, Barrier};
 use templiqx_eval::RunInfo;
-use templiqx_eval::history::History;
+use templiqx_eval::history::{History, SCHEMA_V1};
 
 fn run_info() -> RunInfo {
     RunInfo {
@@ -49,6 +50,41 @@ fn connections_creating_one_new_history_together_all_store_their_run() {
             (1..=OPENERS as i64).collect::<Vec<_>>(),
             "attempt {attempt}"
         );
+    }
+}
+
+#[test]
+fn connections_opening_one_version_1_history_together_migrate_it_once() {
+    const OPENERS: usize = 6;
+    let dir = tempfile::tempdir().unwrap();
+    for attempt in 0..4 {
+        let db = Arc::new(dir.path().join(format!("v1-{attempt}.sqlite")));
+        rusqlite::Connection::open(&*db)
+            .unwrap()
+            .execute_batch(&format!("{SCHEMA_V1} PRAGMA user_version = 1;"))
+            .unwrap();
+        let start = Arc::new(Barrier::new(OPENERS));
+        let threads: Vec<_> = (0..OPENERS)
+            .map(|_| {
+                let (db, start) = (Arc::clone(&db), Arc::clone(&start));
+                std::thread::spawn(move || {
+                    start.wait();
+                    let mut history = History::open(&db).map_err(|e| e.to_string())?;
+                    history.begin_run(&run_info()).map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap().unwrap();
+        }
+        let conn = rusqlite::Connection::open(&*db).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        let runs: i64 = conn
+            .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!((version, runs), (2, OPENERS as i64), "attempt {attempt}");
     }
 }
 
