@@ -488,6 +488,10 @@ pub struct ProviderArgs {
     pub model: String,
     #[command(flatten)]
     pub wire: WireArgs,
+    /// Show a provider's whole error message (a server's traceback) under
+    /// the failure, not only its first meaningful line.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 /// What `eval` does instead of running.
@@ -590,10 +594,6 @@ pub struct WireArgs {
     #[arg(long, value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub idle_timeout_ms: Option<u64>,
-    /// Show a provider's whole error message (a server's traceback), not
-    /// only its first meaningful line.
-    #[arg(long)]
-    pub verbose: bool,
 }
 
 /// `--target`, required wherever contracts compile: the format has no

@@ -182,7 +182,7 @@ fn report(
             e.attempts,
             None,
             None,
-            with_provider_message(e, provider.wire.verbose),
+            with_provider_message(e, provider.verbose),
         ),
     };
     let status = Status::of(&diagnostics);
