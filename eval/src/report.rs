@@ -295,8 +295,12 @@ fn execution(out: &mut String, record: &ExecutionRecord) {
         }
         out.push_str("</ul>\n");
     }
+    // The headline quotes the message up to MESSAGE_EXCERPT characters.
     if record.code.is_some()
-        && let Some(message) = &evidence.message
+        && let Some(message) = evidence
+            .message
+            .as_ref()
+            .filter(|m| m.chars().count() > explain::MESSAGE_EXCERPT)
     {
         let _ = writeln!(
             out,

@@ -194,7 +194,7 @@ fn the_report_drills_down_and_the_junit_file_names_checks_and_values() {
         "<pre class=\"output\">{\n  &quot;notice_days&quot;: 59\n}</pre>",
         // The reply that was not JSON, escaped, its BEL shown.
         "<pre class=\"output\">&lt;b&gt;not json&lt;/b&gt;\\u{7}</pre>",
-        "<p class=\"message\">openai answered HTTP 500 Internal Server Error: CUDA out of memory &lt;oom&gt;</p>",
+        "<span class=\"fail\">TQX_RUNTIME_UNAVAILABLE: openai answered HTTP 500 Internal Server Error: CUDA out of memory &lt;oom&gt;</span>",
         "<p class=\"help\">help: ",
         // The passing execution, collapsed.
         "<details class=\"passing\" data-fixture=\"notice::sixty-days\"><summary>1 passing execution(s) of 1 (the first 1)</summary>",
