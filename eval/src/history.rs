@@ -3,8 +3,13 @@
 //!
 //! One file holds every run: a row in `runs` per run, a row in
 //! `run_contracts` per contract of a run (its fingerprints), a row in
-//! `executions` per execution and a row in `checks` per check verdict. The
-//! schema is [`SCHEMA`]; users query it with `sqlite3`. Executions stream
+//! `executions` per execution (with its evidence: the output, the
+//! failure's message and help, the finish reason), a row in `checks` per
+//! check verdict (a failed check's expression and the values it read) and
+//! a row in `violations` per schema violation. The schema is [`SCHEMA`]
+//! (version [`SCHEMA_VERSION`]; a version-1 file is migrated in place by
+//! [`MIGRATION_V2`]); users query it with `sqlite3`, and
+//! [`History::run`] and [`History::executions`] read a run back. Executions stream
 //! in as they finish, committed in batches of [`BATCH`], so a run's memory
 //! does not grow with its length and an interrupted run keeps what it did.
 
@@ -239,7 +244,9 @@ impl fmt::Debug for History {
 
 impl History {
     /// Opens the database at `path`, creating it (and its parent
-    /// directories) with [`SCHEMA`] when it does not exist.
+    /// directories) with [`SCHEMA`] when it does not exist, and migrating a
+    /// version-1 file to [`SCHEMA_VERSION`] in place (one transaction under
+    /// the write lock: of processes opening it together, one migrates).
     ///
     /// # Errors
     ///
