@@ -188,9 +188,12 @@ Example:
     /// validated against the output schema and its `expect` checks
     /// evaluated. Prints, per fixture and per contract, the pass rate and
     /// schema-valid rate with 95% Wilson intervals, pass^N, distinct
-    /// outputs, latency p50/p95, tokens/s and failure codes; stores every
-    /// execution in the SQLite history (--db); compares with a --baseline
-    /// run by Fisher's exact test. `--provider fake` answers each fixture
+    /// outputs, latency p50/p95, tokens/s and failure codes, then the first
+    /// failing executions of each fixture with their evidence (the checks
+    /// that failed and the values they read, the provider's message);
+    /// stores every execution in the SQLite history (--db), which `eval
+    /// show` prints again; compares with a --baseline run by Fisher's exact
+    /// test. `--provider fake` answers each fixture
     /// with its fake_output, offline. Exit status: 0 when the gate passes,
     /// 1 when it fails, 2 for usage and configuration errors. See
     /// docs/eval.md.
