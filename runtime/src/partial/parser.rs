@@ -235,7 +235,7 @@ impl PartialJson {
     /// text ([`PartialError`]); the reader keeps the error and returns it
     /// again for every later delta, and the partial value stays as it was
     /// before the offending character.
-    #[inline]
+    #[inline(always)]
     pub fn feed(&mut self, delta: &str) -> Result<(), PartialError> {
         // The commonest small delta: more of a string, with nothing in it
         // that ends the string or starts an escape.
