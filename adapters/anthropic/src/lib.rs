@@ -595,11 +595,14 @@ fn error_event(data: &Json) -> RuntimeFailure {
         "rate_limit_error" => (Code::RuntimeRateLimited, "rate_limited"),
         _ => (Code::RuntimePermanent, "rejected"),
     };
-    RuntimeFailure::new(
+    let (line, whole) = templiqx_adapter_http::quote_message(message);
+    let mut failure = RuntimeFailure::new(
         code,
         failure_id(PROVIDER, step),
-        format!("{PROVIDER} reported `{kind}`: {message}"),
-    )
+        format!("{PROVIDER} reported `{kind}`: {line}"),
+    );
+    failure.provider_message = Some(whole);
+    failure
 }
 
 /// `usage.input_tokens` and `usage.output_tokens`.

@@ -556,6 +556,20 @@ pub fn headline(message: &str) -> String {
     }
 }
 
+/// A provider's error `message` as a failure quotes it: its first
+/// meaningful line ([`headline`], at most 300 characters) for the detail,
+/// and the whole message (at most [`MAX_PROVIDER_MESSAGE`] characters)
+/// for `RuntimeFailure::provider_message`. For error objects inside a
+/// stream or a 2xx body; [`status_failure`] does the same for error
+/// statuses. Neither is redacted here: the attempt's failure is, as it
+/// leaves ([`Endpoint::redacted`]).
+pub fn quote_message(message: &str) -> (String, String) {
+    (
+        truncate(&headline(message), 300),
+        truncate(message.trim(), MAX_PROVIDER_MESSAGE),
+    )
+}
+
 /// A request the server refused (a status that is not 2xx), as
 /// [`WireFormat::advise`] sees it to say what
 /// would avoid it.

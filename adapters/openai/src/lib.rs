@@ -634,11 +634,14 @@ fn reported_error(error: &JsonMap) -> RuntimeFailure {
         .get("message")
         .and_then(|m| m.as_str())
         .unwrap_or("no message");
-    RuntimeFailure::new(
+    let (line, whole) = templiqx_adapter_http::quote_message(message);
+    let mut failure = RuntimeFailure::new(
         Code::RuntimeUnavailable,
         failure_id(PROVIDER, "unavailable"),
-        format!("{PROVIDER} reported an error: {message}"),
-    )
+        format!("{PROVIDER} reported an error: {line}"),
+    );
+    failure.provider_message = Some(whole);
+    failure
 }
 
 /// The help for a 404 at `url` (`{base_url}/chat/completions`) whose

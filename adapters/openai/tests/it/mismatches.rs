@@ -94,6 +94,32 @@ async fn a_server_error_keeps_its_message_and_a_traceback_is_cut_to_its_exceptio
 }
 
 #[tokio::test]
+async fn an_error_object_in_a_stream_is_quoted_by_its_first_line_and_kept_whole() {
+    let message = "Traceback (most recent call last):\n  File \"/srv/gen.py\", line 3, in step\n\
+                   MemoryError: the KV cache is full";
+    let stream = format!(
+        "data: {}\n\n",
+        json!({ "error": { "message": message, "type": "server_error" } })
+    );
+    let (base, _) = templiqx_fake_provider::serve(
+        "/v1/chat/completions",
+        vec![Reply::sse(stream.clone()), Reply::sse(stream)],
+    )
+    .await;
+    let adapter = OpenAiAdapter::new(config(&format!("{base}/v1"))).unwrap();
+    let i = contract();
+    let error = adapter
+        .execute_streaming(&render(&i), &mut |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.failure.detail,
+        "openai reported an error: MemoryError: the KV cache is full"
+    );
+    assert_eq!(error.failure.provider_message.as_deref(), Some(message));
+}
+
+#[tokio::test]
 async fn a_server_refusing_json_schema_like_llama_cpp_gets_the_structured_output_help() {
     // llama.cpp's own server (before it took `json_schema`), and
     // llama-cpp-python's, whose request validation ends in a 500 with the
