@@ -7,10 +7,14 @@
 //! - [`ApiKey`]: a secret that never appears in `Debug`, errors, failure
 //!   details, receipts or fingerprints; [`ApiKey::redact`] scrubs it from
 //!   any text a provider echoes back.
-//! - [`Endpoint`]: one JSON `POST` per attempt, the per-attempt timeout
-//!   ([`within`]), HTTP statuses and transport errors mapped to the
-//!   `TQX_RUNTIME_*` codes ([`status_failure`], the table in
-//!   `docs/adapters.md`, "Failures").
+//! - [`Endpoint`]: one JSON `POST` per attempt, HTTP statuses and
+//!   transport errors mapped to the `TQX_RUNTIME_*` codes
+//!   ([`status_failure`], the table in `docs/adapters.md`, "Failures"),
+//!   the provider's message quoted by its first meaningful line
+//!   ([`error_message`], [`headline`]) and kept whole, the wire format's
+//!   advice as the failure's help ([`Refusal`]). [`HttpAdapter`] bounds
+//!   each attempt by its overall deadline and a stream by its idle
+//!   timeout (`docs/adapters.md`, "Timeouts").
 //! - [`RetryPolicy`]: capped exponential backoff with jitter, and waiting out
 //!   `Retry-After` ([`retry_after`], RFC 9110 section 10.2.3) when it fits
 //!   the budget; [`RetryPolicy::before_retry`] is what the adapters'
