@@ -489,10 +489,6 @@ impl<'a, P> Eval<'a, P> {
         samples.sort_by(|a, b| {
             (&a.contract, &a.fixture, a.repeat).cmp(&(&b.contract, &b.fixture, b.repeat))
         });
-        let limits: BTreeMap<&str, Option<u32>> = contracts
-            .iter()
-            .map(|(id, i)| (*id, i.runtime_policy.max_output_tokens))
-            .collect();
         let mut outcome = finish(
             run,
             &accumulator,
@@ -500,7 +496,7 @@ impl<'a, P> Eval<'a, P> {
             &gate,
             history,
             skipped,
-            (&cut_off, &limits),
+            &cut_off,
         );
         outcome.samples = samples;
         Ok(outcome)
@@ -516,46 +512,10 @@ fn finish(
     gate: &Gate,
     history: Option<&mut History>,
     skipped: Vec<String>,
-    (cut_off, limits): (&BTreeMap<String, usize>, &BTreeMap<&str, Option<u32>>),
+    cut_off: &BTreeMap<String, usize>,
 ) -> Outcome {
     let stats = accumulator.stats();
-    let mut notes = Vec::new();
-    // Calls that never produced an answer count as failed executions: say
-    // so, since a fall they cause is the provider's, not the prompt's. An
-    // output cut off at the token limit is an answer, and said apart.
-    let cut: usize = cut_off.values().sum();
-    let transport: Vec<String> = stats
-        .overall
-        .summary
-        .failure_codes
-        .iter()
-        .filter(|(code, _)| code.starts_with("TQX_RUNTIME_") || code.starts_with("TQX_CAPABILITY"))
-        .map(|(code, n)| {
-            let n = if code == Code::RuntimeInvalidResponse.as_str() {
-                n.saturating_sub(u64::try_from(cut).unwrap_or(u64::MAX))
-            } else {
-                *n
-            };
-            (code, n)
-        })
-        .filter(|(_, n)| *n > 0)
-        .map(|(code, n)| format!("{code} × {n}"))
-        .collect();
-    for (contract, n) in cut_off {
-        let limit = match limits.get(contract.as_str()).copied().flatten() {
-            Some(max) => format!("its `runtime_policy.max_output_tokens` is {max}"),
-            None => "it sets no `runtime_policy.max_output_tokens`, so the server's default limit applied".to_owned(),
-        };
-        notes.push(format!(
-            "{n} execution(s) of {contract} were cut off at the token limit (the model answered, but its output hit the limit; {limit}); they count as not passed: raise `runtime_policy.max_output_tokens` in the contract, or the server's limit"
-        ));
-    }
-    if !transport.is_empty() {
-        notes.push(format!(
-            "executions failed before the model answered ({}); they count as not passed, so these rates measure the provider as well as the prompt",
-            transport.join(", ")
-        ));
-    }
+    let notes = notes(&stats, cut_off, &run.sampling);
     let comparison = baseline.as_ref().map(|b| compare(&b.stats, &stats));
     let verdict = gate.evaluate(&stats, comparison.as_ref());
     let mut diagnostics: Vec<Diagnostic> =
@@ -581,6 +541,61 @@ fn finish(
         samples: Vec::new(),
         diagnostics,
     }
+}
+
+/// What the reader should know to read `stats` right
+/// ([`Outcome::notes`]): outputs cut off at the token limit (`cut_off`, per
+/// contract; the limit each contract sets is in `sampling`, the run's
+/// [`RunInfo::sampling`]), and executions that failed before the model
+/// answered.
+pub(crate) fn notes(
+    stats: &RunStats,
+    cut_off: &BTreeMap<String, usize>,
+    sampling: &str,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    let sampling: serde_json::Value = serde_json::from_str(sampling).unwrap_or_default();
+    // Calls that never produced an answer count as failed executions: say
+    // so, since a fall they cause is the provider's, not the prompt's. An
+    // output cut off at the token limit is an answer, and said apart.
+    let cut: usize = cut_off.values().sum();
+    let transport: Vec<String> = stats
+        .overall
+        .summary
+        .failure_codes
+        .iter()
+        .filter(|(code, _)| code.starts_with("TQX_RUNTIME_") || code.starts_with("TQX_CAPABILITY"))
+        .map(|(code, n)| {
+            let n = if code == Code::RuntimeInvalidResponse.as_str() {
+                n.saturating_sub(u64::try_from(cut).unwrap_or(u64::MAX))
+            } else {
+                *n
+            };
+            (code, n)
+        })
+        .filter(|(_, n)| *n > 0)
+        .map(|(code, n)| format!("{code} × {n}"))
+        .collect();
+    for (contract, n) in cut_off {
+        let max = sampling
+            .get(contract)
+            .and_then(|s| s.get("max_output_tokens"))
+            .and_then(serde_json::Value::as_u64);
+        let limit = match max {
+            Some(max) => format!("its `runtime_policy.max_output_tokens` is {max}"),
+            None => "it sets no `runtime_policy.max_output_tokens`, so the server's default limit applied".to_owned(),
+        };
+        notes.push(format!(
+            "{n} execution(s) of {contract} were cut off at the token limit (the model answered, but its output hit the limit; {limit}); they count as not passed: raise `runtime_policy.max_output_tokens` in the contract, or the server's limit"
+        ));
+    }
+    if !transport.is_empty() {
+        notes.push(format!(
+            "executions failed before the model answered ({}); they count as not passed, so these rates measure the provider as well as the prompt",
+            transport.join(", ")
+        ));
+    }
+    notes
 }
 
 /// The history behind `stored`, also after a panic elsewhere.

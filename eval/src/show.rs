@@ -4,6 +4,8 @@
 //! show` prints them — so a CI run can be explained after the fact from
 //! its SQLite file.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use templiqx_contracts::{Code, Diagnostic};
 
@@ -24,6 +26,12 @@ pub struct StoredOutcome {
     /// Its statistics over the executions stored (the fixtures the filter
     /// selects), computed as the run computed them.
     pub stats: RunStats,
+    /// The notes the run printed about its figures (outputs cut off at the
+    /// token limit, executions that failed before the model answered),
+    /// made again from the same executions ([`Outcome::notes`](crate::Outcome::notes)
+    /// without the baseline's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Per fixture, its first `samples` failing and first `samples`
     /// passing executions with their evidence, by contract, fixture and
     /// repeat (as [`Outcome::samples`](crate::Outcome::samples)).
@@ -65,6 +73,7 @@ pub fn stored_run(
     // Fixtures seen, with the samples kept of each (failing, passing).
     let mut seen: Vec<(String, usize, usize)> = Vec::new();
     let mut kept = Vec::new();
+    let mut cut_off: BTreeMap<String, usize> = BTreeMap::new();
     history
         .executions(id, |record| {
             let name = format!("{}::{}", record.contract, record.fixture);
@@ -79,6 +88,9 @@ pub fn stored_run(
                 return;
             }
             accumulator.push(&record);
+            if record.evidence.cut_off() {
+                *cut_off.entry(record.contract.clone()).or_default() += 1;
+            }
             let (_, failing, passing) = &mut seen[index];
             let count = if record.passed() { passing } else { failing };
             if *count < samples {
@@ -98,10 +110,12 @@ pub fn stored_run(
     kept.sort_by(|a, b| {
         (&a.contract, &a.fixture, a.repeat).cmp(&(&b.contract, &b.fixture, b.repeat))
     });
+    let stats = accumulator.stats();
     Ok(StoredOutcome {
+        notes: crate::run::notes(&stats, &cut_off, &found.run.sampling),
         run: found.run,
         finished_at: found.finished_at,
-        stats: accumulator.stats(),
+        stats,
         samples: kept,
     })
 }

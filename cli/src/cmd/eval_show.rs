@@ -105,6 +105,9 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
     ))?;
     eval_out::table(ui, &outcome.stats)?;
     eval_out::failures(ui, &outcome.stats, &outcome.samples, options.show_failures)?;
+    for note in &outcome.notes {
+        ui.line(&format!("note: {note}"))?;
+    }
     ui.diagnostics(&diagnostics, &SourceTexts::default())?;
     Ok(status)
 }

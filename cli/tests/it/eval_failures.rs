@@ -223,13 +223,13 @@ fn the_report_drills_down_and_the_junit_file_names_checks_and_values() {
     assert!(!xml.contains('\u{7}'), "a raw BEL in the JUnit file");
 }
 
-/// The table and the failures of an output: from the first contract's
-/// title to the notes (or the end).
+/// The table, the failures and the notes of an output: from the first
+/// contract's title to the gate's line (or the end).
 fn table_and_failures(text: &str) -> &str {
     let start = text
         .find("\ncontract ")
         .unwrap_or_else(|| panic!("no table in\n{text}"));
-    let end = text.find("\nnote: ").unwrap_or(text.len());
+    let end = text.find("\nrun 1: gate").unwrap_or(text.len());
     text[start..end].trim()
 }
 
