@@ -247,3 +247,33 @@ fn cut(text: &str, max: usize) -> String {
         None => text.to_owned(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::finish_reason;
+
+    #[test]
+    fn the_finish_reason_is_read_from_the_failure_the_adapters_report() {
+        let openai =
+            "the output was cut off at the token limit (finish_reason `length`) after 9 characters";
+        let anthropic = "the output was cut off at the token limit (stop_reason `max_tokens`)";
+        assert_eq!(
+            finish_reason("openai.truncated", openai).as_deref(),
+            Some("length")
+        );
+        assert_eq!(
+            finish_reason("anthropic.truncated", anthropic).as_deref(),
+            Some("max_tokens")
+        );
+        // A truncation that quotes no reason is still a cut-off output.
+        assert_eq!(
+            finish_reason("mine.truncated", "cut").as_deref(),
+            Some("length")
+        );
+        assert_eq!(
+            finish_reason("openai.content_filter", "withheld").as_deref(),
+            Some("content_filter")
+        );
+        assert_eq!(finish_reason("openai.unavailable", openai), None);
+    }
+}
