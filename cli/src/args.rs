@@ -194,8 +194,12 @@ Example:
     /// stores every execution in the SQLite history (--db), which `eval
     /// show` prints again; compares with a --baseline run by Fisher's exact
     /// test. `--provider fake` answers each fixture
-    /// with its fake_output, offline. Exit status: 0 when the gate passes,
-    /// 1 when it fails, 2 for usage and configuration errors. See
+    /// with its fake_output, offline. SIGINT (Ctrl-C) or SIGTERM stops
+    /// issuing executions, gives those in flight 5 s to finish (then
+    /// cancels them), writes the reports of what ran marked incomplete,
+    /// marks the run interrupted in the history and says so in one line.
+    /// Exit status: 0 when the gate passes, 1 when it fails, 2 for usage
+    /// and configuration errors, 130 after SIGINT, 143 after SIGTERM. See
     /// docs/eval.md.
     #[command(
         after_help = "\

@@ -20,6 +20,12 @@ pub enum Status {
     Failure,
     /// A file could not be read (or the command line was wrong): exit 2.
     Error,
+    /// SIGINT ended the run early (`eval`): exit 130, as a shell reports
+    /// a process SIGINT killed.
+    Interrupted,
+    /// SIGTERM ended the run early (`eval`): exit 143, as a shell reports
+    /// a process SIGTERM killed.
+    Terminated,
 }
 
 impl Status {
@@ -46,6 +52,8 @@ impl Status {
             Status::Success => 0,
             Status::Failure => 1,
             Status::Error => 2,
+            Status::Interrupted => 130,
+            Status::Terminated => 143,
         }
     }
 }
@@ -117,21 +125,51 @@ impl Ui {
     /// Starts a progress bar over `total` items, drawn on standard error
     /// only when it is a terminal and there is more than one item.
     pub fn start_progress(&mut self, total: usize, verb: &str) {
-        if total < 2 || !io::stderr().is_terminal() {
-            return;
-        }
         let template = if self.color {
             "{prefix:>12.cyan.bold} [{bar:27}] {pos}/{len}: {wide_msg}"
         } else {
             "{prefix:>12} [{bar:27}] {pos}/{len}: {wide_msg}"
         };
+        self.draw_progress(total, verb, template);
+    }
+
+    /// Starts a progress bar over `total` executions for `eval`, drawn as
+    /// [`Ui::start_progress`] draws one: the count, the time elapsed and an
+    /// estimate of the time left from the pace so far, then, on a line of
+    /// its own so that it is not cut short, the item last done in full.
+    pub fn start_timed_progress(&mut self, total: usize, verb: &str) {
+        let template = if self.color {
+            "{prefix:>12.cyan.bold} [{bar:27}] {pos}/{len}, {elapsed} elapsed, about {eta} left\n        last {wide_msg}"
+        } else {
+            "{prefix:>12} [{bar:27}] {pos}/{len}, {elapsed} elapsed, about {eta} left\n        last {wide_msg}"
+        };
+        if self.draw_progress(total, verb, template) {
+            // The elapsed time moves while a slow model answers.
+            self.progress
+                .enable_steady_tick(std::time::Duration::from_secs(1));
+        }
+    }
+
+    /// Draws a progress bar in `template` when standard error is a
+    /// terminal and `total` is more than one; whether it did.
+    fn draw_progress(&mut self, total: usize, verb: &str, template: &str) -> bool {
+        if total < 2 || !io::stderr().is_terminal() {
+            return false;
+        }
         let style = ProgressStyle::with_template(template)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> ");
-        let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr())
-            .with_style(style)
-            .with_prefix(verb.to_owned());
-        self.progress = bar;
+        self.progress =
+            ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr())
+                .with_style(style)
+                .with_prefix(verb.to_owned());
+        true
+    }
+
+    /// The progress bar drawn now (a hidden one when none is), to update
+    /// from elsewhere (a signal handler).
+    pub fn progress_handle(&self) -> ProgressBar {
+        self.progress.clone()
     }
 
     /// Names the item being worked on.

@@ -7,8 +7,8 @@
 //! failure's message and help, the finish reason), a row in `checks` per
 //! check verdict (a failed check's expression and the values it read) and
 //! a row in `violations` per schema violation. The schema is [`SCHEMA`]
-//! (version [`SCHEMA_VERSION`]; a version-1 file is migrated in place by
-//! [`MIGRATION_V2`]); users query it with `sqlite3`, and
+//! (version [`SCHEMA_VERSION`]; a file of version 1 or 2 is migrated in
+//! place by [`MIGRATION_V2`] and [`MIGRATION_V3`]); users query it with `sqlite3`, and
 //! [`History::run`] and [`History::executions`] read a run back. Executions stream
 //! in as they finish, committed in batches of [`BATCH`], so a run's memory
 //! does not grow with its length and an interrupted run keeps what it did.
@@ -19,10 +19,10 @@ use std::fmt;
 use std::path::Path;
 
 /// The schema's version, kept in SQLite's `user_version`. A file of
-/// version 1 is migrated in place ([`MIGRATION_V2`]) when opened; a
-/// database of another version is refused ([`HistoryError`]) rather than
-/// guessed at.
-pub const SCHEMA_VERSION: i64 = 2;
+/// version 1 or 2 is migrated in place ([`MIGRATION_V2`], [`MIGRATION_V3`])
+/// when opened; a database of another version is refused
+/// ([`HistoryError`]) rather than guessed at.
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// How long an operation waits for a database another connection is
 /// writing before it fails: runs beside each other share one history file,
@@ -118,6 +118,14 @@ CREATE TABLE violations (
     };
 }
 
+macro_rules! migration_v3 {
+    () => {
+        "\
+ALTER TABLE runs ADD COLUMN interrupted_at TEXT;       -- RFC 3339, when the run was interrupted
+"
+    };
+}
+
 /// The tables of version 1 of the history (what templiqx wrote before
 /// version 2): a file created by it is migrated by [`MIGRATION_V2`].
 pub const SCHEMA_V1: &str = schema_v1!();
@@ -129,10 +137,17 @@ pub const SCHEMA_V1: &str = schema_v1!();
 /// change.
 pub const MIGRATION_V2: &str = migration_v2!();
 
-/// The history's tables at [`SCHEMA_VERSION`]: [`SCHEMA_V1`] then
-/// [`MIGRATION_V2`], so a new file and a migrated one are alike
-/// (`docs/eval.md`, "History" documents each column).
-pub const SCHEMA: &str = concat!(schema_v1!(), migration_v2!());
+/// From version 2 to 3: `runs.interrupted_at`, when a run was interrupted
+/// (SIGINT, SIGTERM, [`Eval::interrupt`](crate::Eval::interrupt)); such a
+/// run keeps `finished_at` null and has its `stats` over what ran
+/// (`docs/eval.md`, "History"). Run in one transaction with the version
+/// change.
+pub const MIGRATION_V3: &str = migration_v3!();
+
+/// The history's tables at [`SCHEMA_VERSION`]: [`SCHEMA_V1`], then
+/// [`MIGRATION_V2`] and [`MIGRATION_V3`], so a new file and a migrated one
+/// are alike (`docs/eval.md`, "History" documents each column).
+pub const SCHEMA: &str = concat!(schema_v1!(), migration_v2!(), migration_v3!());
 
 /// What a history operation failed on: the database file, its schema, or
 /// SQLite itself. The CLI reports it as `TQX_IO` (exit 2).
@@ -245,7 +260,7 @@ impl fmt::Debug for History {
 impl History {
     /// Opens the database at `path`, creating it (and its parent
     /// directories) with [`SCHEMA`] when it does not exist, and migrating a
-    /// version-1 file to [`SCHEMA_VERSION`] in place (one transaction under
+    /// file of version 1 or 2 to [`SCHEMA_VERSION`] in place (one transaction under
     /// the write lock: of processes opening it together, one migrates).
     ///
     /// # Errors
@@ -315,7 +330,7 @@ impl History {
     }
 
     /// Within the open transaction: creates the schema in a file without
-    /// one, migrates version 1, accepts the current version, refuses
+    /// one, migrates versions 1 and 2, accepts the current version, refuses
     /// anything else.
     fn create_schema(conn: &Connection) -> Result<(), HistoryError> {
         let version: i64 = conn
@@ -336,11 +351,18 @@ impl History {
                     .map_err(fail("creating the eval history"))
             }
             // Migrated in place, in the transaction `with` holds: of runs
-            // opening a version-1 file together, one migrates and the
-            // others find version 2.
+            // opening an older file together, one migrates and the others
+            // find the current version.
             1 => conn
-                .execute_batch(&format!("{MIGRATION_V2} PRAGMA user_version = 2;"))
-                .map_err(fail("migrating the eval history to schema version 2")),
+                .execute_batch(&format!(
+                    "{MIGRATION_V2} {MIGRATION_V3} PRAGMA user_version = {SCHEMA_VERSION};"
+                ))
+                .map_err(fail("migrating the eval history to schema version 3")),
+            2 => conn
+                .execute_batch(&format!(
+                    "{MIGRATION_V3} PRAGMA user_version = {SCHEMA_VERSION};"
+                ))
+                .map_err(fail("migrating the eval history to schema version 3")),
             SCHEMA_VERSION => Ok(()),
             other => Err(HistoryError {
                 action: "opening the eval history".to_owned(),
@@ -546,13 +568,45 @@ impl History {
         finished_at: &str,
         stats: &str,
     ) -> Result<(), HistoryError> {
+        self.end_run(
+            "UPDATE runs SET finished_at = ?2, stats = ?3 WHERE id = ?1",
+            (run_id, finished_at, stats),
+            "finishing the run",
+        )
+    }
+
+    /// Marks run `run_id` interrupted at `interrupted_at` (RFC 3339) with
+    /// the statistics of what ran (`stats`, JSON text), after committing
+    /// what is pending. Its `finished_at` stays null: it is never a
+    /// `--baseline last`.
+    ///
+    /// # Errors
+    ///
+    /// A [`HistoryError`] from SQLite.
+    pub fn interrupt_run(
+        &mut self,
+        run_id: i64,
+        interrupted_at: &str,
+        stats: &str,
+    ) -> Result<(), HistoryError> {
+        self.end_run(
+            "UPDATE runs SET interrupted_at = ?2, stats = ?3 WHERE id = ?1",
+            (run_id, interrupted_at, stats),
+            "marking the run interrupted",
+        )
+    }
+
+    /// Commits what is pending, then `update` with `(run id, time, stats)`.
+    fn end_run(
+        &mut self,
+        update: &str,
+        values: (i64, &str, &str),
+        action: &str,
+    ) -> Result<(), HistoryError> {
         self.flush()?;
         self.conn
-            .execute(
-                "UPDATE runs SET finished_at = ?2, stats = ?3 WHERE id = ?1",
-                params![run_id, finished_at, stats],
-            )
-            .map_err(fail("finishing the run"))?;
+            .execute(update, params![values.0, values.1, values.2])
+            .map_err(fail(action))?;
         Ok(())
     }
 
@@ -675,7 +729,8 @@ impl History {
     ///
     /// A [`HistoryError`] from SQLite.
     pub fn run(&self, reference: &str) -> Result<Option<StoredRunInfo>, HistoryError> {
-        let columns = "id, started_at, finished_at, provider, model, sampling, repeat";
+        let columns =
+            "id, started_at, finished_at, provider, model, sampling, repeat, interrupted_at";
         let read = |r: &rusqlite::Row<'_>| -> rusqlite::Result<StoredRunInfo> {
             Ok(StoredRunInfo {
                 run: RunInfo {
@@ -685,6 +740,7 @@ impl History {
                     model: r.get(4)?,
                     sampling: r.get(5)?,
                     repeat: r.get(6)?,
+                    interrupted_at: r.get(7)?,
                 },
                 finished_at: r.get(2)?,
                 interactions: Vec::new(),
@@ -781,7 +837,8 @@ impl History {
             self.conn
                 .query_row(
                     "SELECT id, started_at, stats FROM runs
-                     WHERE stats IS NOT NULL AND id IS NOT ?1 AND provider = ?2 AND model = ?3
+                     WHERE finished_at IS NOT NULL AND stats IS NOT NULL AND id IS NOT ?1
+                       AND provider = ?2 AND model = ?3
                      ORDER BY id DESC LIMIT 1",
                     params![current, like.0, like.1],
                     |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
@@ -793,7 +850,8 @@ impl History {
             };
             self.conn
                 .query_row(
-                    "SELECT id, started_at, stats FROM runs WHERE stats IS NOT NULL AND id = ?1",
+                    "SELECT id, started_at, stats FROM runs
+                     WHERE finished_at IS NOT NULL AND stats IS NOT NULL AND id = ?1",
                     [id],
                     |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
                 )
@@ -949,6 +1007,7 @@ mod tests {
             model: "fake".into(),
             sampling: "{}".into(),
             repeat: 3,
+            interrupted_at: None,
         }
     }
 
@@ -1001,6 +1060,16 @@ mod tests {
         let first = h.begin_run(&run()).unwrap();
         h.add_contract(first, "lease", "c1", "i1").unwrap();
         h.finish_run(first, "t", "{\"n\":1}").unwrap();
+        // An interrupted run has statistics of what ran, but is no baseline.
+        let interrupted = h.begin_run(&run()).unwrap();
+        h.interrupt_run(interrupted, "t", "{\"n\":2}").unwrap();
+        assert_eq!(
+            h.baseline(&interrupted.to_string(), None, fake).unwrap(),
+            None
+        );
+        let stored = h.run(&interrupted.to_string()).unwrap().unwrap();
+        assert_eq!(stored.run.interrupted_at.as_deref(), Some("t"));
+        assert_eq!(stored.finished_at, None);
         let unfinished = h.begin_run(&run()).unwrap();
         let last = h.baseline("last", Some(unfinished), fake).unwrap().unwrap();
         // Another model's runs are not this one's baseline.

@@ -9,7 +9,10 @@
 //! that concern the whole run. Each testcase has the figures as
 //! `<properties>` (rates in `[0, 1]`, latencies in ms) and a one-line
 //! summary as `<system-out>`; its time is the sum of its executions'
-//! latencies.
+//! latencies. An interrupted run ([`RunInfo::interrupted_at`]) is marked
+//! incomplete: every suite has the property `interrupted_at`, and the
+//! overall suite a second testcase, `incomplete`, in error (type
+//! `interrupted`).
 
 use std::time::Duration;
 
@@ -161,6 +164,14 @@ pub fn junit_with_samples(
         Property::new("sampling", &run.sampling),
         Property::new("repeat", run.repeat.to_string()),
     ];
+    let run_properties: Vec<Property> = run_properties
+        .into_iter()
+        .chain(
+            run.interrupted_at
+                .as_deref()
+                .map(|at| Property::new("interrupted_at", at)),
+        )
+        .collect();
     for contract in &stats.contracts {
         let mut suite = TestSuite::new(contract.contract.as_str());
         suite.add_properties(run_properties.clone());
@@ -199,6 +210,17 @@ pub fn junit_with_samples(
     let mut case = test_case("overall", &stats.overall.summary, &unattached, &[]);
     case.set_classname(OVERALL_SUITE);
     suite.add_test_case(case);
+    if let Some(at) = &run.interrupted_at {
+        // CI shows an incomplete run as an error, not as a pass.
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status.set_type("interrupted").set_message(format!(
+            "the run was interrupted at {at} after {} executions; the figures cover only what ran",
+            stats.overall.summary.executions
+        ));
+        let mut case = TestCase::new("incomplete", status);
+        case.set_classname(OVERALL_SUITE);
+        suite.add_test_case(case);
+    }
     report.add_test_suite(suite);
     report
         .to_string()
@@ -246,6 +268,7 @@ mod tests {
             model: "fake".into(),
             sampling: "{}".into(),
             repeat: 10,
+            interrupted_at: None,
         }
     }
 

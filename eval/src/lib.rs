@@ -118,6 +118,6 @@ pub use gate::{Gate, GateScope, GateVerdict};
 pub use record::{
     CheckVerdict, Endpoint, Evidence, ExecutionRecord, ObservedValue, RunInfo, Verdict, Violation,
 };
-pub use run::{DEFAULT_SAMPLES, Eval, Outcome, Progress};
+pub use run::{DEFAULT_GRACE, DEFAULT_SAMPLES, Eval, Interrupted, Outcome, Progress};
 pub use select::{FixtureFilter, Selection};
 pub use stats::{Accumulator, Rate, RunStats};

@@ -216,6 +216,12 @@ pub struct RunInfo {
     pub sampling: String,
     /// Repeats per fixture.
     pub repeat: u32,
+    /// When the run was interrupted (RFC 3339 in UTC): it stopped issuing
+    /// executions before the end ([`Eval::interrupt`](crate::Eval::interrupt),
+    /// SIGINT or SIGTERM for `templiqx eval`), so its figures cover only
+    /// what ran. `None` for a run that ran to its end (or is running).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted_at: Option<String>,
 }
 
 /// What model a run measures and how it is reached: the provider, the

@@ -83,7 +83,10 @@ footer{margin-top:3rem;color:#57606a;font-size:.85rem}
 /// baseline's bar beside the current one, the p-value, and regressions
 /// and improvements marked), the latency histogram, and with a comparison
 /// a table of every rate before and after. The module documentation lists
-/// the `data-*` attributes carrying the figures.
+/// the `data-*` attributes carrying the figures. An interrupted run
+/// ([`RunInfo::interrupted_at`]) is marked incomplete: `(incomplete)` in
+/// the title and a `dd.incomplete` with `data-interrupted-at` in the
+/// header.
 #[must_use]
 pub fn html(stats: &RunStats, run: &RunInfo, comparison: Option<&Comparison>) -> String {
     html_with_samples(stats, run, comparison, &[])
@@ -110,10 +113,13 @@ pub fn html_with_samples(
 ) -> String {
     let mut out = String::with_capacity(16 * 1024);
     let run_id = run.id.map(|id| id.to_string());
-    let title = match &run_id {
+    let mut title = match &run_id {
         Some(id) => format!("templiqx eval — run {id}"),
         None => "templiqx eval".to_owned(),
     };
+    if run.interrupted_at.is_some() {
+        title.push_str(" (incomplete)");
+    }
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -354,7 +360,7 @@ fn header(out: &mut String, run: &RunInfo, run_id: Option<&str>) {
          data-provider=\"{}\" data-model=\"{}\" data-repeat=\"{}\" data-started-at=\"{}\">\n\
          <dt>Run</dt><dd>{}</dd>\n<dt>Provider</dt><dd>{}</dd>\n<dt>Model</dt><dd><code>{}</code></dd>\n\
          <dt>Repeats</dt><dd>{}</dd>\n<dt>Started at</dt><dd>{}</dd>\n\
-         <dt>Sampling</dt><dd><code>{}</code></dd>\n</dl>\n</header>\n",
+         <dt>Sampling</dt><dd><code>{}</code></dd>\n{}</dl>\n</header>\n",
         esc(run_id.unwrap_or("")),
         esc(&run.provider),
         esc(&run.model),
@@ -366,6 +372,14 @@ fn header(out: &mut String, run: &RunInfo, run_id: Option<&str>) {
         run.repeat,
         esc(&run.started_at),
         esc(&run.sampling),
+        run.interrupted_at
+            .as_deref()
+            .map_or_else(String::new, |at| format!(
+                "<dt>Status</dt><dd class=\"incomplete\" data-interrupted-at=\"{}\">incomplete: \
+             interrupted at {}; the figures cover only the executions that ran</dd>\n",
+                esc(at),
+                esc(at)
+            )),
     );
 }
 
@@ -773,6 +787,7 @@ mod tests {
             model: "m<1>".into(),
             sampling: "{\"temperature\":0}".into(),
             repeat: 20,
+            interrupted_at: None,
         }
     }
 

@@ -5,8 +5,12 @@
 //! the gate.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::ops::ControlFlow;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde::Serialize;
@@ -85,6 +89,11 @@ pub struct Outcome {
     /// ([`ExecutionRecord::evidence`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub samples: Vec<ExecutionRecord>,
+    /// How the run was interrupted ([`Eval::interrupt`]), when it was: then
+    /// every figure covers only the executions that ran, and
+    /// [`RunInfo::interrupted_at`] says when.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Interrupted>,
     /// One `TQX_EVAL_GATE` error per gate failure, in the verdict's order,
     /// then a `TQX_IO` error when the history could not mark the run
     /// finished.
@@ -92,9 +101,30 @@ pub struct Outcome {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// How far an interrupted run got ([`Outcome::interrupted`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Interrupted {
+    /// Executions finished, stored and counted (those in flight at the
+    /// interruption that finished within the grace period included).
+    pub done: usize,
+    /// Executions the run would have made: fixtures × repeats.
+    pub total: usize,
+    /// Executions in flight when the grace period ([`Eval::grace`]) ran
+    /// out, cancelled: their requests dropped, nothing of them stored or
+    /// counted.
+    pub cancelled: usize,
+}
+
 /// Failing (and passing) executions kept per fixture by default
 /// ([`Eval::samples`]).
 pub const DEFAULT_SAMPLES: usize = 3;
+
+/// How long an interrupted run waits by default for the executions in
+/// flight to finish before it cancels them ([`Eval::grace`]): 5 s.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
+
+/// What interrupts a run ([`Eval::interrupt`]).
+type Interrupt<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
 /// The observer of a run that has none.
 type Unobserved = fn(Progress<'_>) -> ControlFlow<()>;
@@ -105,7 +135,8 @@ type Unobserved = fn(Progress<'_>) -> ControlFlow<()>;
 ///
 /// Defaults: every fixture, 1 repeat, 4 in flight, no history (nothing
 /// stored, nothing cached), no baseline, no gate, the endpoint named after
-/// the adapter's descriptor (provider and model its name, transport `{}`).
+/// the adapter's descriptor (provider and model its name, transport `{}`),
+/// no interruption (a [`DEFAULT_GRACE`] of 5 s once one is set).
 pub struct Eval<'a, P = Unobserved> {
     contracts: Vec<&'a CompiledContract>,
     filter: FixtureFilter,
@@ -120,6 +151,8 @@ pub struct Eval<'a, P = Unobserved> {
     samples: usize,
     progress: P,
     selection: Option<Selection<'a>>,
+    interrupt: Option<Interrupt<'a>>,
+    grace: Duration,
 }
 
 impl<'a> Eval<'a> {
@@ -142,6 +175,8 @@ impl<'a> Eval<'a> {
             samples: DEFAULT_SAMPLES,
             progress: |_| ControlFlow::Continue(()),
             selection: None,
+            interrupt: None,
+            grace: DEFAULT_GRACE,
         }
     }
 }
@@ -257,7 +292,36 @@ impl<'a, P> Eval<'a, P> {
             samples: self.samples,
             progress: observer,
             selection: self.selection,
+            interrupt: self.interrupt,
+            grace: self.grace,
         }
+    }
+
+    /// Ends the run early, cleanly, when `signal` resolves (SIGINT or
+    /// SIGTERM for `templiqx eval`; a host's cancellation token, e.g.
+    /// `token.cancelled_owned()`, or a timer): no execution is issued
+    /// after it; the executions in flight get [`Eval::grace`] to finish and
+    /// are then cancelled (their requests dropped, nothing of them
+    /// stored); the run's statistics, notes, comparison and gate cover what
+    /// ran, the history marks the run interrupted
+    /// (`runs.interrupted_at`, its `finished_at` null, so it is never a
+    /// `--baseline last`), and [`Eval::run`] returns the [`Outcome`] with
+    /// [`Outcome::interrupted`] and [`RunInfo::interrupted_at`] set. A
+    /// `signal` that resolves after the last execution changes nothing.
+    /// The run then needs the Tokio timer (for the grace period).
+    #[must_use]
+    pub fn interrupt(mut self, signal: impl Future<Output = ()> + Send + 'a) -> Self {
+        self.interrupt = Some(Box::pin(signal));
+        self
+    }
+
+    /// How long an interrupted run waits for the executions in flight
+    /// before it cancels them (default [`DEFAULT_GRACE`], 5 s; zero
+    /// cancels them at once).
+    #[must_use]
+    pub fn grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
     }
 
     /// The fixtures the run will execute, each rendered once; [`Eval::run`]
@@ -294,7 +358,8 @@ impl<'a, P> Eval<'a, P> {
     /// As [`Eval::select`], or [`EvalError::History`] when the history
     /// refuses the run, before anything executes;
     /// [`EvalError::Stopped`] when the history refuses an execution;
-    /// [`EvalError::Cancelled`] when the observer breaks.
+    /// [`EvalError::Cancelled`] when the observer breaks. An interruption
+    /// ([`Eval::interrupt`]) is not an error: its outcome says so.
     pub async fn run<A>(mut self, adapter: &A) -> Result<Outcome, EvalError>
     where
         A: AsyncRuntimeAdapter,
@@ -312,6 +377,8 @@ impl<'a, P> Eval<'a, P> {
             samples: keep,
             mut progress,
             selection,
+            mut interrupt,
+            grace,
             ..
         } = self;
         let Some(Selection {
@@ -357,6 +424,7 @@ impl<'a, P> Eval<'a, P> {
                 serde_json::Value::Object(by_contract).to_string()
             },
             repeat,
+            interrupted_at: None,
         };
         let refused =
             |e: HistoryError| EvalError::History(Diagnostic::error(Code::Io, e.to_string()));
@@ -401,8 +469,15 @@ impl<'a, P> Eval<'a, P> {
         let mut samples: Vec<ExecutionRecord> = Vec::new();
         let mut cut_off: BTreeMap<String, usize> = BTreeMap::new();
         // Repeat-major: a run cut short has covered every fixture alike.
-        let jobs =
-            (0..repeat).flat_map(|r| fixtures.iter().enumerate().map(move |(i, f)| (i, f, r)));
+        // Once interrupted, no job is issued: the stream ends when the
+        // executions in flight have.
+        let (stop, issued) = (AtomicBool::new(false), AtomicUsize::new(0));
+        let jobs = (0..repeat)
+            .flat_map(|r| fixtures.iter().enumerate().map(move |(i, f)| (i, f, r)))
+            .take_while(|_| !stop.load(Ordering::Relaxed))
+            .inspect(|_| {
+                issued.fetch_add(1, Ordering::Relaxed);
+            });
         let mut executions = futures_util::stream::iter(jobs)
             .map(|(index, fixture, repeat)| {
                 let (stored, key) = (&stored, &keys[index]);
@@ -425,7 +500,12 @@ impl<'a, P> Eval<'a, P> {
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             tick
         });
+        // Set when the interruption comes: when the grace period ends.
+        let mut deadline: Option<tokio::time::Instant> = None;
+        let mut cancelled = 0usize;
         let failed: Option<HistoryError> = loop {
+            // A resolved interruption is polled no more.
+            let mut fired = false;
             let next_tick = async {
                 match tick.as_mut() {
                     Some(tick) => {
@@ -434,7 +514,38 @@ impl<'a, P> Eval<'a, P> {
                     None => std::future::pending().await,
                 }
             };
+            let interrupted = async {
+                match interrupt.as_mut() {
+                    Some(signal) => signal.await,
+                    None => std::future::pending().await,
+                }
+            };
+            let grace_over = async move {
+                match deadline {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
+            // The interruption first: once it has come, no execution is
+            // issued, whatever else is ready.
             tokio::select! {
+                biased;
+                () = interrupted => {
+                    fired = true;
+                    stop.store(true, Ordering::Relaxed);
+                    deadline = Some(tokio::time::Instant::now() + grace);
+                }
+                () = grace_over => {
+                    cancelled = issued.load(Ordering::Relaxed).saturating_sub(done);
+                    break None;
+                }
+                () = next_tick => {
+                    if let Some(history) = lock(&stored).as_deref_mut()
+                        && let Err(e) = history.flush()
+                    {
+                        break Some(e);
+                    }
+                }
                 next = executions.next() => {
                     let Some((index, (record, output))) = next else {
                         break None;
@@ -462,13 +573,9 @@ impl<'a, P> Eval<'a, P> {
                         return Err(EvalError::Cancelled { run_id: run.id, done, total });
                     }
                 }
-                () = next_tick => {
-                    if let Some(history) = lock(&stored).as_deref_mut()
-                        && let Err(e) = history.flush()
-                    {
-                        break Some(e);
-                    }
-                }
+            }
+            if fired {
+                interrupt = None;
             }
         };
         drop(executions);
@@ -489,6 +596,13 @@ impl<'a, P> Eval<'a, P> {
         samples.sort_by(|a, b| {
             (&a.contract, &a.fixture, a.repeat).cmp(&(&b.contract, &b.fixture, b.repeat))
         });
+        // Interrupted: the signal came before the last execution was issued,
+        // or while executions were still in flight.
+        let interrupted = (deadline.is_some() && done < total).then_some(Interrupted {
+            done,
+            total,
+            cancelled,
+        });
         let mut outcome = finish(
             run,
             &accumulator,
@@ -497,6 +611,7 @@ impl<'a, P> Eval<'a, P> {
             history,
             skipped,
             &cut_off,
+            interrupted,
         );
         outcome.samples = samples;
         Ok(outcome)
@@ -504,29 +619,55 @@ impl<'a, P> Eval<'a, P> {
 }
 
 /// The statistics, the notes, the comparison, the gate; the run marked
-/// finished in the history.
+/// finished (or `interrupted`) in the history.
+#[allow(clippy::too_many_arguments)]
 fn finish(
-    run: RunInfo,
+    mut run: RunInfo,
     accumulator: &Accumulator,
     baseline: Option<Baseline>,
     gate: &Gate,
     history: Option<&mut History>,
     skipped: Vec<String>,
     cut_off: &BTreeMap<String, usize>,
+    interrupted: Option<Interrupted>,
 ) -> Outcome {
     let stats = accumulator.stats();
-    let notes = notes(&stats, cut_off, &run.sampling);
+    let mut notes = notes(&stats, cut_off, &run.sampling);
+    if let Some(i) = &interrupted {
+        let cancelled = match i.cancelled {
+            0 => String::new(),
+            n => format!(", {n} in flight cancelled"),
+        };
+        notes.insert(
+            0,
+            format!(
+                "the run was interrupted after {} of {} executions{cancelled}: these figures cover only what ran",
+                i.done, i.total
+            ),
+        );
+    }
     let comparison = baseline.as_ref().map(|b| compare(&b.stats, &stats));
     let verdict = gate.evaluate(&stats, comparison.as_ref());
     let mut diagnostics: Vec<Diagnostic> =
         verdict.failures.iter().map(|f| f.diagnostic()).collect();
+    let ended = jiff::Timestamp::now().to_string();
+    if interrupted.is_some() {
+        run.interrupted_at = Some(ended.clone());
+    }
     if let (Some(history), Some(id)) = (history, run.id) {
-        let finished = jiff::Timestamp::now().to_string();
         let stats_json = serde_json::to_string(&stats).unwrap_or_default();
-        if let Err(e) = history.finish_run(id, &finished, &stats_json) {
+        let (stored, what) = if interrupted.is_some() {
+            (
+                history.interrupt_run(id, &ended, &stats_json),
+                "marked interrupted",
+            )
+        } else {
+            (history.finish_run(id, &ended, &stats_json), "finished")
+        };
+        if let Err(e) = stored {
             diagnostics.push(Diagnostic::error(
                 Code::Io,
-                format!("run {id} could not be finished: {e}"),
+                format!("run {id} could not be {what}: {e}"),
             ));
         }
     }
@@ -539,6 +680,7 @@ fn finish(
         notes,
         skipped,
         samples: Vec::new(),
+        interrupted,
         diagnostics,
     }
 }

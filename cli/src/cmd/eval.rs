@@ -6,16 +6,20 @@
 //! HTML reports (`docs/eval.md`; `docs/cli.md`, "eval").
 //!
 //! The run is `templiqx_eval`'s [`Eval`]; this command parses the flags,
-//! builds the provider's adapter, opens the history, and prints.
+//! builds the provider's adapter, opens the history, and prints. SIGINT
+//! and SIGTERM interrupt the run through [`Eval::interrupt`] (`docs/eval.md`,
+//! "Interrupting a run").
 
 use crate::args::{EvalProviderKind, GateScopeArg, ProviderKind};
 use crate::cmd::eval_out;
 use crate::compile::compile_inputs;
 use crate::provider::Adapter;
 use crate::ui::{Status, Ui};
+use std::future::Future;
 use std::io;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use templiqx_contracts::{CapabilityProfile, Code, Diagnostic, Diagnostics};
 use templiqx_eval::history::History;
 use templiqx_eval::{
@@ -134,10 +138,34 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
     // A status line that cannot be written stops the run before it calls
     // the model.
     let mut unwritten = None;
+    // SIGINT and SIGTERM from here on end the run cleanly, the signal
+    // noted; the progress bar, once drawn, says the run is stopping.
+    let caught: Arc<OnceLock<Signal>> = Arc::default();
+    let bar: Arc<Mutex<Option<indicatif::ProgressBar>>> = Arc::default();
+    let signals = {
+        let _entered = runtime.enter();
+        signals()
+    };
+    let mut eval = eval.history(&mut history).baseline(baseline);
+    // Without a handler (none could be installed), a signal ends the
+    // process as it always did; the history keeps what was committed.
+    if let Ok(signals) = signals {
+        let (caught, bar) = (Arc::clone(&caught), Arc::clone(&bar));
+        eval = eval.interrupt(async move {
+            let signal = signals.await;
+            let _ = caught.set(signal);
+            if let Some(bar) = bar.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
+                bar.set_message(format!(
+                    "{}: stopping, waiting at most {} s for the executions in flight",
+                    signal.name(),
+                    GRACE.as_secs()
+                ));
+            }
+        });
+    }
     let eval = eval
-        .history(&mut history)
-        .baseline(baseline)
-        .on_progress(|event| progress(ui, options, &endpoint, event, &mut unwritten));
+        .grace(GRACE)
+        .on_progress(|event| progress(ui, options, &endpoint, event, &mut unwritten, &bar));
     let ran = runtime.block_on(async {
         match &provider {
             Provider::Real(adapter) => match &**adapter {
@@ -149,6 +177,17 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
     });
     ui.finish_progress();
     match ran {
+        Ok(outcome) if outcome.interrupted.is_some() => {
+            let signal = caught.get().copied().unwrap_or(Signal::Interrupt);
+            eval_out::interrupted(
+                ui,
+                options,
+                diagnostics,
+                outcome,
+                signal.name(),
+                signal.status(),
+            )
+        }
         Ok(outcome) => eval_out::finish(ui, options, diagnostics, outcome),
         Err(EvalError::Stopped { diagnostic, .. }) => {
             eval_out::stopped(ui, diagnostic)?;
@@ -169,6 +208,7 @@ fn progress(
     endpoint: &Endpoint,
     event: Progress<'_>,
     unwritten: &mut Option<io::Error>,
+    bar: &Mutex<Option<indicatif::ProgressBar>>,
 ) -> ControlFlow<()> {
     match event {
         Progress::Started {
@@ -190,7 +230,8 @@ fn progress(
                         ),
                     )?;
                 }
-                ui.start_progress(executions, "Evaluating");
+                ui.start_timed_progress(executions, "Evaluating");
+                *bar.lock().unwrap_or_else(PoisonError::into_inner) = Some(ui.progress_handle());
                 Ok(())
             };
             if let Err(e) = started() {
@@ -204,6 +245,62 @@ fn progress(
         }
     }
     ControlFlow::Continue(())
+}
+
+/// How long an interrupted run waits for the executions in flight before
+/// it cancels them (`docs/eval.md`, "Interrupting a run").
+const GRACE: std::time::Duration = templiqx_eval::DEFAULT_GRACE;
+
+/// The signal that interrupted a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Signal {
+    /// SIGINT (Ctrl-C): exit 130.
+    Interrupt,
+    /// SIGTERM (`kill`, `timeout`, a CI runner cancelling): exit 143.
+    Terminate,
+}
+
+impl Signal {
+    fn name(self) -> &'static str {
+        match self {
+            Signal::Interrupt => "SIGINT",
+            Signal::Terminate => "SIGTERM",
+        }
+    }
+
+    fn status(self) -> Status {
+        match self {
+            Signal::Interrupt => Status::Interrupted,
+            Signal::Terminate => Status::Terminated,
+        }
+    }
+}
+
+/// A future that resolves with the first SIGINT or SIGTERM, its handlers
+/// installed now (inside the runtime): from here on these signals no longer
+/// end the process at once.
+#[cfg(unix)]
+fn signals() -> io::Result<impl Future<Output = Signal> + Send + 'static> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => Signal::Interrupt,
+            _ = terminate.recv() => Signal::Terminate,
+        }
+    })
+}
+
+/// A future that resolves with the first Ctrl-C.
+#[cfg(not(unix))]
+fn signals() -> io::Result<impl Future<Output = Signal> + Send + 'static> {
+    Ok(async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+        Signal::Interrupt
+    })
 }
 
 /// Reports an [`EvalError`] that stopped the run before anything executed.

@@ -100,35 +100,12 @@ pub fn finish(
         gate: verdict,
         ..
     } = &outcome;
-    let mut files = Vec::new();
-    if let Some(path) = options.report {
-        let html = templiqx_eval::report::html_with_samples(
-            stats,
-            run,
-            comparison.as_ref(),
-            &outcome.samples,
-        );
-        files.push((path, html, "report"));
-    }
-    if let Some(path) = options.junit {
-        let xml = templiqx_eval::junit::junit_with_samples(stats, run, verdict, &outcome.samples);
-        files.push((path, xml, "JUnit report"));
-    }
     let mut status = if verdict.passed {
         Status::Success
     } else {
         Status::Failure
     };
-    for (path, text, what) in files {
-        if let Err(e) = std::fs::write(path, text) {
-            diagnostics.push(io_diagnostic(&format!(
-                "cannot write the {what} {}: {}",
-                path.display(),
-                crate::compile::io_reason(&e)
-            )));
-            status = Status::Error;
-        }
-    }
+    write_reports(options, &outcome, &mut diagnostics);
     status = status.max(Status::of(&diagnostics));
     if ui.json() {
         let env = OperationEnvelope::new(Operation::Eval, Some(&outcome), diagnostics);
@@ -146,6 +123,100 @@ pub fn finish(
     ui.diagnostics(&diagnostics, &SourceTexts::default())?;
     let gated = options.min_pass_rate.is_some() || options.fail_on_regression;
     gate_lines(ui, run, gated, verdict)?;
+    Ok(status)
+}
+
+/// Writes `--report` and `--junit` for `outcome`; a file that cannot be
+/// written is a `TQX_IO` error in `diagnostics`.
+fn write_reports(options: &Options<'_>, outcome: &Outcome, diagnostics: &mut Vec<Diagnostic>) {
+    let Outcome {
+        run,
+        stats,
+        comparison,
+        gate: verdict,
+        samples,
+        ..
+    } = outcome;
+    let mut files = Vec::new();
+    if let Some(path) = options.report {
+        let html =
+            templiqx_eval::report::html_with_samples(stats, run, comparison.as_ref(), samples);
+        files.push((path, html, "report"));
+    }
+    if let Some(path) = options.junit {
+        let xml = templiqx_eval::junit::junit_with_samples(stats, run, verdict, samples);
+        files.push((path, xml, "JUnit report"));
+    }
+    for (path, text, what) in files {
+        if let Err(e) = std::fs::write(path, text) {
+            diagnostics.push(io_diagnostic(&format!(
+                "cannot write the {what} {}: {}",
+                path.display(),
+                crate::compile::io_reason(&e)
+            )));
+        }
+    }
+}
+
+/// Ends a run a signal interrupted (`docs/eval.md`, "Interrupting a
+/// run"): the reports of what ran (`--report`, `--junit`, and with
+/// `--format json` the envelope on standard output), each marked
+/// incomplete, then one line on standard error saying so; the status is
+/// `signal`'s (exit 130 for SIGINT, 143 for SIGTERM). Human output prints
+/// no table: `templiqx eval show RUN` prints what ran.
+pub fn interrupted(
+    ui: &mut Ui,
+    options: &Options<'_>,
+    warnings: Vec<Diagnostic>,
+    outcome: Outcome,
+    signal: &str,
+    status: Status,
+) -> io::Result<Status> {
+    let mut diagnostics = warnings;
+    diagnostics.extend(outcome.diagnostics.iter().cloned());
+    write_reports(options, &outcome, &mut diagnostics);
+    if ui.json() {
+        let env = OperationEnvelope::new(Operation::Eval, Some(&outcome), diagnostics);
+        ui.json_line(&env)?;
+    } else {
+        // Only what went wrong while stopping (a report not written).
+        let errors: Vec<Diagnostic> = diagnostics
+            .into_iter()
+            .filter(Diagnostic::is_error)
+            .collect();
+        ui.diagnostics(&errors, &SourceTexts::default())?;
+    }
+    ui.flush()?;
+    let how_far = match outcome.interrupted {
+        Some(i) => {
+            let cancelled = match i.cancelled {
+                0 => String::new(),
+                n => format!(", {n} in flight cancelled"),
+            };
+            format!("after {} of {} executions{cancelled}", i.done, i.total)
+        }
+        None => "after its last execution".to_owned(),
+    };
+    let run = match outcome.run.id {
+        Some(id) => {
+            format!("; run {id} is marked interrupted in the history (templiqx eval show {id})")
+        }
+        None => String::new(),
+    };
+    let reports = [options.report, options.junit]
+        .into_iter()
+        .flatten()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>();
+    let reports = if reports.is_empty() {
+        String::new()
+    } else {
+        format!("; reports of what ran: {}", reports.join(", "))
+    };
+    let line = format!("templiqx eval: interrupted by {signal} {how_far}{run}{reports}\n");
+    let mut err = io::stderr().lock();
+    // Standard error gone: the status still says what happened.
+    let _ = io::Write::write_all(&mut err, line.as_bytes());
     Ok(status)
 }
 

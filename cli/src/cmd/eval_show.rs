@@ -91,9 +91,10 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
         return Ok(status);
     }
     let run = &outcome.run;
-    let when = match &outcome.finished_at {
-        Some(at) => format!("finished {at}"),
-        None => "not finished (interrupted, or still running)".to_owned(),
+    let when = match (&outcome.finished_at, &run.interrupted_at) {
+        (Some(at), _) => format!("finished {at}"),
+        (None, Some(at)) => format!("interrupted at {at} (its figures cover what ran)"),
+        (None, None) => "not finished (still running, or killed)".to_owned(),
     };
     ui.line(&format!(
         "run {}: {} `{}`, {} repeat(s), started {}, {when}",

@@ -8,6 +8,7 @@ mod check;
 mod diff;
 mod eval;
 mod eval_failures;
+mod eval_interrupt;
 mod fingerprint;
 mod lint;
 mod lsp;

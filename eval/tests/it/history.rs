@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Barrier};
 use templiqx_eval::RunInfo;
-use templiqx_eval::history::{History, SCHEMA_V1};
+use templiqx_eval::history::{History, MIGRATION_V2, SCHEMA_V1, SCHEMA_VERSION};
 
 fn run_info() -> RunInfo {
     RunInfo {
@@ -15,6 +15,7 @@ fn run_info() -> RunInfo {
         model: "fake".into(),
         sampling: "{}".into(),
         repeat: 1,
+        interrupted_at: None,
     }
 }
 
@@ -84,8 +85,68 @@ fn connections_opening_one_version_1_history_together_migrate_it_once() {
         let runs: i64 = conn
             .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
             .unwrap();
-        assert_eq!((version, runs), (2, OPENERS as i64), "attempt {attempt}");
+        assert_eq!(
+            (version, runs),
+            (SCHEMA_VERSION, OPENERS as i64),
+            "attempt {attempt}"
+        );
     }
+}
+
+/// A file of version 2 (templiqx before `runs.interrupted_at`) and one of
+/// version 1 are migrated to version 3 in place: their runs keep what they
+/// had, and a run can be marked interrupted in them.
+#[test]
+fn histories_of_versions_1_and_2_are_migrated_to_3_and_keep_their_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    for (version, schema) in [
+        (1, SCHEMA_V1.to_owned()),
+        (2, format!("{SCHEMA_V1} {MIGRATION_V2}")),
+    ] {
+        let db = dir.path().join(format!("v{version}.sqlite"));
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute_batch(&format!(
+                "{schema} PRAGMA user_version = {version};
+                 INSERT INTO runs (started_at, finished_at, provider, model, sampling, repeat,
+                   templiqx_version, stats)
+                 VALUES ('2026-12-01T00:00:00Z', '2026-12-01T00:01:00Z', 'fake', 'fake', '{{}}', 1,
+                   '0.1.0', '{{}}');"
+            ))
+            .unwrap();
+        let mut history = History::open(&db).unwrap();
+        let old = history.run("1").unwrap().unwrap();
+        assert_eq!(old.finished_at.as_deref(), Some("2026-12-01T00:01:00Z"));
+        assert_eq!(old.run.interrupted_at, None);
+        assert_eq!(
+            history
+                .baseline("last", None, ("fake", "fake"))
+                .unwrap()
+                .map(|b| b.id),
+            Some(1),
+            "version {version}"
+        );
+        let id = history.begin_run(&run_info()).unwrap();
+        history
+            .interrupt_run(id, "2026-12-06T00:00:09Z", "{}")
+            .unwrap();
+        drop(history);
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let (now, interrupted, finished): (i64, Option<String>, Option<String>) = conn
+            .query_row(
+                "SELECT (SELECT user_version FROM pragma_user_version), interrupted_at, finished_at
+                 FROM runs WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            (now, interrupted.as_deref(), finished),
+            (SCHEMA_VERSION, Some("2026-12-06T00:00:09Z"), None),
+            "version {version}"
+        );
+    }
+    assert_eq!(SCHEMA_VERSION, 3);
 }
 
 #[test]
