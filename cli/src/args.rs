@@ -236,7 +236,9 @@ A package directory named `show` is written `./show`.",
         #[arg(long, default_value_t = 1, value_name = "N",
               value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
         repeat: u32,
-        /// Executions in flight at once.
+        /// Executions in flight at once. A server that serves one request at
+        /// a time makes the others wait: their wait is recorded as queue
+        /// time, not latency, and a note suggests --concurrency 1.
         #[arg(long, default_value_t = 4, value_name = "C",
               value_parser = clap::value_parser!(u16).range(1..=1024))]
         concurrency: u16,

@@ -50,6 +50,7 @@ fn record(
         schema_valid: false,
         checks: Vec::new(),
         latency_ms,
+        queue_ms: 0.0,
         input_tokens: None,
         output_tokens: None,
         attempts: 0,

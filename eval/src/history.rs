@@ -122,6 +122,7 @@ macro_rules! migration_v3 {
     () => {
         "\
 ALTER TABLE runs ADD COLUMN interrupted_at TEXT;       -- RFC 3339, when the run was interrupted
+ALTER TABLE executions ADD COLUMN queue_ms REAL;       -- the time it waited for the server
 "
     };
 }
@@ -139,8 +140,9 @@ pub const MIGRATION_V2: &str = migration_v2!();
 
 /// From version 2 to 3: `runs.interrupted_at`, when a run was interrupted
 /// (SIGINT, SIGTERM, [`Eval::interrupt`](crate::Eval::interrupt)); such a
-/// run keeps `finished_at` null and has its `stats` over what ran
-/// (`docs/eval.md`, "History"). Run in one transaction with the version
+/// run keeps `finished_at` null and has its `stats` over what ran; and
+/// `executions.queue_ms`, the time an execution waited for the server
+/// (`latency_ms` is then the model's own; `docs/eval.md`, "History"). Run in one transaction with the version
 /// change.
 pub const MIGRATION_V3: &str = migration_v3!();
 
@@ -464,9 +466,9 @@ impl History {
                    interaction_fingerprint, request_fingerprint, provider, model, sampling, code,
                    schema_valid, latency_ms, input_tokens, output_tokens, attempts,
                    output_fingerprint, output, cached, transport, response, message, help,
-                   finish_reason, provider_message)
+                   finish_reason, provider_message, queue_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
                 )
                 .map_err(fail("storing an execution"))?;
             insert
@@ -496,6 +498,7 @@ impl History {
                     evidence.help,
                     evidence.finish_reason,
                     evidence.provider_message,
+                    record.queue_ms,
                 ])
                 .map_err(fail("storing an execution"))?;
             let execution = self.conn.last_insert_rowid();
@@ -892,7 +895,7 @@ impl Drop for History {
 /// The columns [`read_record`] reads, in its order.
 const RECORD_COLUMNS: &str = "id, contract, fixture, repeat, code, schema_valid, latency_ms, \
     input_tokens, output_tokens, attempts, output_fingerprint, output, cached, response, \
-    message, help, finish_reason, provider_message";
+    message, help, finish_reason, provider_message, queue_ms";
 
 /// An execution's row ([`RECORD_COLUMNS`]): its id, its record (no checks,
 /// no violations yet; the schema-invalid output as its evidence's output)
@@ -908,6 +911,8 @@ fn read_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, ExecutionRecord,
             schema_valid: r.get(5)?,
             checks: Vec::new(),
             latency_ms: r.get(6)?,
+            // Null before version 3: nothing was known to have waited.
+            queue_ms: r.get::<_, Option<f64>>(18)?.unwrap_or(0.0),
             input_tokens: r.get::<_, Option<i64>>(7)?.map(unsigned),
             output_tokens: r.get::<_, Option<i64>>(8)?.map(unsigned),
             attempts: r.get(9)?,
@@ -990,6 +995,7 @@ mod tests {
                 ),
             ],
             latency_ms: 12.5,
+            queue_ms: 0.0,
             input_tokens: Some(100),
             output_tokens: Some(20),
             attempts: 1,

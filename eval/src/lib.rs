@@ -103,6 +103,7 @@ pub mod gate;
 pub mod history;
 pub mod junit;
 pub mod latency;
+mod queue;
 pub mod record;
 pub mod report;
 pub mod run;

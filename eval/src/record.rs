@@ -25,9 +25,17 @@ pub struct ExecutionRecord {
     /// order. Present for every check, whatever the outcome: a check
     /// against no valid output is [`Verdict::NotRun`].
     pub checks: Vec<CheckVerdict>,
-    /// Wall-clock time of the whole execution (every attempt), in
-    /// milliseconds.
+    /// The model's time for the execution (every attempt), in
+    /// milliseconds: from the moment its request was sent, less the time
+    /// it waited for the server ([`ExecutionRecord::queue_ms`]).
     pub latency_ms: f64,
+    /// The time the request waited for the server before the model worked
+    /// on it, in milliseconds, as the runner can tell from its own
+    /// executions (`docs/eval.md`, "Queue time"): when the server serves
+    /// one request at a time, the time from sending until the run's
+    /// previous execution finished; 0 otherwise, and at `--concurrency 1`.
+    #[serde(default)]
+    pub queue_ms: f64,
     /// Prompt tokens the provider reported for the successful attempt.
     pub input_tokens: Option<u64>,
     /// Completion tokens the provider reported for the successful attempt.

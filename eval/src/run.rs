@@ -24,6 +24,7 @@ use crate::error::EvalError;
 use crate::execution::{execute, from_cache};
 use crate::gate::{Gate, GateVerdict};
 use crate::history::{COMMIT_EVERY, Cached, ExecutionKey, History, HistoryError};
+use crate::queue::{Queueing, WAITING};
 use crate::record::{Endpoint, ExecutionRecord, RunInfo};
 use crate::select::{Fixture, FixtureFilter, Selection, select};
 use crate::stats::{Accumulator, RunStats};
@@ -74,9 +75,11 @@ pub struct Outcome {
     pub comparison: Option<Comparison>,
     /// The gate's verdict (a pass when no gate was set).
     pub gate: GateVerdict,
-    /// What the reader should know to read the figures right: executions
-    /// that failed before the model answered (`TQX_RUNTIME_*`,
-    /// `TQX_CAPABILITY_*`), which count as not passed.
+    /// What the reader should know to read the figures right: an
+    /// interruption, outputs cut off at the token limit, executions that
+    /// waited for the server most of their time (a lower `--concurrency`
+    /// suggested), executions that failed before the model answered
+    /// (`TQX_RUNTIME_*`, `TQX_CAPABILITY_*`), which count as not passed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// Fixtures left out for want of a `fake_output`, by name.
@@ -483,12 +486,13 @@ impl<'a, P> Eval<'a, P> {
                 let (stored, key) = (&stored, &keys[index]);
                 async move {
                     if cache && let Some(hit) = cached(stored, key, fixture, repeat) {
-                        return (
-                            index,
-                            from_cache(fixture, repeat, hit, &|t| adapter.redact(t)),
-                        );
+                        let reused = from_cache(fixture, repeat, hit, &|t| adapter.redact(t));
+                        return (index, reused, None);
                     }
-                    (index, execute(adapter, fixture, repeat).await)
+                    // When it was sent and when it finished: its queue time.
+                    let sent = std::time::Instant::now();
+                    let executed = execute(adapter, fixture, repeat).await;
+                    (index, executed, Some((sent, std::time::Instant::now())))
                 }
             })
             .buffer_unordered(concurrency);
@@ -502,6 +506,7 @@ impl<'a, P> Eval<'a, P> {
         });
         // Set when the interruption comes: when the grace period ends.
         let mut deadline: Option<tokio::time::Instant> = None;
+        let mut queueing = Queueing::new(fixtures.len(), concurrency);
         let mut cancelled = 0usize;
         let failed: Option<HistoryError> = loop {
             // A resolved interruption is polled no more.
@@ -547,9 +552,16 @@ impl<'a, P> Eval<'a, P> {
                     }
                 }
                 next = executions.next() => {
-                    let Some((index, (record, output))) = next else {
+                    let Some((index, (mut record, output), timed)) = next else {
                         break None;
                     };
+                    // Latency is the model's: the time it waited for the
+                    // server is queue time.
+                    if let Some((sent, finished)) = timed {
+                        let queue_ms = queueing.observe(index, sent, finished);
+                        record.queue_ms = queue_ms;
+                        record.latency_ms = (record.latency_ms - queue_ms).max(0.0);
+                    }
                     let (fixture, key) = (&fixtures[index], &keys[index]);
                     if let (Some(history), Some(run_id)) =
                         (lock(&stored).as_deref_mut(), run.id)
@@ -688,8 +700,9 @@ fn finish(
 /// What the reader should know to read `stats` right
 /// ([`Outcome::notes`]): outputs cut off at the token limit (`cut_off`, per
 /// contract; the limit each contract sets is in `sampling`, the run's
-/// [`RunInfo::sampling`]), and executions that failed before the model
-/// answered.
+/// [`RunInfo::sampling`]), executions that spent 40% or more of their time
+/// waiting for the server (`docs/eval.md`, "Queue time"), and executions
+/// that failed before the model answered.
 pub(crate) fn notes(
     stats: &RunStats,
     cut_off: &BTreeMap<String, usize>,
@@ -731,6 +744,16 @@ pub(crate) fn notes(
             "{n} execution(s) of {contract} were cut off at the token limit (the model answered, but its output hit the limit; {limit}); they count as not passed: raise `runtime_policy.max_output_tokens` in the contract, or the server's limit"
         ));
     }
+    let queue = stats.overall.summary.queue_ms;
+    let whole = queue + stats.overall.summary.latency.total_ms;
+    if queue > 0.0 && queue >= WAITING * whole {
+        let executions = stats.overall.summary.executions.max(1) as f64;
+        notes.push(format!(
+            "executions spent {:.0}% of their time waiting for the server ({} per execution on average): it seems to serve one request at a time, so more in flight only makes each wait; the latency figures are the model's own (queue time excluded); run with --concurrency 1, or the number of requests the server serves at once",
+            queue / whole * 100.0,
+            duration(queue / executions)
+        ));
+    }
     if !transport.is_empty() {
         notes.push(format!(
             "executions failed before the model answered ({}); they count as not passed, so these rates measure the provider as well as the prompt",
@@ -738,6 +761,15 @@ pub(crate) fn notes(
         ));
     }
     notes
+}
+
+/// `ms` in words: `850 ms`, `4.2 s`.
+fn duration(ms: f64) -> String {
+    if ms >= 1000.0 {
+        format!("{:.1} s", ms / 1000.0)
+    } else {
+        format!("{ms:.0} ms")
+    }
 }
 
 /// The history behind `stored`, also after a panic elsewhere.

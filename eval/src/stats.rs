@@ -166,6 +166,10 @@ pub struct Summary {
     pub failure_codes: BTreeMap<String, u64>,
     /// Executions reused from the history rather than executed.
     pub cached: u64,
+    /// The time the executions waited for the server, summed, in ms
+    /// ([`ExecutionRecord::queue_ms`]; not part of `latency`).
+    #[serde(default)]
+    pub queue_ms: f64,
 }
 
 /// The statistics of one fixture.
@@ -277,6 +281,7 @@ struct Counts {
     output_latency_ms: f64,
     failure_codes: BTreeMap<String, u64>,
     cached: u64,
+    queue_ms: f64,
 }
 
 impl Counts {
@@ -317,6 +322,7 @@ impl Counts {
             }
         }
         self.cached += u64::from(record.cached);
+        self.queue_ms += sanitize_latency(record.queue_ms);
     }
 
     fn summary(&self, checks: Vec<CheckStats>, pass_all: bool, distinct_outputs: u64) -> Summary {
@@ -335,6 +341,7 @@ impl Counts {
             output_tokens_per_s,
             failure_codes: self.failure_codes.clone(),
             cached: self.cached,
+            queue_ms: self.queue_ms,
         }
     }
 }
@@ -390,6 +397,7 @@ impl Pool {
             *into.failure_codes.entry(code.clone()).or_insert(0) += n;
         }
         into.cached += from.cached;
+        into.queue_ms += from.queue_ms;
         self.pass_all &= fixture.pass_all();
         self.distinct_outputs += fixture.outputs.len() as u64;
         self.fixtures += 1;
@@ -575,6 +583,7 @@ pub(crate) mod tests {
                 })
                 .collect(),
             latency_ms,
+            queue_ms: 0.0,
             input_tokens: schema_valid.then_some(100),
             output_tokens: schema_valid.then_some(20),
             attempts: 1,

@@ -9,6 +9,7 @@ mod diff;
 mod eval;
 mod eval_failures;
 mod eval_interrupt;
+mod eval_queue;
 mod fingerprint;
 mod lint;
 mod lsp;

@@ -2,8 +2,11 @@
 //! server on `127.0.0.1:0` that records every request and answers each with
 //! the next scripted [`Reply`] — a raw body, a `text/event-stream` body
 //! sent whole, in chunks of a chosen size or in parts at a chosen pace
-//! (a slow stream, a stall), or no answer at all. Also the
-//! contract the suites execute ([`lease_contract`]) and [`render`].
+//! (a slow stream, a stall), a reply after a delay, or no answer at all;
+//! by default every request at once, or, as a local server with few slots
+//! does (llama.cpp with one), a given number at a time, the others queued
+//! ([`serve_with_slots`]). Also the contract the suites execute
+//! ([`lease_contract`]) and [`render`].
 //!
 //! Server-sent event bodies are built with [`SseBody`], which writes the
 //! events with a chosen line ending (LF, CRLF or CR: WHATWG HTML, 9.2.6
@@ -44,6 +47,9 @@ pub enum Reply {
     /// delay (a slow stream; a long delay is a stall); the body ends after
     /// the last part.
     Paced(Vec<(Duration, String)>),
+    /// Waits, then gives the reply (a model that takes this long; with
+    /// [`serve_with_slots`], the slot is held meanwhile).
+    After(Duration, Box<Reply>),
     /// Never answers.
     Hang,
 }
@@ -68,6 +74,9 @@ impl Reply {
 #[derive(Default)]
 pub struct Fake {
     replies: Mutex<VecDeque<Reply>>,
+    /// With [`serve_with_slots`]: the requests served at once; the others
+    /// wait, first come first served.
+    slots: Option<Arc<tokio::sync::Semaphore>>,
     /// The requests received, in order.
     pub seen: Mutex<Vec<(HeaderMap, Value)>>,
 }
@@ -91,8 +100,23 @@ impl Fake {
 
 async fn handle(State(fake): State<Arc<Fake>>, headers: HeaderMap, body: String) -> Response {
     let body: Value = serde_json::from_str(&body).expect("the adapter sends JSON");
+    // A request waits for a slot before the server looks at it; the slot
+    // is held until its response starts.
+    let _slot = match &fake.slots {
+        Some(slots) => Some(
+            Arc::clone(slots)
+                .acquire_owned()
+                .await
+                .expect("never closed"),
+        ),
+        None => None,
+    };
     fake.seen.lock().unwrap().push((headers, body));
-    let reply = fake.replies.lock().unwrap().pop_front().expect("a reply");
+    let mut reply = fake.replies.lock().unwrap().pop_front().expect("a reply");
+    while let Reply::After(delay, then) = reply {
+        tokio::time::sleep(delay).await;
+        reply = *then;
+    }
     match reply {
         Reply::Raw(status, headers, body) => {
             let mut r = Response::builder()
@@ -152,6 +176,7 @@ async fn handle(State(fake): State<Arc<Fake>>, headers: HeaderMap, body: String)
             tokio::time::sleep(Duration::from_secs(3600)).await;
             unreachable!("the client gives up first")
         }
+        Reply::After(..) => unreachable!("waited out above"),
     }
 }
 
@@ -160,8 +185,30 @@ async fn handle(State(fake): State<Arc<Fake>>, headers: HeaderMap, body: String)
 /// the script fails the test (the handler panics, the client sees the
 /// connection close).
 pub async fn serve(route: &str, replies: Vec<Reply>) -> (String, Arc<Fake>) {
+    start(route, replies, None).await
+}
+
+/// [`serve`], serving at most `slots` requests at once, as a local model
+/// server with that many slots does: the others wait, in the order they
+/// came, until a response starts (a reply's [`Reply::After`] delay is spent
+/// holding the slot). One slot serves one request at a time.
+pub async fn serve_with_slots(
+    route: &str,
+    replies: Vec<Reply>,
+    slots: usize,
+) -> (String, Arc<Fake>) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(slots.max(1)));
+    start(route, replies, Some(slots)).await
+}
+
+async fn start(
+    route: &str,
+    replies: Vec<Reply>,
+    slots: Option<Arc<tokio::sync::Semaphore>>,
+) -> (String, Arc<Fake>) {
     let fake = Arc::new(Fake {
         replies: Mutex::new(replies.into()),
+        slots,
         ..Fake::default()
     });
     let app = Router::new()
