@@ -93,9 +93,10 @@ fn connections_opening_one_version_1_history_together_migrate_it_once() {
     }
 }
 
-/// A file of version 2 (templiqx before `runs.interrupted_at`) and one of
-/// version 1 are migrated to version 3 in place: their runs keep what they
-/// had, and a run can be marked interrupted in them.
+/// A file of version 2 (templiqx before `runs.interrupted_at` and
+/// `executions.queue_ms`) and one of version 1 are migrated to version 3 in
+/// place: their runs keep what they had, and a run can be marked
+/// interrupted in them.
 #[test]
 fn histories_of_versions_1_and_2_are_migrated_to_3_and_keep_their_runs() {
     let dir = tempfile::tempdir().unwrap();
@@ -115,6 +116,15 @@ fn histories_of_versions_1_and_2_are_migrated_to_3_and_keep_their_runs() {
             ))
             .unwrap();
         let mut history = History::open(&db).unwrap();
+        let columns: Vec<String> = rusqlite::Connection::open(&db)
+            .unwrap()
+            .prepare("SELECT name FROM pragma_table_info('executions')")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(columns.iter().any(|c| c == "queue_ms"), "{columns:?}");
         let old = history.run("1").unwrap().unwrap();
         assert_eq!(old.finished_at.as_deref(), Some("2026-12-01T00:01:00Z"));
         assert_eq!(old.run.interrupted_at, None);
