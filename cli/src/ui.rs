@@ -83,6 +83,13 @@ impl SourceTexts {
     }
 }
 
+/// `eval`'s progress bar: the count, the time elapsed, an estimate of the
+/// time left, and on a second line the item last done.
+const TIMED: &str = "{prefix:>12} [{bar:27}] {pos}/{len}, {elapsed} elapsed, about {eta} left\n        last {wide_msg}";
+
+/// [`TIMED`], its verb coloured.
+const TIMED_COLORED: &str = "{prefix:>12.cyan.bold} [{bar:27}] {pos}/{len}, {elapsed} elapsed, about {eta} left\n        last {wide_msg}";
+
 /// The output side of a run.
 pub struct Ui {
     format: Format,
@@ -138,11 +145,7 @@ impl Ui {
     /// estimate of the time left from the pace so far, then, on a line of
     /// its own so that it is not cut short, the item last done in full.
     pub fn start_timed_progress(&mut self, total: usize, verb: &str) {
-        let template = if self.color {
-            "{prefix:>12.cyan.bold} [{bar:27}] {pos}/{len}, {elapsed} elapsed, about {eta} left\n        last {wide_msg}"
-        } else {
-            "{prefix:>12} [{bar:27}] {pos}/{len}, {elapsed} elapsed, about {eta} left\n        last {wide_msg}"
-        };
+        let template = if self.color { TIMED_COLORED } else { TIMED };
         if self.draw_progress(total, verb, template) {
             // The elapsed time moves while a slow model answers.
             self.progress
@@ -288,5 +291,22 @@ mod tests {
         assert_eq!(Status::of(std::slice::from_ref(&bad)), Status::Failure);
         assert_eq!(Status::of(&[bad, io]), Status::Error);
         assert_eq!(Status::Error.code(), 2);
+        assert_eq!(Status::Interrupted.code(), 130);
+        assert_eq!(Status::Terminated.code(), 143);
+    }
+
+    #[test]
+    fn the_eval_progress_templates_parse_and_show_the_time_left_and_the_name() {
+        for template in [TIMED, TIMED_COLORED] {
+            // A template that does not parse would fall back to a bare bar.
+            assert!(ProgressStyle::with_template(template).is_ok(), "{template}");
+            for field in ["{elapsed}", "{eta}", "\n"] {
+                assert!(template.contains(field), "{template}");
+            }
+        }
+        let bar = ProgressBar::hidden().with_style(ProgressStyle::with_template(TIMED).unwrap());
+        bar.set_length(4);
+        bar.set_message("lease-summary-drafting::dutch-client");
+        assert_eq!(bar.message(), "lease-summary-drafting::dutch-client");
     }
 }
