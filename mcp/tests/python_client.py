@@ -9,7 +9,7 @@ contract, completes an argument, reads the resources and runs the eval
 fixtures on the fake provider. Every step asserts what it sees; the
 script prints what it did and exits 0 when everything held.
 
-    python3 -m venv /tmp/mcp-venv && /tmp/mcp-venv/bin/pip install mcp
+    python3 -m venv /tmp/mcp-venv && /tmp/mcp-venv/bin/pip install mcp==2.3.0
     cargo build -p templiqx-cli
     /tmp/mcp-venv/bin/python mcp/tests/python_client.py [--templiqx target/debug/templiqx] \
         [--transcript session.jsonl]
@@ -17,7 +17,9 @@ script prints what it did and exits 0 when everything held.
 With --transcript, every JSON-RPC line both ways is written to the file
 (`>` client to server, `<` server to client), for docs/mcp.md.
 
-Run from the repository root. It reaches no network.
+Run from the repository root. It reaches no network. The test suite runs it
+(cli/tests/it/mcp_python.rs) when TEMPLIQX_MCP_PYTHON names the Python to use;
+.ci/run sets that up.
 """
 
 import argparse
