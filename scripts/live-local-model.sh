@@ -8,15 +8,22 @@
 #    virtual environment, llama.cpp compiled portably (below);
 # 2. serves the model on 127.0.0.1 and sends one tiny request (max_tokens 1):
 #    if the server dies on it, says which build flags to use and exits 1;
-# 3. runs the CRM3 example host through templiqx-openai (rendered messages,
-#    typed output, receipts, latency, token counts);
+# 3. runs the CRM3 example host through templiqx-openai: the extraction
+#    (`== lease-term-extraction: step 1 of 2, ...`), its checks, then the
+#    streamed drafting (`== lease-summary-drafting: step 2 of 2, ...`), each
+#    with its rendered messages, typed output, receipt, latency and tokens;
 # 4. runs `templiqx eval` over the CRM3 example, every fixture RUNS times:
 #    pass rates and schema-valid rates with intervals, check pass rates,
-#    pass^N, distinct outputs, latency and tokens/s, an HTML report.
+#    pass^N, distinct outputs, latency and tokens/s, then the failures of
+#    each fixture (the check, its operand values, the output, the provider's
+#    message), an HTML report with a drill-down per fixture, a JUnit file and
+#    the history, which `templiqx eval show --db DB` prints again.
+# Every step starts with a `== ` line.
 #
 # Environment: TEMPLIQX_LIVE_VENV (default /tmp/templiqx-live-venv),
-# TEMPLIQX_LIVE_PORT (8765), TEMPLIQX_LIVE_RUNS (20), TEMPLIQX_LIVE_CTX (2048: it also bounds a generation that runs away, since
-# the drafting contract sets no max_output_tokens),
+# TEMPLIQX_LIVE_PORT (8765), TEMPLIQX_LIVE_RUNS (20), TEMPLIQX_LIVE_CTX
+# (2048: it also bounds a generation that runs away, since the drafting
+# contract sets no max_output_tokens),
 # TEMPLIQX_LIVE_TIMEOUT_MS (per attempt, 300000), TEMPLIQX_LIVE_OUT (where the
 # eval report, JUnit file and history go; target/live), TEMPLIQX_LIVE_DB (the
 # eval history; $TEMPLIQX_LIVE_OUT/eval.sqlite, kept across runs, so a second
@@ -125,10 +132,11 @@ fi
 echo "   ok: the server answered and is still running"
 
 cd "$root"
+echo "== building templiqx-cli and crm3-host"
 cargo build --locked --quiet -p templiqx-cli -p crm3-host
 base="http://127.0.0.1:$port/v1"
 
-echo "== the CRM3 host through templiqx-openai"
+echo "== the CRM3 host through templiqx-openai: extraction, then drafting"
 CRM3_PROVIDER=openai CRM3_BASE_URL="$base" CRM3_MODEL=gemma-3-270m \
   CRM3_STRUCTURED_OUTPUT=json-object-schema CRM3_DEVELOPER_AS_SYSTEM=1 CRM3_MAX_TOKENS_FIELD=max_tokens CRM3_TIMEOUT_MS="$timeout_ms" \
   target/debug/crm3-host || echo "(the host stopped: see the failure above)"
@@ -146,3 +154,5 @@ target/debug/templiqx eval examples/crm3 --target structured_output \
   --repeat "$runs" --concurrency 1 --db "$db" --report "$out/eval.html" \
   --junit "$out/eval.xml" || true
 echo "(report: $out/eval.html; JUnit: $out/eval.xml; history: $db)"
+echo "(this run again, its table and failures, from the history alone:"
+echo " target/debug/templiqx eval show --db $db)"

@@ -13,8 +13,11 @@
 //!    (`drafting::execute_streaming`, scenario `lease-summary-streamed`),
 //!    getting its typed output.
 //!
-//! Every step prints what it produced: rendered messages, fingerprints and
-//! the payload-free receipts.
+//! Each model call starts with a header line naming its step, its contract
+//! and what it runs on (`== lease-term-extraction: step 1 of 2, extraction
+//! …`), printed before the call, so a call that fails or takes minutes on a
+//! real model is labelled too; then what it produced: rendered messages,
+//! fingerprints and the payload-free receipts.
 //!
 //! With `CRM3_PROVIDER=openai` or `CRM3_PROVIDER=anthropic` (plus
 //! `CRM3_BASE_URL`, `CRM3_MODEL`, and for OpenAI-compatible servers
@@ -49,11 +52,19 @@ fn package_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../crm3")
 }
 
-/// The request that was sent: the contract id, each rendered message, and
-/// the fingerprints.
+/// The header line of one model call, printed before the call: the
+/// contract, the step, and what it runs on.
+fn print_step(contract_id: &str, step: u32, what: &str, on: &str) {
+    println!("== {contract_id}: step {step} of 2, {what}, on {on}");
+}
+
+/// The request that was sent: each rendered message, and the fingerprints.
 fn print_request(request: &RenderedInteraction<'_>) {
     let interaction = request.interaction;
-    println!("== {}", interaction.contract_id);
+    println!(
+        "   rendered request, {} message(s):",
+        request.messages.len()
+    );
     for m in &request.messages {
         println!("-- {}", m.role.as_str());
         println!("{}", m.content);
@@ -92,8 +103,9 @@ enum Live {
 }
 
 impl Live {
-    /// The provider named by the environment, or `None` for the mock.
-    fn from_env() -> Result<Option<Live>> {
+    /// The provider named by the environment and a label for the step
+    /// headers (`openai model `m` at URL`), or `None` for the mock.
+    fn from_env() -> Result<Option<(Live, String)>> {
         let Ok(provider) = std::env::var("CRM3_PROVIDER") else {
             return Ok(None);
         };
@@ -102,6 +114,7 @@ impl Live {
         };
         let base_url = var("CRM3_BASE_URL")?;
         let model = var("CRM3_MODEL")?;
+        let label = format!("{provider} model `{model}` at {base_url}");
         // The per-attempt timeout when the contract sets none (default 120 s).
         let timeout = match std::env::var("CRM3_TIMEOUT_MS") {
             Err(_) => std::time::Duration::from_secs(120),
@@ -112,7 +125,7 @@ impl Live {
                     .ok_or("CRM3_TIMEOUT_MS: expected a positive number of milliseconds")?,
             ),
         };
-        Ok(Some(match provider.as_str() {
+        let live = match provider.as_str() {
             "openai" => {
                 use templiqx_openai::{DeveloperRole, OpenAiConfig, StructuredOutput};
                 let mut config = OpenAiConfig::new(base_url, model).timeout(timeout);
@@ -151,7 +164,8 @@ impl Live {
                 )
                 .into());
             }
-        }))
+        };
+        Ok(Some((live, label)))
     }
 
     /// Runs one typed call on the model (`call`, made by `on_live!`);
@@ -262,7 +276,11 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<()> {
-    let live = Live::from_env()?;
+    let (live, on) = match Live::from_env()? {
+        Some((live, label)) => (Some(live), label),
+        None => (None, String::new()),
+    };
+    let on_mock = |scenario: &str| format!("the mock runtime, scenario `{scenario}`");
     let inventory = Inventory::load(package_dir().join("scenarios/inventory.json"))?;
     let scenario = |id: &str| -> Result<&templiqx_mock::Scenario> {
         Ok(&inventory
@@ -282,6 +300,16 @@ fn run() -> Result<()> {
 
     // 2. One typed call: render, execute on the mock runtime (or the real
     //    model), decode into the generated `Output`.
+    print_step(
+        extraction::CONTRACT_ID,
+        1,
+        &format!("extraction of fixture `{}`", fixture.id),
+        &if live.is_some() {
+            on.clone()
+        } else {
+            on_mock("lease-happy-path")
+        },
+    );
     let executed = match &live {
         Some(live) => {
             on_live!(live, adapter => extraction::execute_async(adapter, &inputs, &context))?
@@ -330,6 +358,16 @@ fn run() -> Result<()> {
     };
 
     // 5. Execute with streaming; the terminal event carries the receipt.
+    print_step(
+        drafting::CONTRACT_ID,
+        2,
+        "drafting from the extracted terms, streamed",
+        &if live.is_some() {
+            on.clone()
+        } else {
+            on_mock("lease-summary-streamed")
+        },
+    );
     let mut deltas = 0;
     let mut completed = None;
     let mut sink = |event: StreamEvent| match event {
