@@ -357,10 +357,12 @@ Example (Neovim 0.8 and later; 0.7 and other editors: docs/editors.md):
     ///
     /// Every contract of the served packages is an MCP prompt (arguments:
     /// its inputs and context fields); the tools check, render,
-    /// fingerprint, schema and diff run the compiler, the renderer and the
-    /// diff for an agent. Paths a client names must be inside the served
-    /// PATHs. The global --format and --color do not apply: the server
-    /// speaks only the protocol (revision 2025-11-25). See docs/mcp.md.
+    /// fingerprint, schema, diff and eval run the compiler, the renderer,
+    /// the diff and the eval fixtures for an agent (eval on the fake
+    /// provider, or on a real one with --allow-providers). Paths a client
+    /// names must be inside the served PATHs. The global --format and
+    /// --color do not apply: the server speaks only the protocol (revision
+    /// 2025-11-25). See docs/mcp.md.
     #[command(after_help = "\
 Example (Claude Code; other clients: docs/mcp.md):
   claude mcp add templiqx -- templiqx mcp examples/crm3 --target structured_output")]
@@ -375,7 +377,39 @@ Example (Claude Code; other clients: docs/mcp.md):
         /// capabilities it requires). A tool call's own target wins.
         #[arg(long, short = 't', value_name = "CAP,...", value_delimiter = ',')]
         target: Option<Vec<String>>,
+
+        #[command(flatten)]
+        providers: McpProviderArgs,
     },
+}
+
+/// The real provider `templiqx mcp`'s eval tool may run on.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Real provider for the eval tool")]
+pub struct McpProviderArgs {
+    /// Let the eval tool run on the provider --provider, --base-url and
+    /// --model configure, when a call asks for it (it calls the model,
+    /// which may cost money). Without it, eval runs on the fake provider
+    /// only.
+    #[arg(long, requires_all = ["provider", "base_url", "model"])]
+    pub allow_providers: bool,
+    /// The provider eval may run on besides fake (needs
+    /// --allow-providers).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "PROVIDER",
+        requires = "allow_providers"
+    )]
+    pub provider: Option<ProviderKind>,
+    /// The API base URL (see `templiqx run --help`).
+    #[arg(long, value_name = "URL", requires = "allow_providers")]
+    pub base_url: Option<String>,
+    /// The model name sent with every request.
+    #[arg(long, value_name = "MODEL", requires = "allow_providers")]
+    pub model: Option<String>,
+    #[command(flatten)]
+    pub wire: WireArgs,
 }
 
 /// The subcommands of `templiqx scenarios`.

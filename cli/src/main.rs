@@ -35,8 +35,13 @@ fn main() -> ExitCode {
     if let Command::Lsp { target } = &cli.command {
         return ExitCode::from(lsp(target.as_deref()).code());
     }
-    if let Command::Mcp { paths, target } = &cli.command {
-        return ExitCode::from(cmd::mcp::run(paths, target.as_deref()).code());
+    if let Command::Mcp {
+        paths,
+        target,
+        providers,
+    } = &cli.command
+    {
+        return ExitCode::from(cmd::mcp::run(paths, target.as_deref(), providers).code());
     }
     let mut ui = Ui::new(cli.output.format, cli.output.color);
     let result = run(&mut ui, &cli.command).and_then(|status| {

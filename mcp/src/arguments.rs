@@ -98,8 +98,10 @@ pub(crate) struct EvalArgs {
     pub filter: Option<Vec<String>>,
     /// How many times each fixture runs, from 1 to 100 (default 1).
     pub repeat: Option<u32>,
-    /// Who answers: `fake` (each fixture's own `fake_output`; fixtures
-    /// without one are left out). The only provider the server offers.
+    /// Who answers: `fake` (default: each fixture's own `fake_output`;
+    /// fixtures without one are left out), or `openai` or `anthropic`, the
+    /// model the server was configured with, only when it was started with
+    /// `--allow-providers` (the calls may cost money).
     pub provider: Option<Provider>,
     /// The target capability profile (capability names). Default: the
     /// server's `--target`, else each contract's required capabilities.
@@ -112,6 +114,23 @@ pub(crate) struct EvalArgs {
 pub(crate) enum Provider {
     /// Each fixture answered with its `fake_output`: no model, no network.
     Fake,
+    /// The OpenAI Chat Completions wire format, on the server's
+    /// configuration (`--allow-providers --provider openai`).
+    Openai,
+    /// The Anthropic Messages API, on the server's configuration
+    /// (`--allow-providers --provider anthropic`).
+    Anthropic,
+}
+
+impl Provider {
+    /// Its name, as a call gives it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Provider::Fake => "fake",
+            Provider::Openai => "openai",
+            Provider::Anthropic => "anthropic",
+        }
+    }
 }
 
 /// The input schema of `T`, as a tool declares it.

@@ -14,7 +14,8 @@
 //!   (`file://` URIs) and each served path's diagnostics
 //!   (`templiqx://diagnostics/PATH`);
 //! - **tools**: `check`, `render`, `fingerprint`, `schema`, `diff` and
-//!   `eval` (on the fake provider), each with an input JSON Schema and
+//!   `eval` (on the fake provider, or on the real one the server was given,
+//!   [`Options::with_provider`]), each with an input JSON Schema and
 //!   structured output (`ok`, `diagnostics` and the tool's result).
 //!
 //! When a file the listings depend on changes, the client is sent
@@ -42,12 +43,14 @@ mod arguments;
 mod catalogue;
 mod eval;
 mod prompts;
+mod provider;
 mod resources;
 mod roots;
 mod schemas;
 mod tools;
 mod watch;
 
+pub use provider::{EvalProvider, RunFuture};
 pub use roots::Roots;
 
 use rmcp::model::{
@@ -61,6 +64,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use std::borrow::Cow;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 use templiqx_build::Target;
 use templiqx_contracts::{CapabilityProfile, Diagnostic};
@@ -114,6 +118,10 @@ pub struct Options {
     /// for `list_changed` notifications (default: every second); `None`:
     /// never, and no notification is sent.
     pub watch: Option<Duration>,
+    /// The real provider `eval` may run on when a call asks for it by
+    /// name (`templiqx mcp --allow-providers`); `None`: `fake` only, and a
+    /// call asking for another provider is a tool error.
+    pub provider: Option<Arc<dyn EvalProvider>>,
 }
 
 impl Options {
@@ -125,7 +133,15 @@ impl Options {
             paths,
             target: None,
             watch: Some(Duration::from_secs(1)),
+            provider: None,
         }
+    }
+
+    /// Lets `eval` run on `provider` when a call asks for it (its calls
+    /// reach the model, and may cost money).
+    pub fn with_provider(mut self, provider: impl EvalProvider + 'static) -> Options {
+        self.provider = Some(Arc::new(provider));
+        self
     }
 
     /// Compiles every contract for `target`.
@@ -153,6 +169,7 @@ pub struct Server {
     roots: Roots,
     target: Option<CapabilityProfile>,
     watch: Option<Duration>,
+    provider: Option<Arc<dyn EvalProvider>>,
 }
 
 impl Server {
@@ -166,7 +183,13 @@ impl Server {
             roots: Roots::new(&options.base, &options.paths)?,
             target: options.target,
             watch: options.watch,
+            provider: options.provider,
         })
+    }
+
+    /// The real provider `eval` may run on, if the server was given one.
+    pub(crate) fn provider(&self) -> Option<&Arc<dyn EvalProvider>> {
+        self.provider.as_ref()
     }
 
     /// The served roots.
@@ -209,7 +232,8 @@ impl ServerHandler for Server {
                  fingerprints a JSON value; `schema` returns the contract format's JSON Schema; \
                  `diff` says whether a change to a contract breaks callers or consumers and \
                  whether its version bump is enough; `eval` runs the eval fixtures, each \
-                 answered with its own fake_output, and returns the pass rates. Resources: \
+                 answered with its own fake_output unless the server allows a real provider, \
+                 and returns the pass rates. Resources: \
                  the manifests and contract files (file:// URIs) and each served path's \
                  diagnostics (templiqx://diagnostics/PATH).",
             )
@@ -270,7 +294,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::list()))
+        Ok(ListToolsResult::with_all_items(tools::list(self)))
     }
 
     async fn call_tool(

@@ -175,7 +175,7 @@ pub(crate) fn diff() -> Arc<Map<String, Value>> {
 
 pub(crate) fn eval() -> Arc<Map<String, Value>> {
     output(json!({
-        "provider": { "type": "string", "enum": ["fake"] },
+        "provider": { "type": "string", "enum": ["fake", "openai", "anthropic"] },
         "run": { "type": "object", "description": "the run: started_at, provider, model, sampling, repeat" },
         "stats": { "type": "object", "description": "per fixture, per contract and overall: pass rate and schema-valid rate with 95% Wilson intervals, each check's pass rate, pass^N, distinct outputs, latency, tokens (docs/eval.md)" },
         "gate": { "type": "object" },

@@ -32,9 +32,10 @@ use templiqx_diff::{Kind, Side, diff};
 /// root.
 const UNTITLED: &str = "untitled.yaml";
 
-/// Every tool, with its input and output schemas.
-pub(crate) fn list() -> Vec<Tool> {
-    vec![
+/// Every tool, with its input and output schemas. On a server given a
+/// real provider, `eval` reaches the model (`openWorldHint: true`).
+pub(crate) fn list(server: &Server) -> Vec<Tool> {
+    let mut tools = vec![
         tool::<CheckArgs>(
             "check",
             "Compile a package directory, a contract file or unsaved contract text as `templiqx check` does (code generation included) and return every diagnostic: TQX_* code, file, line and column, JSON pointer, help, suggestion. Without arguments, every served package.",
@@ -62,10 +63,16 @@ pub(crate) fn list() -> Vec<Tool> {
         ),
         tool::<EvalArgs>(
             "eval",
-            "Run the eval fixtures of a package or contract file as `templiqx eval --provider fake` does: each fixture answered with its own fake_output, its expect checks evaluated; returns the statistics per fixture and contract (pass rates with Wilson intervals, each check's pass rate) and the gate's verdict. No model is called and nothing is stored.",
+            "Run the eval fixtures of a package or contract file as `templiqx eval --provider fake` does: each fixture answered with its own fake_output, its expect checks evaluated; returns the statistics per fixture and contract (pass rates with Wilson intervals, each check's pass rate) and the gate's verdict. No model is called and nothing is stored. `provider: openai` or `anthropic` calls the model the server was configured with instead, only when the server was started with --allow-providers.",
             schemas::eval(),
         ),
-    ]
+    ];
+    if server.provider().is_some() {
+        for t in tools.iter_mut().filter(|t| t.name == "eval") {
+            t.annotations = Some(ToolAnnotations::new().read_only(true).open_world(true));
+        }
+    }
+    tools
 }
 
 /// A tool reading arguments `A`: it only reads (`readOnlyHint`) and

@@ -21,8 +21,15 @@ fn repo() -> PathBuf {
 
 /// A client connected to a server of `paths` (relative to the repository).
 async fn connect(paths: &[&str]) -> Client {
-    let options = Options::new(repo(), paths.iter().map(PathBuf::from).collect())
-        .with_target(CapabilityProfile::parse_list("structured_output"));
+    connect_with(
+        Options::new(repo(), paths.iter().map(PathBuf::from).collect())
+            .with_target(CapabilityProfile::parse_list("structured_output")),
+    )
+    .await
+}
+
+/// A client connected to a server of `options`.
+async fn connect_with(options: Options) -> Client {
     let server = Server::new(options).expect("the served paths exist");
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
@@ -534,7 +541,9 @@ async fn runs_the_eval_fixtures_on_the_fake_provider() {
 
     // What cannot run is a tool error with its diagnostic.
     for (args, code) in [
-        (json!({ "provider": "openai" }), "TQX_UNKNOWN_VARIANT"),
+        (json!({ "provider": "gemini" }), "TQX_UNKNOWN_VARIANT"),
+        // No real provider without `Options::with_provider`.
+        (json!({ "provider": "openai" }), "TQX_INVALID_VALUE"),
         (json!({ "repeat": 0 }), "TQX_INVALID_VALUE"),
         (json!({ "filter": ["nothing::*"] }), "TQX_IO"),
         (json!({ "path": "../.." }), "TQX_IO"),
@@ -703,4 +712,88 @@ async fn announces_a_changed_listing_when_files_change() {
         names(client.list_all_prompts().await.unwrap()),
         ["greet", "bye"]
     );
+}
+
+/// A real provider as `templiqx mcp --allow-providers` hands one to the
+/// server, here answering with the fixtures' own outputs (no network),
+/// counting its runs.
+#[derive(Debug)]
+struct CountingProvider {
+    adapter: templiqx_eval::FakeAdapter,
+    runs: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl templiqx_mcp::EvalProvider for CountingProvider {
+    fn name(&self) -> &str {
+        "anthropic"
+    }
+
+    fn endpoint(&self) -> templiqx_eval::Endpoint {
+        templiqx_eval::Endpoint::new("anthropic", "test-model")
+    }
+
+    fn run<'a>(&'a self, eval: templiqx_eval::Eval<'a>) -> templiqx_mcp::RunFuture<'a> {
+        self.runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(eval.run(&self.adapter))
+    }
+}
+
+#[tokio::test]
+async fn eval_runs_on_the_provider_the_server_was_given_only_when_asked() {
+    let compiled = Compiler::new(
+        repo(),
+        Target::Profile(CapabilityProfile::parse_list("structured_output")),
+    )
+    .compile(Path::new("examples/crm3"));
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let provider = CountingProvider {
+        adapter: templiqx_eval::FakeAdapter::new(&compiled.contracts, ["structured_output"]),
+        runs: runs.clone(),
+    };
+    let options = Options::new(repo(), vec![PathBuf::from("examples/crm3")])
+        .with_target(CapabilityProfile::parse_list("structured_output"))
+        .with_provider(provider);
+    let client = connect_with(options).await;
+
+    // `eval` may now reach the model; the other tools still cannot.
+    for tool in client.list_all_tools().await.unwrap() {
+        let hints = tool.annotations.expect("every tool is annotated");
+        assert_eq!(
+            hints.open_world_hint,
+            Some(tool.name == "eval"),
+            "{}",
+            tool.name
+        );
+        assert_eq!(hints.read_only_hint, Some(true), "{}", tool.name);
+    }
+
+    // By default, still the fake provider.
+    let out = structured(&call(&client, "eval", json!({})).await).clone();
+    assert_eq!(out["provider"], "fake");
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 0);
+
+    let result = call(&client, "eval", json!({ "provider": "anthropic" })).await;
+    assert_eq!(result.is_error, Some(false));
+    let out = structured(&result);
+    assert_eq!(out["ok"], true, "{out}");
+    assert_eq!(out["provider"], "anthropic");
+    assert_eq!(out["run"]["provider"], "anthropic");
+    assert_eq!(out["run"]["model"], "test-model");
+    assert_eq!(out["stats"]["fixtures"].as_array().unwrap().len(), 2);
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 1);
+
+    // Another real provider than the one given is refused, naming it.
+    let result = call(&client, "eval", json!({ "provider": "openai" })).await;
+    assert_eq!(result.is_error, Some(true));
+    let d = &structured(&result)["diagnostics"][0];
+    assert_eq!(d["code"], "TQX_INVALID_VALUE");
+    assert_eq!(d["json_pointer"], "/provider");
+    assert!(
+        d["help"]
+            .as_str()
+            .unwrap()
+            .contains("`provider: anthropic`"),
+        "{d}"
+    );
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 1);
 }

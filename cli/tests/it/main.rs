@@ -13,6 +13,7 @@ mod eval_queue;
 mod fingerprint;
 mod lint;
 mod lsp;
+mod mcp_providers;
 mod mcp_python;
 mod neovim;
 mod render;
