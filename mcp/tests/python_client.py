@@ -6,8 +6,10 @@ process speaking JSON-RPC on standard input and output), lists the CRM3
 package's prompts and tools, gets a rendered prompt, gets the TQX_* error of
 a bad argument, checks a broken contract text, diffs two versions of a
 contract, completes an argument, reads the resources and runs the eval
-fixtures on the fake provider. Every step asserts what it sees; the
-script prints what it did and exits 0 when everything held.
+fixtures on the fake provider; then, serving a contract file in a temporary
+directory, it edits the file and sees notifications/prompts/list_changed.
+Every step asserts what it sees; the script prints what it did and exits 0
+when everything held.
 
     python3 -m venv /tmp/mcp-venv && /tmp/mcp-venv/bin/pip install mcp==2.3.0
     cargo build -p templiqx-cli
@@ -28,6 +30,7 @@ import json
 import os
 import shlex
 import sys
+import tempfile
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -197,7 +200,48 @@ async def session(templiqx: str, transcript: str | None) -> None:
                       f"{len(f['checks'])} checks, pass^N {f['pass_all']}")
             assert out["ok"] is True and len(out["stats"]["fixtures"]) == 2
 
-    print("\n11 passed, 0 failed")
+    await list_changed(templiqx)
+
+    print("\n12 passed, 0 failed")
+
+
+async def list_changed(templiqx: str) -> None:
+    """A second server, of a contract file in a temporary directory: the
+    file is edited (a field made required), and the server announces it."""
+    step("notifications/prompts/list_changed (a served contract file edited)")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "greet.yaml")
+        with open(path, "w") as f:
+            f.write(greeting(False, "name"))
+        seen = []
+
+        async def on_message(message) -> None:
+            seen.append(message)
+
+        def changed() -> list:
+            return [m for m in seen if getattr(m, "method", None) == "notifications/prompts/list_changed"]
+
+        params = StdioServerParameters(command=templiqx, args=["mcp", "greet.yaml"], cwd=tmp)
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, message_handler=on_message) as client:
+                await client.initialize()
+                before = (await client.list_prompts()).prompts[0]
+                # The server takes its first look after `initialized`; the
+                # edit comes later (its size differs, so it is seen).
+                await asyncio.sleep(0.2)
+                with open(path, "w") as f:
+                    f.write(greeting(True, "name"))
+                # The server looks once a second.
+                for _ in range(100):
+                    if changed():
+                        break
+                    await asyncio.sleep(0.1)
+                assert changed(), f"no prompts/list_changed in 10 s: {seen}"
+                after = (await client.list_prompts()).prompts[0]
+                show = lambda p: ", ".join(f"{a.name}{'' if a.required else '?'}" for a in p.arguments)
+                print(f"{changed()[0].method}")
+                print(f"before: greet({show(before)}); after: greet({show(after)})")
+                assert [a.required for a in after.arguments] == [True, True]
 
 
 def main() -> int:

@@ -85,11 +85,13 @@ fn the_python_sdk_drives_a_session() {
         "TQX_REF_UNKNOWN",
         "INPUT_FIELD_MADE_REQUIRED",
         "== tools/call eval",
+        "notifications/prompts/list_changed",
+        "after: greet(name, title)",
     ] {
         assert!(out.contains(step), "no `{step}` in the session:\n{out}");
     }
     assert!(
-        out.trim_end().ends_with("11 passed, 0 failed"),
+        out.trim_end().ends_with("12 passed, 0 failed"),
         "the session did not finish:\n{out}\nstderr:\n{err}"
     );
 }
