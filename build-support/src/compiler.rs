@@ -286,12 +286,22 @@ impl Compiler {
     }
 
     /// Compiles the contract file at `path` (relative to the base
-    /// directory), whatever is there: a directory or a missing file is the
-    /// contract's `TQX_IO` diagnostic ([`Loader::compile_file`]), not a
-    /// package. For a front end that takes one contract (`templiqx render`,
+    /// directory): a directory is the contract's `TQX_IO` diagnostic
+    /// ([`Loader::compile_file`]), not a package. For a front end that takes one contract (`templiqx render`,
     /// `templiqx run`).
+    ///
+    /// Something that is there but is neither a regular file nor a
+    /// directory (a device, a named pipe, a socket) is
+    /// [`CompiledInput::unusable`], with the words [`Compiler::compile`]
+    /// uses, and no contract: a pipe is never read. A path where nothing
+    /// can be read (nothing there, a loop of symbolic links) is the
+    /// contract's `TQX_IO` diagnostic, as for a directory.
     pub fn compile_file(&self, path: &Path) -> CompiledInput {
         let abs = absolute(&self.base, path);
+        let fs = &*self.fs;
+        if !fs.is_file(&abs) && !fs.is_dir(&abs) && fs.canonicalize(&abs).is_ok() {
+            return self.open(path);
+        }
         let mut input = self.empty_input(&abs);
         input.kind = InputKind::File;
         input.pending.push(Pending::File(abs));

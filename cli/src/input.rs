@@ -87,14 +87,30 @@ impl JsonFile {
 /// beginning of a file that is not UTF-8.
 ///
 /// # Errors
-/// `TQX_IO` when it cannot be read; `TQX_PARSE_JSON` or `TQX_PARSE_YAML`,
-/// at the first invalid byte, when it is not UTF-8.
+/// `TQX_IO` when it cannot be read or is neither a regular file nor a
+/// directory (a pipe or a device, which is never read); `TQX_PARSE_JSON`
+/// or `TQX_PARSE_YAML`, at the first invalid byte, when it is not UTF-8.
 pub fn read_text(
     path: &Path,
     syntax: Syntax,
     sources: &mut SourceTexts,
 ) -> Result<String, Diagnostic> {
     let name = display(path);
+    // A named pipe or a device is never read: it may never end.
+    if path != Path::new("-")
+        && let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        return Err(Diagnostic::error(
+            Code::Io,
+            format!(
+                "`{name}` is neither a regular file nor a directory (a device, a named pipe or a socket)"
+            ),
+        )
+        .in_file(name)
+        .help("pass a regular file, or `-` for standard input"));
+    }
     let result = if path == Path::new("-") {
         text::read(std::io::stdin(), syntax)
     } else {

@@ -9,7 +9,9 @@
 //!   `a number`, `a string`, `an array`, `an object` — YAML sequences and
 //!   mappings are arrays and objects too;
 //! - one preview policy for values quoted in a message ([`truncate`]): at
-//!   most [`PREVIEW_CHARS`] characters, then [`ELLIPSIS`].
+//!   most [`PREVIEW_CHARS`] characters, then [`ELLIPSIS`];
+//! - one rule for characters no report shows as text ([`unprintable`]) and
+//!   one way to show them ([`printable`]: `\u{1b}`).
 //!
 //! ```
 //! use templiqx_contracts::words;
@@ -179,6 +181,54 @@ fn levenshtein(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
+}
+
+/// Why `c` cannot stand as itself in a report, or `None` when it can: a
+/// control character (C0, DEL, C1: XML 1.0 forbids most of them, and a
+/// terminal acts on them), a Unicode noncharacter (U+FDD0–U+FDEF and the
+/// last two code points of every plane: XML 1.0 forbids U+FFFE and
+/// U+FFFF), or a bidirectional formatting character (U+061C, U+200E,
+/// U+200F, U+202A–U+202E, U+2066–U+2069: they reorder the text around
+/// them on screen, so what is shown is not what is there). The rule of
+/// eval and check ids (`docs/format.md`, "Eval fixtures") and of every
+/// text a report quotes.
+pub fn unprintable(c: char) -> Option<&'static str> {
+    let n = u32::from(c);
+    if c.is_control() {
+        Some("a control character")
+    } else if (0xFDD0..=0xFDEF).contains(&n) || n & 0xFFFE == 0xFFFE {
+        Some("a Unicode noncharacter")
+    } else if matches!(n, 0x061C | 0x200E | 0x200F | 0x202A..=0x202E | 0x2066..=0x2069) {
+        Some("a bidirectional formatting character")
+    } else {
+        None
+    }
+}
+
+/// `text` with every [`unprintable`] character written `\u{…}` (lower-case
+/// hexadecimal, as Rust writes it), so it shows as itself on a terminal
+/// and in a report; borrowed when there is none.
+///
+/// ```
+/// use templiqx_contracts::words::printable;
+///
+/// assert_eq!(printable("ada\u{1b}[31m"), "ada\\u{1b}[31m");
+/// assert_eq!(printable("a\u{202e}b"), "a\\u{202e}b");
+/// assert_eq!(printable("größe ✓"), "größe ✓");
+/// ```
+pub fn printable(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| unprintable(c).is_some()) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unprintable(c).is_some() {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 #[cfg(test)]

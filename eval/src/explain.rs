@@ -13,9 +13,9 @@ pub const OUTPUT_EXCERPT: usize = 300;
 pub const MESSAGE_EXCERPT: usize = 600;
 
 /// `text` on one line, at most `max` characters (then `…`): a line break
-/// is written `\n`, a tab `\t`, any other control character (C0, DEL, C1:
-/// a terminal would act on an escape sequence) and any Unicode
-/// noncharacter (XML 1.0 forbids U+FFFE and U+FFFF) `\u{…}`.
+/// is written `\n`, a tab `\t`, any other character no report shows as
+/// itself (`templiqx_contracts::words::unprintable`: control characters,
+/// noncharacters, bidirectional formatting characters) `\u{…}`.
 #[must_use]
 pub fn excerpt(text: &str, max: usize) -> String {
     let mut out = String::new();
@@ -28,19 +28,13 @@ pub fn excerpt(text: &str, max: usize) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() || noncharacter(c) => {
+            c if templiqx_contracts::words::unprintable(c).is_some() => {
                 out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
             }
             c => out.push(c),
         }
     }
     out
-}
-
-/// U+FDD0–U+FDEF and the last two code points of every plane.
-fn noncharacter(c: char) -> bool {
-    let n = u32::from(c);
-    (0xFDD0..=0xFDEF).contains(&n) || n & 0xFFFE == 0xFFFE
 }
 
 /// `record`'s failure on one line, for a JUnit message: the headline, or

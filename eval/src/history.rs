@@ -282,6 +282,55 @@ impl History {
         History::with(conn)
     }
 
+    /// Opens the existing history at `path` for reading only (`templiqx
+    /// eval show`): nothing is created, migrated or written, so a file
+    /// that is read-only, or in a directory that is (a CI artefact), can
+    /// be read. A file in WAL mode whose `-shm` file cannot be made there
+    /// is read as immutable (its last checkpoint).
+    ///
+    /// # Errors
+    ///
+    /// A [`HistoryError`] when the file cannot be opened, is not a SQLite
+    /// database, holds no eval history (an empty file), or holds another
+    /// schema version than [`SCHEMA_VERSION`] (an older one is migrated in
+    /// place by [`History::open`], which writes it).
+    pub fn open_read_only(path: &Path) -> Result<History, HistoryError> {
+        use rusqlite::OpenFlags;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let version =
+            |conn: &Connection| conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0));
+        let opened = Connection::open_with_flags(path, flags)
+            .and_then(|conn| version(&conn).map(|v| (conn, v)));
+        let (conn, version) = match opened {
+            Ok(opened) => opened,
+            Err(_) => {
+                let uri = format!("file:{}?immutable=1", uri_path(path));
+                Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+                    .and_then(|conn| version(&conn).map(|v| (conn, v)))
+                    .map_err(fail("opening the eval history"))?
+            }
+        };
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(fail("configuring the eval history"))?;
+        match version {
+            SCHEMA_VERSION => Ok(History {
+                conn,
+                pending: 0,
+                opened: std::time::Instant::now(),
+            }),
+            0 => Err(HistoryError {
+                action: "opening the eval history".to_owned(),
+                reason: "the file holds no eval history (no templiqx schema version)".to_owned(),
+            }),
+            other => Err(HistoryError {
+                action: "opening the eval history".to_owned(),
+                reason: format!(
+                    "its schema version is {other}; reading it needs version {SCHEMA_VERSION}, to which `templiqx eval --db` with this file migrates it in place"
+                ),
+            }),
+        }
+    }
+
     /// A history in memory, gone when dropped (tests, `--db :memory:`).
     ///
     /// # Errors
@@ -929,6 +978,21 @@ fn read_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, ExecutionRecord,
         },
         r.get(11)?,
     ))
+}
+
+/// `path` as the path of a SQLite `file:` URI: `%`, `?` and `#` (which
+/// would end or escape the path) percent-encoded.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// `op` again while SQLite answers that the database is busy or locked, for

@@ -14,21 +14,11 @@ use templiqx_contracts::{AsValue as _, Code, Schema, ir, words};
 /// The help of an id with a character no report can carry.
 const ID_HELP: &str = "eval and check ids name tests and report entries (JUnit, HTML, the terminal); write them with printable characters";
 
-/// The first character of `id` that no report can carry as text, described
-/// (`docs/format.md`, "Eval fixtures"): a control character (C0, DEL, C1),
-/// which XML 1.0 forbids or a terminal acts on, or a Unicode noncharacter
-/// (U+FDD0–U+FDEF, U+xxFFFE, U+xxFFFF), which XML 1.0 forbids too.
+/// The first character of `id` that no report can carry as text,
+/// described (`docs/format.md`, "Eval fixtures"; [`words::unprintable`]).
 fn unprintable(id: &str) -> Option<String> {
-    id.chars().find_map(|c| {
-        let n = u32::from(c);
-        if c.is_control() {
-            Some(format!("U+{n:04X}, a control character"))
-        } else if (0xFDD0..=0xFDEF).contains(&n) || n & 0xFFFE == 0xFFFE {
-            Some(format!("U+{n:04X}, a Unicode noncharacter"))
-        } else {
-            None
-        }
-    })
+    id.chars()
+        .find_map(|c| words::unprintable(c).map(|what| format!("U+{:04X}, {what}", u32::from(c))))
 }
 
 impl Cx<'_> {
@@ -50,7 +40,7 @@ impl Cx<'_> {
             if let Some(what) = unprintable(&eval.id) {
                 self.err(
                     Code::EvalInvalid,
-                    format!("eval id `{}` holds {what}", eval.id.escape_debug()),
+                    format!("eval id `{}` holds {what}", words::printable(&eval.id)),
                     &eval.loc.child("id"),
                     ID_HELP,
                 );
@@ -121,8 +111,8 @@ impl Cx<'_> {
                     Code::EvalInvalid,
                     format!(
                         "check id `{}` of eval `{}` holds {what}",
-                        check.id.escape_debug(),
-                        eval.id.escape_debug()
+                        words::printable(&check.id),
+                        words::printable(&eval.id)
                     ),
                     &id_loc,
                     ID_HELP,

@@ -342,6 +342,11 @@ fn eval_and_check_ids_hold_printable_characters_only() {
             "row\\u{1ffff}",
             "U+1FFFF, a Unicode noncharacter",
         ),
+        (
+            "row\\u202E",
+            "row\\u{202e}",
+            "U+202E, a bidirectional formatting character",
+        ),
     ] {
         let text = contract(&format!(
             "      - {{ id: \"{escaped}\", check: {check} }}\n"

@@ -47,7 +47,10 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
                 crate::args::DEFAULT_EVAL_DB
             )));
         }
-        let history = History::open(options.db).map_err(|e| io_diagnostic(&e.to_string()))?;
+        // Read only: showing a run never changes the file (a CI artefact
+        // may be read-only, and an empty file stays empty).
+        let history =
+            History::open_read_only(options.db).map_err(|e| io_diagnostic(&e.to_string()))?;
         stored_run(
             &history,
             options.run,

@@ -28,13 +28,23 @@ pub(crate) fn compile(
         .compile_file(contract);
     let mut sources = SourceTexts::default();
     sources.extend_from(&input.loader.sources);
-    let mut compiled = input
-        .contracts
-        .into_iter()
-        .next()
-        .expect("compile_file compiles one contract");
-    let diagnostics = std::mem::take(&mut compiled.diagnostics);
-    (compiled, diagnostics, sources)
+    match input.contracts.into_iter().next() {
+        Some(mut compiled) => {
+            let diagnostics = std::mem::take(&mut compiled.diagnostics);
+            (compiled, diagnostics, sources)
+        }
+        // Nothing that can be read is there (no file, a pipe, a device).
+        None => {
+            let compiled = CompiledContract {
+                id: String::new(),
+                file: input.name,
+                contract: None,
+                interaction: None,
+                diagnostics: Vec::new(),
+            };
+            (compiled, input.unusable.into_iter().collect(), sources)
+        }
+    }
 }
 
 /// Reads the request file at `request` (its text joins `sources`) and, when

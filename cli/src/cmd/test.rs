@@ -33,11 +33,15 @@ struct Case {
 }
 
 impl Case {
+    /// `contract::fixture`, written as a terminal shows it (an unprintable
+    /// character as `\u{…}`: a fixture id of a contract that failed to
+    /// compile may hold one).
     fn name(&self) -> String {
-        match &self.fixture {
+        let name = match &self.fixture {
             Some(f) => format!("{}::{f}", self.contract),
             None => self.contract.clone(),
-        }
+        };
+        templiqx_contracts::words::printable(&name).into_owned()
     }
 }
 

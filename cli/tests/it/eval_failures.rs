@@ -315,6 +315,27 @@ fn eval_show_prints_a_stored_run_again_from_the_history_alone() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(!elsewhere.path().join("missing.sqlite").exists());
+
+    // Showing never writes: the history's bytes are those copied, and an
+    // empty file stays empty (it holds no history; it is not made one).
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        std::fs::read(dir.path().join("eval.sqlite")).unwrap()
+    );
+    std::fs::write(elsewhere.path().join("empty.sqlite"), b"").unwrap();
+    let out = templiqx_in(elsewhere.path())
+        .args(["eval", "show", "--db", "empty.sqlite"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = format!("{}{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("holds no eval history"), "{said}");
+    assert_eq!(
+        std::fs::metadata(elsewhere.path().join("empty.sqlite"))
+            .unwrap()
+            .len(),
+        0
+    );
 }
 
 #[test]

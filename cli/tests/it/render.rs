@@ -375,3 +375,62 @@ fn request_shape_and_value_problems_are_reported_in_one_run() {
         ["error[TQX_INVALID_TYPE]: a request must be a JSON object, found an array"]
     );
 }
+
+/// What is neither a file nor a directory is refused before it is read,
+/// with the words `check` uses: a named pipe never blocks `render` or
+/// `fingerprint`, and `/dev/null` is not read as an empty contract.
+#[cfg(unix)]
+#[test]
+fn pipes_and_devices_are_refused_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let request = crm3().join(REQUEST);
+    let neither = |name: &str| {
+        format!(
+            "`{name}` is neither a regular file nor a directory (a device, a named pipe or a socket)"
+        )
+    };
+    for (args, shown) in [
+        (["render", "pipe"], "pipe"),
+        (["render", "/dev/null"], "/dev/null"),
+        (["fingerprint", "pipe"], "pipe"),
+        (["fingerprint", "/dev/null"], "/dev/null"),
+    ] {
+        let mut cmd = templiqx_in(dir.path());
+        cmd.args(args);
+        if args[0] == "render" {
+            cmd.arg("--request").arg(&request);
+            cmd.args(["--target", "structured_output"]);
+        }
+        let output = cmd
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(text.contains(&neither(shown)), "{args:?}: {text}");
+        assert_ne!(output.status.code(), Some(0), "{args:?}");
+    }
+    // A request that is a pipe is refused too.
+    let output = templiqx_in(dir.path())
+        .arg("render")
+        .arg(crm3().join("contracts/lease-term-extraction.yaml"))
+        .args(["--request", "pipe", "--target", "structured_output"])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(text.contains(&neither("pipe")), "{text}");
+}

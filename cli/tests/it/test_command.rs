@@ -89,6 +89,34 @@ fn a_broken_fake_output_fails_its_fixture_only() {
     "#);
 }
 
+/// A fixture id holding an escape sequence (refused by the compiler, so
+/// its case fails) is printed with the sequence escaped: the terminal
+/// shows the id, it does not act on it.
+#[test]
+fn a_fixture_id_with_a_control_character_is_shown_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    templiqx_conformance_suites::copy_tree(&repo().join("examples/crm3"), dir.path());
+    let path = dir.path().join("contracts/lease-term-extraction.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let broken = text.replace(
+        "  - id: fixed-term-lease\n",
+        "  - id: \"fixed\\e[31m-term-lease\"\n",
+    );
+    assert_ne!(text, broken);
+    std::fs::write(&path, broken).unwrap();
+    let output = templiqx_in(dir.path())
+        .args(["test", ".", "--target", "structured_output"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let out = stdout(&output);
+    assert!(!out.contains('\u{1b}'), "{out}");
+    assert!(
+        out.contains("test lease-term-extraction::fixed\\u{1b}[31m-term-lease ... FAILED"),
+        "{out}"
+    );
+}
+
 #[test]
 fn json_reports_each_case() {
     let dir = tempfile::tempdir().unwrap();
