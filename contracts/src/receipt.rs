@@ -34,6 +34,15 @@ pub struct RuntimeFailure {
     /// quotes only its first meaningful line. Not part of any fingerprint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_message: Option<String>,
+    /// The text the model wrote before the failure, when the adapter has
+    /// it: an output cut off at the token limit, which does not parse.
+    /// The port hands it on as [`ExecutionError::output`] (a JSON string),
+    /// redacted, so a host can show what the model said. Not part of any
+    /// fingerprint or receipt.
+    ///
+    /// [`ExecutionError::output`]: https://docs.rs/templiqx/latest/templiqx/struct.ExecutionError.html#structfield.output
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 impl RuntimeFailure {
@@ -46,6 +55,7 @@ impl RuntimeFailure {
             retry_after_ms: None,
             help: None,
             provider_message: None,
+            output: None,
         }
     }
 
@@ -53,6 +63,14 @@ impl RuntimeFailure {
     #[must_use]
     pub fn with_help(mut self, help: impl Into<String>) -> RuntimeFailure {
         self.help = Some(help.into());
+        self
+    }
+
+    /// The failure with the text the model wrote before it
+    /// ([`RuntimeFailure::output`]).
+    #[must_use]
+    pub fn with_output(mut self, output: impl Into<String>) -> RuntimeFailure {
+        self.output = Some(output.into());
         self
     }
 

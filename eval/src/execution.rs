@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use templiqx::{AsyncRuntimeAdapter, Execution, ExecutionError, Receipt};
 use templiqx_contracts::validate::validate;
-use templiqx_contracts::{AsValue, Json};
+use templiqx_contracts::{AsValue, Code, Json};
 
 use crate::history::Cached;
 use crate::record::{CheckVerdict, Evidence, ExecutionRecord, ObservedValue, Verdict, Violation};
@@ -86,8 +86,9 @@ fn record(
 }
 
 /// What a failed execution leaves: the output it was about (a
-/// schema-invalid one) with its violations, the failure's message and
-/// help, and the finish reason its failure names.
+/// schema-invalid one, with its violations; or the text written before a
+/// runtime failure, such as an output cut off at the token limit), the
+/// failure's message and help, and the finish reason its failure names.
 fn failure_evidence(
     fixture: &Fixture<'_>,
     error: &ExecutionError,
@@ -108,6 +109,8 @@ fn failure_evidence(
     };
     if let Some(output) = &error.output {
         evidence.output = Some(redact(&output_text(output)));
+    }
+    if let (Some(output), Code::OutputSchema) = (&error.output, error.failure.code) {
         if let Err(violations) = validate(
             &fixture.rendered.interaction.output_schema,
             output.as_value(),
@@ -123,7 +126,9 @@ fn failure_evidence(
         }
     } else {
         // The port's own advice for this failure (the help of its one
-        // diagnostic); a schema failure's help is per violation.
+        // diagnostic); a schema failure's help is per violation. A failure
+        // may carry what the model wrote before it (an output cut off at
+        // the token limit), kept above.
         evidence.help = error
             .diagnostics
             .first()

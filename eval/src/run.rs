@@ -736,12 +736,18 @@ pub(crate) fn notes(
             .get(contract)
             .and_then(|s| s.get("max_output_tokens"))
             .and_then(serde_json::Value::as_u64);
-        let limit = match max {
-            Some(max) => format!("its `runtime_policy.max_output_tokens` is {max}"),
-            None => "it sets no `runtime_policy.max_output_tokens`, so the server's default limit applied".to_owned(),
+        let (limit, advice) = match max {
+            Some(max) => (
+                format!("its `runtime_policy.max_output_tokens` is {max}"),
+                "raise `runtime_policy.max_output_tokens` in the contract if the answers need more, or ask for a shorter output",
+            ),
+            None => (
+                "it sets no `runtime_policy.max_output_tokens`, so the server's own limit applied (its default, or what its context size left)".to_owned(),
+                "set `runtime_policy.max_output_tokens` in the contract (a cap above what a right answer needs also stops a runaway output early), and give the server a limit or context size above it",
+            ),
         };
         notes.push(format!(
-            "{n} execution(s) of {contract} were cut off at the token limit (the model answered, but its output hit the limit; {limit}); they count as not passed: raise `runtime_policy.max_output_tokens` in the contract, or the server's limit"
+            "{n} execution(s) of {contract} were cut off at the token limit (the model answered, but its output hit the limit; {limit}); they count as not passed: {advice}"
         ));
     }
     let queue = stats.overall.summary.queue_ms;

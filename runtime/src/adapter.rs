@@ -118,10 +118,12 @@ pub struct ExecutionError {
     /// Invocations made by this `execute` call, including the failed one
     /// (0 when the capability gate refused before invoking).
     pub attempts: u32,
-    /// The output the model gave, for `TQX_OUTPUT_SCHEMA`: the
-    /// schema-invalid output (a reply that was not JSON is its text, as a
-    /// JSON string), so a host can show what the model said. `None` for
-    /// every other failure.
+    /// The output the model gave, so a host can show what the model said:
+    /// for `TQX_OUTPUT_SCHEMA` the schema-invalid output (a reply that was
+    /// not JSON is its text, as a JSON string); for a runtime failure the
+    /// text the model wrote before it, when the adapter had it
+    /// ([`RuntimeFailure::output`]: an output cut off at the token limit),
+    /// as a JSON string. `None` otherwise.
     pub output: Option<Json>,
 }
 
@@ -533,16 +535,19 @@ fn conclude(
 ) -> Result<Execution, ExecutionError> {
     let AdapterOutput { output, usage } = match result {
         Ok(output) => output,
-        Err(failure) => {
+        Err(mut failure) => {
             let diagnostic = Diagnostic::error(failure.code, failure.detail.clone())
                 .note(format!("failing step: `{}`", failure.id))
                 .help(failure_help(&failure));
+            // What the model wrote before the failure travels as the
+            // error's output, where `redacted` reaches it.
+            let output = failure.output.take().map(Json::String);
             return Err(ExecutionError {
                 receipt: failure.receipt(),
                 diagnostics: vec![diagnostic],
                 failure,
                 attempts,
-                output: None,
+                output,
             });
         }
     };

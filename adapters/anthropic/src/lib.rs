@@ -531,7 +531,7 @@ impl Anthropic {
                         ),
                     )
                 };
-                return Err(RuntimeFailure::new(
+                let failure = RuntimeFailure::new(
                     Code::RuntimeInvalidResponse,
                     failure_id(PROVIDER, "truncated"),
                     format!(
@@ -539,7 +539,20 @@ impl Anthropic {
                          {source}; stop_reason `max_tokens`){written}"
                     ),
                 )
-                .with_help(help));
+                .with_help(help);
+                // What the model wrote, for a host to show: the text, else
+                // the tool input it had begun.
+                let written = if text.is_empty() {
+                    input
+                        .as_ref()
+                        .map(templiqx::contracts::canonical::to_canonical_string)
+                } else {
+                    Some(text.to_owned())
+                };
+                return Err(match written {
+                    Some(output) => failure.with_output(output),
+                    None => failure,
+                });
             }
             Some("refusal") => {
                 return Err(RuntimeFailure::new(

@@ -574,7 +574,8 @@ fn finish_reply(
 
 /// `finish_reason: "length"`: the output was cut off at the token limit
 /// (`openai.truncated`); the detail names the limit sent and its field,
-/// or says that none was, and the help how to raise it.
+/// or says that none was, the help how to raise it, and the failure keeps
+/// the text written ([`RuntimeFailure::output`]).
 fn truncated(
     content: &str,
     usage: Option<Usage>,
@@ -610,12 +611,18 @@ fn truncated(
                 .to_owned(),
         ),
     };
-    RuntimeFailure::new(
+    let failure = RuntimeFailure::new(
         Code::RuntimeInvalidResponse,
         failure_id(PROVIDER, "truncated"),
         detail,
     )
-    .with_help(help)
+    .with_help(help);
+    // What the model wrote, for a host to show (it does not parse).
+    if content.is_empty() {
+        failure
+    } else {
+        failure.with_output(content)
+    }
 }
 
 /// `usage.prompt_tokens` and `usage.completion_tokens`.

@@ -185,12 +185,16 @@ fn an_output_cut_off_at_the_token_limit_says_so() {
         Code::RuntimeInvalidResponse,
         "openai.truncated",
         "the output was cut off at the token limit (finish_reason `length`) after 12 characters",
-    );
+    )
+    .with_output("{\"greeting\": \"Dear Ad");
     let outcome = run(&Scripted::new(Err(failure)), &mut history, 1);
-    assert_eq!(
-        outcome.samples[0].evidence.finish_reason.as_deref(),
-        Some("length")
-    );
+    let evidence = &outcome.samples[0].evidence;
+    assert_eq!(evidence.finish_reason.as_deref(), Some("length"));
+    // What the model wrote before the limit, kept as text, with the
+    // failure's help and no schema violations (it is not an output).
+    assert_eq!(evidence.output.as_deref(), Some("{\"greeting\": \"Dear Ad"));
+    assert!(evidence.violations.is_empty(), "{:?}", evidence.violations);
+    assert!(evidence.help.is_some());
     assert_eq!(outcome.notes.len(), 1, "{:?}", outcome.notes);
     assert!(
         outcome.notes[0].starts_with("2 execution(s) of twins were cut off at the token limit")

@@ -6,6 +6,7 @@
 
 use serde_json::{Value, json};
 use std::time::Duration;
+use templiqx::contracts::json::Json;
 use templiqx::{AsyncRuntimeAdapter, Code, StreamEvent};
 use templiqx_fake_provider::{Reply, render};
 use templiqx_openai::{OpenAiAdapter, OpenAiConfig, RetryPolicy};
@@ -231,6 +232,12 @@ async fn an_output_cut_off_at_the_token_limit_names_the_limit_and_what_raises_it
     assert!(
         help.starts_with("raise `runtime_policy.max_output_tokens` in the contract (now 5)"),
         "{help}"
+    );
+    // What the model wrote is kept, as text: it does not parse.
+    assert_eq!(error.output, Some(Json::String("{\"rent\": 9".into())));
+    assert_eq!(
+        error.failure.output, None,
+        "handed on as the error's output"
     );
     let uncapped = contract("{ temperature: 0 }");
     let error = adapter.execute(&render(&uncapped)).await.unwrap_err();
