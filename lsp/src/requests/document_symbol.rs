@@ -54,48 +54,21 @@ fn symbols(tree: &Tree) -> Vec<DocumentSymbol> {
     let manifest = tree.root.get("package").is_some();
     for (key, value) in entries {
         let children: Vec<DocumentSymbol> = match key.text.as_str() {
-            "inputs" | "context" if !manifest => value
-                .as_map()
-                .unwrap_or_default()
-                .iter()
-                .map(|(k, v)| {
-                    let detail = v.get("schema").map(|s| {
-                        let required = matches!(
-                            v.get("required").map(|r| &r.value),
-                            Some(NodeValue::Bool(true))
-                        );
-                        let ty = type_summary(s, 0);
-                        if required {
-                            ty
-                        } else {
-                            format!("{ty}, optional")
-                        }
-                    });
-                    symbol(
-                        k.text.clone(),
-                        detail,
-                        SymbolKind::FIELD,
-                        range(&k.span, &v.span),
-                        range(&k.span, &k.span),
-                        Vec::new(),
-                    )
+            "inputs" | "context" if !manifest => members(value, SymbolKind::FIELD, &index, |v| {
+                v.get("schema").map(|s| {
+                    let required = matches!(
+                        v.get("required").map(|r| &r.value),
+                        Some(NodeValue::Bool(true))
+                    );
+                    let ty = type_summary(s, 0);
+                    if required {
+                        ty
+                    } else {
+                        format!("{ty}, optional")
+                    }
                 })
-                .collect(),
-            "components" if !manifest => value
-                .as_map()
-                .unwrap_or_default()
-                .iter()
-                .map(|(k, v)| {
-                    symbol(
-                        k.text.clone(),
-                        None,
-                        SymbolKind::FUNCTION,
-                        range(&k.span, &v.span),
-                        range(&k.span, &k.span),
-                        Vec::new(),
-                    )
-                })
-                .collect(),
+            }),
+            "components" if !manifest => members(value, SymbolKind::FUNCTION, &index, |_| None),
             "messages" if !manifest => value
                 .as_seq()
                 .unwrap_or_default()
@@ -169,21 +142,9 @@ fn symbols(tree: &Tree) -> Vec<DocumentSymbol> {
                     ))
                 })
                 .collect(),
-            "dependencies" | "tool_contracts" if manifest => value
-                .as_map()
-                .unwrap_or_default()
-                .iter()
-                .map(|(k, v)| {
-                    symbol(
-                        k.text.clone(),
-                        None,
-                        SymbolKind::PACKAGE,
-                        range(&k.span, &v.span),
-                        range(&k.span, &k.span),
-                        Vec::new(),
-                    )
-                })
-                .collect(),
+            "dependencies" | "tool_contracts" if manifest => {
+                members(value, SymbolKind::PACKAGE, &index, |_| None)
+            }
             _ => continue,
         };
         let kind = match key.text.as_str() {
@@ -201,6 +162,33 @@ fn symbols(tree: &Tree) -> Vec<DocumentSymbol> {
         ));
     }
     out
+}
+
+/// One symbol per member of the mapping `value` (none when it is not
+/// one): named by its key, selected at the key, spanning key and value,
+/// with `detail` of the value.
+fn members(
+    value: &Node,
+    kind: SymbolKind,
+    index: &LineIndex,
+    detail: impl Fn(&Node) -> Option<String>,
+) -> Vec<DocumentSymbol> {
+    let range = |start: &Span, end: &Span| index.byte_range(start.bytes.0, end.bytes.1);
+    value
+        .as_map()
+        .unwrap_or_default()
+        .iter()
+        .map(|(k, v)| {
+            symbol(
+                k.text.clone(),
+                detail(v),
+                kind,
+                range(&k.span, &v.span),
+                range(&k.span, &k.span),
+                Vec::new(),
+            )
+        })
+        .collect()
 }
 
 fn symbol(
