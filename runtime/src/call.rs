@@ -15,7 +15,9 @@
 
 use crate::adapter::{AsyncRuntimeAdapter, Execution, ExecutionError, RuntimeAdapter, Usage};
 use crate::decode::{DecodeError, decode_output};
+use crate::partial::PartialJson;
 use crate::render::{RenderError, render};
+use crate::typed::{Follow, FollowState, Grow};
 use serde::de::DeserializeOwned;
 use std::fmt;
 use std::future::Future;
@@ -260,6 +262,237 @@ where
     }
 }
 
+/// The partial output of a streamed call, followed delta by delta
+/// (`docs/runtime.md`, "Typed streaming"): each text delta goes to an
+/// incremental reader ([`PartialJson`]), and the partial value `P` (a
+/// generated `PartialOutput`, or [`Json`](templiqx_contracts::Json) for
+/// any output) is brought up to date by walking only what changed
+/// ([`Grow`]): following a whole stream is linear in the output, whatever
+/// the deltas, and the text is never read twice.
+///
+/// ```
+/// use templiqx::{Json, PartialStream};
+///
+/// let mut stream = PartialStream::<Json>::new();
+/// let mut shown = Vec::new();
+/// for delta in [r#"{"title": "Lea"#, r#"se", "days": 6"#, "0}"] {
+///     if let Some(snapshot) = stream.feed(delta) {
+///         shown.push((snapshot.output.to_string(), snapshot.writing.map(str::to_owned)));
+///     }
+/// }
+/// assert_eq!(shown, [
+///     (r#"{"title":"Lea"}"#.to_owned(), Some("/title".to_owned())),
+///     // `6` may go on: a number shows once complete.
+///     (r#"{"title":"Lease"}"#.to_owned(), Some("/days".to_owned())),
+///     (r#"{"days":60,"title":"Lease"}"#.to_owned(), None),
+/// ]);
+/// ```
+#[derive(Debug)]
+pub struct PartialStream<P> {
+    reader: PartialJson,
+    output: P,
+    started: bool,
+    state: FollowState,
+}
+
+impl<P: Grow + Default> Default for PartialStream<P> {
+    fn default() -> Self {
+        PartialStream::new()
+    }
+}
+
+/// The partial output after a delta that changed it, borrowed from the
+/// [`PartialStream`] (or the typed call) that follows the stream.
+#[derive(Debug)]
+pub struct Snapshot<'a, P> {
+    /// The output as far as it was written (`docs/format.md`, "Partial
+    /// types": strings and arrays grow, numbers, booleans, enum values and
+    /// `null` show once complete, objects are partial in turn).
+    pub output: &'a P,
+    /// The JSON Pointer of the innermost value still being written (`""`
+    /// for the root itself; `None` once the whole output is complete):
+    /// the completion state of every value (`docs/decisions.md`, "Typed
+    /// streaming"). The values on the way to it are being written too;
+    /// every other value shown is done and will not change.
+    pub writing: Option<&'a str>,
+    /// The delta this snapshot follows, counted from 1 over the stream.
+    pub delta: u64,
+}
+
+impl<P> Clone for Snapshot<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for Snapshot<'_, P> {}
+
+impl<P> Snapshot<'_, P> {
+    /// Whether the value at `pointer` (a JSON Pointer into the output,
+    /// `""` for the root) is still being written: it is [`writing`](Self::writing)
+    /// or a value on the way to it. A value shown that is not being
+    /// written is done; a value not shown has not started (or is a number
+    /// or literal still being written, which shows once complete).
+    pub fn is_writing(&self, pointer: &str) -> bool {
+        self.writing.is_some_and(|w| {
+            w == pointer
+                || (w.starts_with(pointer) && w.as_bytes().get(pointer.len()) == Some(&b'/'))
+        })
+    }
+}
+
+impl<P: Grow + Default> PartialStream<P> {
+    /// A stream that has read nothing.
+    pub fn new() -> Self {
+        PartialStream {
+            reader: PartialJson::new(),
+            output: P::default(),
+            started: false,
+            state: FollowState::default(),
+        }
+    }
+
+    /// Reads one text delta. Returns the snapshot when what it shows
+    /// changed: the output (a string grew, a value appeared) or the value
+    /// being written (one completed or started); `None` otherwise (white
+    /// space, more digits of a number), and `None` from the first
+    /// character that is not JSON on (the reader's
+    /// [`error`](Self::error); the output is still validated as a whole
+    /// when the call completes).
+    pub fn feed(&mut self, delta: &str) -> Option<Snapshot<'_, P>> {
+        self.reader.feed(delta).ok()?;
+        self.started = Follow::update(
+            &self.reader,
+            &mut self.state,
+            &mut self.output,
+            self.started,
+        );
+        (self.started && self.state.shown_changed()).then(|| self.snapshot())
+    }
+
+    /// The partial output so far; `None` until it shows anything.
+    pub fn output(&self) -> Option<&P> {
+        self.started.then_some(&self.output)
+    }
+
+    /// The last snapshot (`None` until the output shows anything).
+    pub fn last(&self) -> Option<Snapshot<'_, P>> {
+        self.started.then(|| self.snapshot())
+    }
+
+    fn snapshot(&self) -> Snapshot<'_, P> {
+        Snapshot {
+            output: &self.output,
+            writing: self.state.writing(),
+            delta: self.reader.version(),
+        }
+    }
+
+    /// Where the text stopped being JSON, if it did (an answer wrapped in
+    /// prose, say): no snapshot follows it.
+    pub fn error(&self) -> Option<&crate::partial::PartialError> {
+        self.reader.error()
+    }
+}
+
+/// What a typed streaming call ([`execute_partial`]) sends its sink, in
+/// the order it happens.
+#[derive(Debug)]
+pub enum Streamed<'a, P> {
+    /// A stream event as the port sends it ([`execute_streaming`]): every
+    /// `Delta` and `ToolCallDelta`, then the terminal `Complete` (with the
+    /// receipt) or `Failed`.
+    Event(&'a StreamEvent),
+    /// The partial output, after the `Delta` event that changed it.
+    Partial(Snapshot<'a, P>),
+}
+
+/// The stream sink of a typed streaming call: every event to `sink`, and
+/// after each delta that changed the partial output, its snapshot.
+fn follow_into<P: Grow + Default>(
+    stream: &mut PartialStream<P>,
+    sink: &mut dyn FnMut(Streamed<'_, P>),
+    event: &StreamEvent,
+) {
+    sink(Streamed::Event(event));
+    if let StreamEvent::Delta { text } = event
+        && let Some(snapshot) = stream.feed(text)
+    {
+        sink(Streamed::Partial(snapshot));
+    }
+}
+
+/// [`execute_streaming`] with the partial output as it is written: `sink`
+/// gets every stream event ([`Streamed::Event`]) and, after each delta
+/// that changed what the output shows, a [`Streamed::Partial`] snapshot
+/// of `P` (a generated module's `PartialOutput`), built by following the
+/// deltas ([`PartialStream`]); the call returns the typed `O` with its
+/// receipt, as [`execute`] does. What a generated module's
+/// `execute_partial` calls (`docs/runtime.md`, "Typed streaming").
+///
+/// # Errors
+/// As [`execute`]. An output that is not JSON, or is wrapped in other
+/// text, shows no partial from where it stops being JSON, and fails (or
+/// not) as the port decides for the whole text.
+pub fn execute_partial<O, P, A>(
+    adapter: &A,
+    interaction: &'static Interaction,
+    inputs: &dyn ObjectView,
+    context: &dyn ObjectView,
+    sink: &mut dyn FnMut(Streamed<'_, P>),
+) -> Result<Executed<O>, ExecuteError>
+where
+    O: DeserializeOwned,
+    P: Grow + Default,
+    A: RuntimeAdapter + ?Sized,
+{
+    let request = render(interaction, inputs, context)?;
+    let mut stream = PartialStream::<P>::new();
+    let execution = adapter.execute_streaming(&request, &mut |event| {
+        follow_into(&mut stream, sink, &event)
+    })?;
+    decoded(request, execution)
+}
+
+/// [`execute_partial`] through an [`AsyncRuntimeAdapter`]
+/// ([`execute_streaming_async`]).
+///
+/// # Errors
+/// As [`execute_async`].
+// The `Send` bound is the API: written out, a change that loses it fails
+// here, not in a host.
+#[allow(clippy::manual_async_fn)]
+pub fn execute_partial_async<O, P, A, I, C>(
+    adapter: &A,
+    interaction: &'static Interaction,
+    inputs: &I,
+    context: &C,
+    sink: &mut (dyn FnMut(Streamed<'_, P>) + Send),
+) -> impl Future<Output = Result<Executed<O>, ExecuteError>> + Send
+where
+    O: DeserializeOwned,
+    P: Grow + Default + Send,
+    A: AsyncRuntimeAdapter,
+    I: ObjectView + Sync,
+    C: ObjectView + Sync,
+{
+    async move {
+        let request = render(interaction, inputs, context)?;
+        let mut stream = PartialStream::<P>::new();
+        let execution = adapter
+            .execute_streaming(&request, &mut |event| {
+                sink(Streamed::Event(&event));
+                if let StreamEvent::Delta { text } = &event
+                    && let Some(snapshot) = stream.feed(text)
+                {
+                    sink(Streamed::Partial(snapshot));
+                }
+            })
+            .await?;
+        decoded(request, execution)
+    }
+}
+
 /// The last step: decode the validated output into `O`.
 fn decoded<O: DeserializeOwned>(
     request: RenderedInteraction<'static>,
@@ -282,6 +515,144 @@ fn decoded<O: DeserializeOwned>(
 
 #[cfg(test)]
 mod tests {
+    use super::{PartialStream, Snapshot};
+    use crate::partial::{PartialJson, PartialNode, PartialValue};
+    use crate::typed::{Follow, FollowState};
+    use templiqx_contracts::Json;
+
+    /// `next` is what `prev` may become while streaming: strings grow,
+    /// arrays and objects keep what they showed (each value consistent in
+    /// turn), complete scalars stay.
+    fn consistent(prev: &Json, next: &Json, at: &str) {
+        match (prev, next) {
+            (Json::String(a), Json::String(b)) => {
+                assert!(b.starts_with(a.as_str()), "{at}: {a:?} -> {b:?}")
+            }
+            (Json::Array(a), Json::Array(b)) => {
+                assert!(b.len() >= a.len(), "{at}: array shrank");
+                for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                    consistent(x, y, &format!("{at}/{i}"));
+                }
+            }
+            (Json::Object(a), Json::Object(b)) => {
+                for (k, x) in a {
+                    let y = b.get(k).unwrap_or_else(|| panic!("{at}/{k} went away"));
+                    consistent(x, y, &format!("{at}/{k}"));
+                }
+            }
+            (a, b) => assert_eq!(a, b, "{at}: a complete scalar changed"),
+        }
+    }
+
+    /// The innermost value still being written, found by a whole walk.
+    fn writing(node: PartialNode<'_>, at: String) -> Option<String> {
+        if node.is_done() {
+            return None;
+        }
+        let inner = match node.value() {
+            PartialValue::Array(items) => items
+                .iter()
+                .enumerate()
+                .find_map(|(i, item)| writing(item, format!("{at}/{i}"))),
+            PartialValue::Object(members) => members.iter().find_map(|(k, member)| {
+                writing(
+                    member,
+                    format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                )
+            }),
+            _ => None,
+        };
+        Some(inner.unwrap_or(at))
+    }
+
+    fn follow(text: &str, split: usize) {
+        let mut stream = PartialStream::<Json>::new();
+        let mut reader = PartialJson::new();
+        let mut prev: Option<Json> = None;
+        let mut chars = text.char_indices().peekable();
+        while let Some((start, _)) = chars.next() {
+            let mut end = text.len();
+            for _ in 1..split {
+                if chars.next().is_none() {
+                    break;
+                }
+            }
+            if let Some(&(i, _)) = chars.peek() {
+                end = i;
+            }
+            let delta = &text[start..end];
+            reader.feed(delta).unwrap();
+            let changed = stream.feed(delta).is_some();
+            // Whatever the resumption skipped, a walk from scratch shows
+            // the same value.
+            let mut scratch = Json::Null;
+            let mut state = FollowState::default();
+            let started = Follow::update(&reader, &mut state, &mut scratch, false);
+            assert_eq!(
+                stream.output(),
+                started.then_some(&scratch),
+                "{text:?} at {end}"
+            );
+            let expected_writing = reader.root().and_then(|r| writing(r, String::new()));
+            let snapshot: Option<Snapshot<'_, Json>> = stream.last().filter(|_| changed);
+            if let Some(s) = snapshot {
+                assert_eq!(
+                    s.writing.map(str::to_owned),
+                    expected_writing,
+                    "{text:?} at {end}"
+                );
+                if let Some(w) = s.writing {
+                    assert!(s.is_writing(w) && s.is_writing(""));
+                }
+                if let Some(p) = &prev {
+                    consistent(p, s.output, "");
+                }
+                prev = Some(s.output.clone());
+            }
+        }
+        let whole = templiqx_contracts::json::parse(text).unwrap();
+        assert_eq!(stream.output(), Some(&whole), "{text:?}");
+        assert_eq!(stream.last().unwrap().writing, None);
+    }
+
+    #[test]
+    fn a_followed_stream_grows_by_the_rules_and_ends_as_the_whole_value() {
+        let many: String = (0..40)
+            .map(|i| format!("\"k{i}\": [{i}, \"v\"],"))
+            .collect();
+        for text in [
+            r#"{"title": "Lease \"A\" \u00e9\ud83d\ude00", "days": 60, "rent": -1450.5e0, "ok": true, "none": null}"#,
+            r#"[[1, 22, [333]], {"a": {"b": [{"c": "d/e~f"}]}}, "x", 4.5, false, null, []]"#,
+            r#"{"items": [{"n": 1, "tags": ["a", "bb"]}, {"n": 22, "tags": []}, {"n": 333}], "a/b~c": {}}"#,
+            &format!("{{{many} \"last\": {{\"deep\": [[[\"x\"]]]}}}}"),
+            "  \"just a string\"  ",
+        ] {
+            for split in [1, 2, 3, 7, 1000] {
+                follow(text, split);
+            }
+        }
+    }
+
+    #[test]
+    fn snapshots_come_only_when_what_shows_changes() {
+        let mut stream = PartialStream::<Json>::new();
+        assert!(stream.feed(" ").is_none(), "nothing has started");
+        assert!(stream.feed("[").is_some());
+        let s = stream.feed("1").unwrap();
+        assert_eq!(
+            (s.output.to_string(), s.writing),
+            ("[]".to_owned(), Some("/0"))
+        );
+        assert!(stream.feed("2").is_none(), "a number shows once complete");
+        let s = stream.feed(",").unwrap();
+        assert_eq!(s.output, &templiqx_contracts::json::parse("[12]").unwrap());
+        assert_eq!(s.writing, Some(""));
+        assert!(s.is_writing("") && !s.is_writing("/0"));
+        assert!(stream.feed("  ").is_none());
+        assert!(stream.feed("x").is_none(), "not JSON: no more snapshots");
+        assert!(stream.error().is_some());
+    }
+
     /// Small enough for clippy's `result_large_err` (128 bytes) in hosts,
     /// which deny warnings without the workspace's allowance.
     #[test]

@@ -113,7 +113,10 @@
 //!   `execute`, decode into the generated `Output` ([`Executed`]), each
 //!   failure with its `TQX_*` codes ([`ExecuteError`]); generated modules
 //!   wrap it as `execute(&adapter, &inputs, &context)` (the [`call`]
-//!   module, `docs/runtime.md`, "Typed calls").
+//!   module, `docs/runtime.md`, "Typed calls"). [`execute_partial`] (and
+//!   [`execute_partial_async`]) streams too, and shows the generated
+//!   `PartialOutput` as it is written ([`Streamed`], [`PartialStream`],
+//!   [`Grow`]; `docs/runtime.md`, "Typed streaming").
 //!
 //! This crate never depends on the compiler (`templiqx-build`): a host
 //! binary links no YAML parser and no JSON Schema compiler.
@@ -137,7 +140,8 @@ pub use adapter::{
     RuntimeAdapter, Usage,
 };
 pub use call::{
-    ExecuteError, Executed, execute, execute_async, execute_streaming, execute_streaming_async,
+    ExecuteError, Executed, PartialStream, Snapshot, Streamed, execute, execute_async,
+    execute_partial, execute_partial_async, execute_streaming, execute_streaming_async,
 };
 pub use decode::{DecodeError, Scope, check_root, decode_output};
 pub use filters::Locale;
@@ -152,6 +156,7 @@ pub use templiqx_contracts::{
     RenderedInteraction, RenderedMessage, RuntimeFailure, StreamEvent, ValueRef,
 };
 pub use templiqx_contracts::{CheckOutcome, EvalFixture};
+pub use typed::{Follow, FollowState, Grow};
 #[cfg(feature = "macros")]
 pub use templiqx_macros::include_contract;
 
@@ -252,11 +257,13 @@ pub mod __private {
     pub use crate::__serde_impls as serde_impls;
     pub use crate::adapter::{AsyncRuntimeAdapter, RuntimeAdapter};
     pub use crate::call::{
-        ExecuteError, Executed, execute, execute_async, execute_streaming, execute_streaming_async,
+        ExecuteError, Executed, Streamed, execute, execute_async, execute_partial,
+        execute_partial_async, execute_streaming, execute_streaming_async,
     };
     pub use crate::decode::{DecodeError, Scope, decode_output, deserialize_root, run_eval};
+    pub use crate::partial::PartialNode;
     pub use crate::render::{RenderError, render};
-    pub use crate::typed::{self, Decode, Fields, variant};
+    pub use crate::typed::{self, Decode, Fields, Follow, Grow, variant};
     /// Short names for what generated statics repeat most, each the item
     /// it names: `S` is `Str::Borrowed` (`Cow::Borrowed`), `L` is
     /// `Seq::Static`, `P` is `Ptr::Static`, `Some`/`None` are `Option`'s.

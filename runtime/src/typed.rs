@@ -18,8 +18,10 @@
 //! Not a public API: generated code reaches it through
 //! `::templiqx::__private`, and it may change in any release.
 
+use crate::partial::{PartialJson, PartialNode, PartialValue};
 use serde::de::{Error, Unexpected};
 use serde::ser::{SerializeMap, SerializeSeq};
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use templiqx_contracts::{AsValue, Json, JsonMap, JsonNumber, Members, Number, ValueRef};
 
@@ -279,6 +281,503 @@ impl serde::Serialize for View<'_> {
                 map.end()
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Partial outputs while streaming (`docs/runtime.md`, "Typed streaming").
+
+/// A type that can show a value while it is being streamed: the generated
+/// partial types (`partial::Output` and the types inside it,
+/// `docs/format.md`, "Generated Rust", "Partial types") and the Rust types
+/// of their fields. Each is brought up to date from the incremental reader
+/// ([`PartialJson`](crate::partial::PartialJson)) by walking only what
+/// changed ([`Follow`]), so following a whole stream costs the size of
+/// the output plus a constant per delta and level of nesting, never a
+/// re-read of the text.
+///
+/// The rules (`docs/format.md`, "Partial types"): a string grows (its
+/// text so far); an array grows (its items that show something, each
+/// partial in turn; an item that shows nothing yet, a number still being
+/// written, comes once complete, and since only the last item can be
+/// incomplete the items never shift); an object's members are partial in
+/// turn; a number, boolean, enum value and `null` show only once complete,
+/// and never change after.
+///
+/// Implemented here for `String`, `i64`, `f64`, `bool`, [`Json`],
+/// [`JsonMap`], `Vec<T>` and `Option<T>` (a nullable value: `Some(None)`
+/// is a complete `null`), and by generated code for each partial struct
+/// and enum.
+pub trait Grow: Sized {
+    /// The value as far as `node` shows it; `None` while it shows nothing
+    /// of this type (a number, literal or enum string still being written,
+    /// or a value of another type, which the final validation reports).
+    fn start<'r>(node: PartialNode<'r>, follow: &mut Follow<'r>) -> Option<Self>;
+
+    /// Brings in what changed in `node` since this value was last brought
+    /// up to date (called only when `node` changed). A complete scalar
+    /// never changes.
+    fn grow<'r>(&mut self, node: PartialNode<'r>, follow: &mut Follow<'r>);
+}
+
+/// Brings a field or slot up to date: starts it when it shows nothing
+/// yet, else grows it. What generated partial structs call per member.
+pub fn field<'r, T: Grow>(slot: &mut Option<T>, node: PartialNode<'r>, follow: &mut Follow<'r>) {
+    match slot {
+        None => {
+            *slot = T::start(node, follow);
+            if slot.is_some() {
+                follow.shown();
+            }
+        }
+        Some(value) => value.grow(node, follow),
+    }
+}
+
+/// The `start` of a generated partial struct: an object shows every
+/// member it has so far; anything else shows nothing.
+pub fn start_struct<'r, T: Grow + Default>(
+    node: PartialNode<'r>,
+    follow: &mut Follow<'r>,
+) -> Option<T> {
+    let PartialValue::Object(_) = node.value() else {
+        return None;
+    };
+    let mut value = T::default();
+    value.grow(node, follow);
+    Some(value)
+}
+
+/// The `start` of a value shown only once complete (an enum, a number, a
+/// boolean): the value decoded once `node` is done; `None` before, and for
+/// a value `T` cannot hold.
+pub fn complete<T: Decode>(node: PartialNode<'_>) -> Option<T> {
+    let json = node.to_json()?;
+    T::decode::<serde::de::value::Error>(json).ok()
+}
+
+/// An open partial struct's extra member `key`: its value as far as it
+/// shows, kept in `extra` as [`Json`] (see [`Grow`] for `Json`).
+pub fn extra<'r>(extra: &mut JsonMap, key: &str, node: PartialNode<'r>, follow: &mut Follow<'r>) {
+    match extra.get_mut(key) {
+        Some(value) => value.grow(node, follow),
+        None => {
+            if let Some(value) = Json::start(node, follow) {
+                extra.insert(key.to_owned(), value);
+                follow.shown();
+            }
+        }
+    }
+}
+
+/// Where a walk over a container resumes: the index and id of the child
+/// it reached last (that child may still be written; every child before
+/// it is complete and was brought in).
+#[derive(Clone, Copy, Debug)]
+struct Cursor {
+    index: usize,
+    id: usize,
+}
+
+/// What a [`Follow`] keeps between deltas: where each open container's
+/// walk resumes, and the pointer of the value being written.
+#[derive(Debug, Default)]
+pub struct FollowState {
+    /// The reader version last brought in.
+    seen: u64,
+    /// Open containers (by node id) and where their walk resumes; an
+    /// entry goes once its container is complete and brought in.
+    cursors: HashMap<usize, Cursor>,
+    /// The JSON Pointer of the innermost value still being written.
+    pointer: String,
+    /// `pointer`'s length at each depth of the current walk.
+    marks: Vec<usize>,
+    /// Whether the root is still being written.
+    writing: bool,
+    /// The last walk's `writing()`, to tell whether it moved.
+    previous: Option<String>,
+    /// Whether the last walk changed what the value shows or where it is
+    /// being written.
+    shown: bool,
+}
+
+impl FollowState {
+    /// The reader version last brought in (0: none).
+    pub fn seen(&self) -> u64 {
+        self.seen
+    }
+
+    /// Whether the last walk changed what the value shows (a string grew,
+    /// a value appeared) or which value is being written (one completed,
+    /// or started): what a consumer redraws on.
+    pub fn shown_changed(&self) -> bool {
+        self.shown
+    }
+
+    /// The JSON Pointer of the innermost value still being written (`""`:
+    /// the root itself), after the last walk; `None` when the root is
+    /// complete or nothing has started. Every value on the way to it is
+    /// being written too; every other value shown is done.
+    pub fn writing(&self) -> Option<&str> {
+        self.writing.then_some(self.pointer.as_str())
+    }
+}
+
+/// One walk bringing a partial value up to date with the reader
+/// ([`Grow`]): it visits only the values that changed since the last walk,
+/// resuming each open array and object at the child it reached last, and
+/// notes the pointer of the value being written.
+pub struct Follow<'r> {
+    reader: &'r PartialJson,
+    state: &'r mut FollowState,
+    /// The depth of the container being walked.
+    depth: usize,
+}
+
+impl<'r> Follow<'r> {
+    /// Brings `value` (which shows the reader as of `state.seen()`) up to
+    /// date with `reader`: starts it if it has not started (`started`
+    /// false), else grows it. Returns whether the value shows anything
+    /// (started). Does nothing when nothing changed.
+    pub fn update<T: Grow>(
+        reader: &'r PartialJson,
+        state: &'r mut FollowState,
+        value: &mut T,
+        started: bool,
+    ) -> bool {
+        let Some(root) = reader.root() else {
+            return started;
+        };
+        state.shown = false;
+        if root.changed() <= state.seen {
+            return started;
+        }
+        state.pointer.clear();
+        state.marks.clear();
+        state.marks.push(0);
+        state.writing = !root.is_done();
+        let version = reader.version();
+        let mut follow = Follow {
+            reader,
+            state,
+            depth: 0,
+        };
+        let started = if started {
+            value.grow(root, &mut follow);
+            true
+        } else if let Some(v) = T::start(root, &mut follow) {
+            *value = v;
+            follow.state.shown = true;
+            true
+        } else {
+            false
+        };
+        let s = follow.state;
+        s.seen = version;
+        let now = s.writing.then_some(s.pointer.as_str());
+        if now != s.previous.as_deref() {
+            s.shown = true;
+            s.previous = now.map(str::to_owned);
+        }
+        started
+    }
+
+    /// Notes that the walk changed what the value shows: what a [`Grow`]
+    /// impl that adds or appends anything calls.
+    pub fn shown(&mut self) {
+        self.state.shown = true;
+    }
+
+    /// Whether `node` changed since the last walk.
+    fn changed(&self, node: PartialNode<'_>) -> bool {
+        node.changed() > self.state.seen
+    }
+
+    /// Notes that `node`, a child of the container being walked reached
+    /// by `segment`, is still being written: it is on the way to the
+    /// innermost such value.
+    fn note(&mut self, node: PartialNode<'_>, segment: Segment<'_>) {
+        if node.is_done() {
+            return;
+        }
+        let s = &mut *self.state;
+        let Some(&mark) = s.marks.get(self.depth) else {
+            return;
+        };
+        s.pointer.truncate(mark);
+        s.pointer.push('/');
+        match segment {
+            Segment::Index(i) => {
+                use std::fmt::Write as _;
+                let _ = write!(s.pointer, "{i}");
+            }
+            Segment::Key(k) => {
+                for c in k.chars() {
+                    match c {
+                        '~' => s.pointer.push_str("~0"),
+                        '/' => s.pointer.push_str("~1"),
+                        c => s.pointer.push(c),
+                    }
+                }
+            }
+        }
+        s.marks.truncate(self.depth + 1);
+        s.marks.push(s.pointer.len());
+    }
+
+    /// Calls `each` with every item of the array `node` that changed since
+    /// the last walk (index, item), from the item the last walk reached
+    /// on.
+    pub fn items(
+        &mut self,
+        node: PartialNode<'r>,
+        each: &mut dyn FnMut(usize, PartialNode<'r>, &mut Follow<'r>),
+    ) {
+        let PartialValue::Array(items) = node.value() else {
+            return;
+        };
+        let cursor = self.cursor(node);
+        let resumed = cursor.and_then(|c| {
+            let item = self.reader.node(c.id)?;
+            Some((c.index, items.iter_from(c.index, item)?))
+        });
+        let mut last = None;
+        let mut visit = |index: usize, item: PartialNode<'r>, follow: &mut Follow<'r>| {
+            last = Some(Cursor {
+                index,
+                id: item.id(),
+            });
+            if follow.changed(item) {
+                follow.note(item, Segment::Index(index));
+                follow.depth += 1;
+                each(index, item, follow);
+                follow.depth -= 1;
+            }
+        };
+        match resumed {
+            Some((from, rest)) => {
+                for (i, item) in rest.enumerate() {
+                    visit(from + i, item, self);
+                }
+            }
+            None => {
+                for (i, item) in items.iter().enumerate() {
+                    visit(i, item, self);
+                }
+            }
+        }
+        self.keep(node, last);
+    }
+
+    /// Calls `each` with every member of the object `node` that changed
+    /// since the last walk (key, value), from the member the last walk
+    /// reached on.
+    pub fn members(
+        &mut self,
+        node: PartialNode<'r>,
+        each: &mut dyn FnMut(&'r str, PartialNode<'r>, &mut Follow<'r>),
+    ) {
+        let PartialValue::Object(members) = node.value() else {
+            return;
+        };
+        let cursor = self.cursor(node);
+        let resumed = cursor.and_then(|c| {
+            let member = self.reader.node(c.id)?;
+            Some((c.index, members.iter_from(c.index, member)?))
+        });
+        let mut last = None;
+        let mut visit =
+            |index: usize, key: &'r str, member: PartialNode<'r>, follow: &mut Follow<'r>| {
+                last = Some(Cursor {
+                    index,
+                    id: member.id(),
+                });
+                if follow.changed(member) {
+                    follow.note(member, Segment::Key(key));
+                    follow.depth += 1;
+                    each(key, member, follow);
+                    follow.depth -= 1;
+                }
+            };
+        match resumed {
+            Some((from, rest)) => {
+                for (i, (key, member)) in rest.enumerate() {
+                    visit(from + i, key, member, self);
+                }
+            }
+            None => {
+                for (i, (key, member)) in members.iter().enumerate() {
+                    visit(i, key, member, self);
+                }
+            }
+        }
+        self.keep(node, last);
+    }
+
+    fn cursor(&self, node: PartialNode<'_>) -> Option<Cursor> {
+        self.state.cursors.get(&node.id()).copied()
+    }
+
+    /// Keeps where the walk over `node` resumes, or forgets it once
+    /// `node` is complete (it will not change again).
+    fn keep(&mut self, node: PartialNode<'_>, last: Option<Cursor>) {
+        if node.is_done() {
+            self.state.cursors.remove(&node.id());
+        } else if let Some(last) = last {
+            self.state.cursors.insert(node.id(), last);
+        }
+    }
+}
+
+/// A step of the pointer being noted.
+enum Segment<'k> {
+    Index(usize),
+    Key(&'k str),
+}
+
+impl Grow for String {
+    fn start<'r>(node: PartialNode<'r>, _: &mut Follow<'r>) -> Option<Self> {
+        match node.value() {
+            PartialValue::String(s) => Some(s.to_owned()),
+            _ => None,
+        }
+    }
+
+    /// Appends what was written since: a string only grows.
+    fn grow<'r>(&mut self, node: PartialNode<'r>, follow: &mut Follow<'r>) {
+        if let PartialValue::String(s) = node.value()
+            && let Some(more) = s.get(self.len()..)
+            && !more.is_empty()
+        {
+            self.push_str(more);
+            follow.shown();
+        }
+    }
+}
+
+impl Grow for bool {
+    fn start<'r>(node: PartialNode<'r>, _: &mut Follow<'r>) -> Option<Self> {
+        match node.value() {
+            PartialValue::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    fn grow<'r>(&mut self, _: PartialNode<'r>, _: &mut Follow<'r>) {}
+}
+
+impl Grow for i64 {
+    /// A complete integer in range (an integer-valued double too, as the
+    /// output's checks read one under `type: integer`).
+    fn start<'r>(node: PartialNode<'r>, _: &mut Follow<'r>) -> Option<Self> {
+        match node.value() {
+            PartialValue::Number(n) => match n.as_number() {
+                Number::I64(i) => Some(i),
+                Number::F64(f) if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0 => {
+                    Some(f as i64)
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn grow<'r>(&mut self, _: PartialNode<'r>, _: &mut Follow<'r>) {}
+}
+
+impl Grow for f64 {
+    fn start<'r>(node: PartialNode<'r>, _: &mut Follow<'r>) -> Option<Self> {
+        match node.value() {
+            PartialValue::Number(n) => Some(n.as_number().as_f64()).filter(|f| f.is_finite()),
+            _ => None,
+        }
+    }
+
+    fn grow<'r>(&mut self, _: PartialNode<'r>, _: &mut Follow<'r>) {}
+}
+
+impl<T: Grow> Grow for Vec<T> {
+    fn start<'r>(node: PartialNode<'r>, follow: &mut Follow<'r>) -> Option<Self> {
+        let PartialValue::Array(_) = node.value() else {
+            return None;
+        };
+        let mut items = Vec::new();
+        items.grow(node, follow);
+        Some(items)
+    }
+
+    /// Grows the item being written and adds the items that show
+    /// something; an item that shows nothing yet is added once it does.
+    fn grow<'r>(&mut self, node: PartialNode<'r>, follow: &mut Follow<'r>) {
+        follow.items(node, &mut |i, item, follow| {
+            if let Some(have) = self.get_mut(i) {
+                have.grow(item, follow);
+            } else if i == self.len()
+                && let Some(new) = T::start(item, follow)
+            {
+                self.push(new);
+                follow.shown();
+            }
+        });
+    }
+}
+
+impl<T: Grow> Grow for Option<T> {
+    /// A nullable value: a complete `null` is `Some(None)`.
+    fn start<'r>(node: PartialNode<'r>, follow: &mut Follow<'r>) -> Option<Self> {
+        match node.value() {
+            PartialValue::Null => Some(None),
+            _ => T::start(node, follow).map(Some),
+        }
+    }
+
+    fn grow<'r>(&mut self, node: PartialNode<'r>, follow: &mut Follow<'r>) {
+        if let Some(value) = self {
+            value.grow(node, follow);
+        }
+    }
+}
+
+impl Grow for Json {
+    /// Any value, by the same rules: strings and containers grow, numbers,
+    /// booleans and `null` show once complete (an array item or object
+    /// member still pending is left out until then).
+    fn start<'r>(node: PartialNode<'r>, follow: &mut Follow<'r>) -> Option<Self> {
+        match node.value() {
+            PartialValue::Pending(_) => None,
+            PartialValue::Null => Some(Json::Null),
+            PartialValue::Bool(b) => Some(Json::Bool(b)),
+            PartialValue::Number(n) => Some(Json::Number(n.clone())),
+            PartialValue::String(s) => Some(Json::String(s.to_owned())),
+            PartialValue::Array(_) => Vec::<Json>::start(node, follow).map(Json::Array),
+            PartialValue::Object(_) => JsonMap::start(node, follow).map(Json::Object),
+        }
+    }
+
+    fn grow<'r>(&mut self, node: PartialNode<'r>, follow: &mut Follow<'r>) {
+        match self {
+            Json::String(s) => s.grow(node, follow),
+            Json::Array(items) => items.grow(node, follow),
+            Json::Object(members) => members.grow(node, follow),
+            Json::Null | Json::Bool(_) | Json::Number(_) => {}
+        }
+    }
+}
+
+impl Grow for JsonMap {
+    fn start<'r>(node: PartialNode<'r>, follow: &mut Follow<'r>) -> Option<Self> {
+        let PartialValue::Object(_) = node.value() else {
+            return None;
+        };
+        let mut members = JsonMap::new();
+        members.grow(node, follow);
+        Some(members)
+    }
+
+    fn grow<'r>(&mut self, node: PartialNode<'r>, follow: &mut Follow<'r>) {
+        follow.members(node, &mut |key, member, follow| {
+            extra(self, key, member, follow);
+        });
     }
 }
 

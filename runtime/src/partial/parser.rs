@@ -333,6 +333,18 @@ impl PartialJson {
         (!self.nodes.is_empty()).then(|| PartialNode::new(self, 0))
     }
 
+    /// The value with [`id`](PartialNode::id) `id`, as an earlier walk
+    /// found it (ids are stable for the whole stream): O(1). `None` for an
+    /// id no value has yet. With [`PartialArray::iter_from`] and
+    /// [`PartialObject::iter_from`], a consumer resumes a walk where it
+    /// left off.
+    ///
+    /// [`PartialArray::iter_from`]: super::PartialArray::iter_from
+    /// [`PartialObject::iter_from`]: super::PartialObject::iter_from
+    pub fn node(&self, id: usize) -> Option<PartialNode<'_>> {
+        (id < self.nodes.len()).then(|| PartialNode::new(self, id as u32))
+    }
+
     /// How many deltas were fed: the stamp [`feed`](Self::feed) gives the
     /// values it changes. A value whose [`changed`](PartialNode::changed)
     /// is below the stamp a consumer last saw is unchanged since, with

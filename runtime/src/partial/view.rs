@@ -177,12 +177,18 @@ impl<'p> Iterator for Children<'p> {
         if self.remaining == 0 {
             return None;
         }
+        let Some(current) = self.parser.nodes.get(self.next as usize) else {
+            // Only a start handed to `iter_from` that is not the item it
+            // was said to be can lead here; end rather than panic.
+            self.remaining = 0;
+            return None;
+        };
         let node = PartialNode::new(self.parser, self.next);
         self.remaining -= 1;
         if self.remaining > 0 {
             // Every child but the last is closed: its `end` is its next
             // sibling.
-            self.next = self.parser.nodes[self.next as usize].end;
+            self.next = current.end;
         }
         Some(node)
     }
@@ -216,9 +222,46 @@ impl<'p> PartialArray<'p> {
     pub fn get(self, index: usize) -> Option<PartialNode<'p>> {
         self.0.clone().nth(index)
     }
+
+    /// The items from the one at `index` on, given that item as an earlier
+    /// walk found it (ids are stable, so a consumer can keep it): O(1) to
+    /// start, where `iter().skip(index)` walks the items before it. What a
+    /// consumer that follows the stream uses to resume at the item it
+    /// last saw being written. `None` when `item` cannot be the item at
+    /// `index` (another reader's node, a node before this array's first
+    /// item, `index` not below [`len`](Self::len)).
+    pub fn iter_from(
+        self,
+        index: usize,
+        item: PartialNode<'p>,
+    ) -> Option<impl ExactSizeIterator<Item = PartialNode<'p>>> {
+        self.0.from(index, item)
+    }
 }
 
 impl<'p> ExactSizeIterator for Children<'p> {}
+
+impl<'p> Children<'p> {
+    /// The children from the one at `index` on, starting at `child` (which
+    /// an earlier walk found at `index`): O(1), where skipping walks the
+    /// children before it. `None` when `child` cannot be that child: from
+    /// another reader, not after this container's first child, or
+    /// `index` not below the count. (A node inside the container that is
+    /// not its `index`-th child gives wrong children, never a panic.)
+    fn from(self, index: usize, child: PartialNode<'p>) -> Option<Children<'p>> {
+        let first = self.next;
+        let fits = std::ptr::eq(self.parser, child.parser)
+            && index < self.remaining as usize
+            && child.index >= first
+            && (index > 0 || child.index == first)
+            && (child.index as usize) < self.parser.nodes.len();
+        fits.then(|| Children {
+            parser: self.parser,
+            next: child.index,
+            remaining: self.remaining - index as u32,
+        })
+    }
+}
 
 impl fmt::Debug for PartialArray<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -245,6 +288,20 @@ impl<'p> PartialObject<'p> {
     pub fn iter(self) -> impl ExactSizeIterator<Item = (&'p str, PartialNode<'p>)> {
         let parser = self.0.parser;
         self.0.map(move |node| (parser.key_of(node.index), node))
+    }
+
+    /// The members from the one at `index` on, given that member's value
+    /// as an earlier walk found it: [`PartialArray::iter_from`] for
+    /// members.
+    pub fn iter_from(
+        self,
+        index: usize,
+        member: PartialNode<'p>,
+    ) -> Option<impl ExactSizeIterator<Item = (&'p str, PartialNode<'p>)>> {
+        let parser = self.0.parser;
+        self.0
+            .from(index, member)
+            .map(move |c| c.map(move |node| (parser.key_of(node.index), node)))
     }
 
     /// The member `key` (a walk over the members: O(members)); `None` until
