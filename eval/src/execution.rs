@@ -25,7 +25,10 @@ pub(crate) async fn execute<A: AsyncRuntimeAdapter>(
     // An adapter that answers per fixture (the `fake` provider) learns
     // which one it is answering; the request is all any other sees.
     let result = crate::fake::FIXTURE
-        .scope(fixture.name.clone(), adapter.execute(&fixture.rendered))
+        .scope(
+            (fixture.name.clone(), repeat),
+            adapter.execute(&fixture.rendered),
+        )
         .await;
     let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
     record(fixture, repeat, result, latency_ms, &|text| {
@@ -56,6 +59,8 @@ fn record(
         attempts: 0,
         output_fingerprint: None,
         cached: false,
+        variant: None,
+        cost: None,
         evidence: Evidence::default(),
     };
     match result {

@@ -3,7 +3,7 @@
 //! offline, through the same port as a real model.
 
 use std::collections::HashMap;
-use templiqx::{AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter};
+use templiqx::{AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Usage};
 use templiqx_build::CompiledContract;
 use templiqx_contracts::{Code, Json, RenderedInteraction, RuntimeFailure};
 
@@ -23,9 +23,22 @@ use templiqx_contracts::{Code, Json, RenderedInteraction, RuntimeFailure};
 /// order given. Run it with
 /// [`Eval::fake_outputs_only`](crate::Eval::fake_outputs_only), which
 /// leaves out the fixtures it has no answer for.
+///
+/// Its model ([`FakeAdapter::model`]; `--provider fake --model NAME`)
+/// decides how it answers, so that a run of several variants has
+/// something to compare offline (`docs/eval.md`, "Comparing models"):
+/// `fake` (the default) always answers the `fake_output`; `empty` always
+/// answers `{}`; `flaky-N` (N from 2 to 1000) answers `{}` on every Nth
+/// repeat of each fixture (repeats N−1, 2N−1, …) and the `fake_output`
+/// otherwise. It reports token usage as a model would, so that a price
+/// table can price it: 1 input token per 4 bytes of the request's
+/// messages as JSON, 1 output token per 4 bytes of the answer's canonical
+/// JSON, rounded up.
 #[derive(Clone, Debug)]
 pub struct FakeAdapter {
     descriptor: AdapterDescriptor,
+    /// How it answers.
+    model: FakeModel,
     /// Request fingerprint → the `fake_output` that answers it.
     outputs: HashMap<String, Json>,
     /// `contract::fixture` → its `fake_output`.
@@ -34,9 +47,24 @@ pub struct FakeAdapter {
 
 tokio::task_local! {
     /// The fixture (`contract::fixture`) whose execution is being polled,
-    /// set by the runner around each call of the adapter.
-    pub(crate) static FIXTURE: String;
+    /// and its repeat index, set by the runner around each call of the
+    /// adapter.
+    pub(crate) static FIXTURE: (String, u32);
 }
+
+/// How the fake model answers ([`FakeAdapter::model`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FakeModel {
+    /// Always the `fake_output`.
+    Fake,
+    /// Always `{}`.
+    Empty,
+    /// `{}` on every Nth repeat.
+    Flaky(u32),
+}
+
+/// The fake models, in words, for a diagnostic.
+pub const FAKE_MODELS: &str = "`fake` (each fixture's fake_output), `empty` (always `{}`) or `flaky-N` (`{}` on every Nth repeat, N from 2 to 1000)";
 
 impl FakeAdapter {
     /// An adapter named `fake` providing `capabilities` (the target
@@ -70,9 +98,34 @@ impl FakeAdapter {
         }
         FakeAdapter {
             descriptor: AdapterDescriptor::new("fake", capabilities),
+            model: FakeModel::Fake,
             outputs,
             by_fixture,
         }
+    }
+
+    /// The same adapter answering as the fake model `name`: `fake` (each
+    /// fixture's `fake_output`), `empty` (always `{}`) or `flaky-N` (`{}`
+    /// on every Nth repeat of each fixture, N from 2 to 1000; see
+    /// [`FakeAdapter`]).
+    ///
+    /// # Errors
+    ///
+    /// Any other name, with [`FAKE_MODELS`] to say which there are.
+    pub fn model(mut self, name: &str) -> Result<FakeAdapter, String> {
+        self.model = match name {
+            "fake" => FakeModel::Fake,
+            "empty" => FakeModel::Empty,
+            _ => match name.strip_prefix("flaky-").map(str::parse::<u32>) {
+                Some(Ok(n)) if (2..=1000).contains(&n) => FakeModel::Flaky(n),
+                _ => {
+                    return Err(format!(
+                        "the fake provider has no model `{name}`: it has {FAKE_MODELS}"
+                    ));
+                }
+            },
+        };
+        Ok(self)
     }
 }
 
@@ -88,15 +141,39 @@ impl AsyncRuntimeAdapter for FakeAdapter {
         &self,
         request: &RenderedInteraction<'_>,
     ) -> Result<AdapterOutput, RuntimeFailure> {
-        let answer = match FIXTURE.try_with(|name| self.by_fixture.get(name).cloned()) {
-            Ok(answer) => answer,
-            Err(_) => self.outputs.get(&request.request_fingerprint()).cloned(),
+        let (answer, repeat) = match FIXTURE
+            .try_with(|(name, repeat)| (self.by_fixture.get(name).cloned(), *repeat))
+        {
+            Ok(found) => found,
+            Err(_) => (self.outputs.get(&request.request_fingerprint()).cloned(), 0),
         };
+        let empty = match self.model {
+            FakeModel::Fake => false,
+            FakeModel::Empty => true,
+            FakeModel::Flaky(n) => repeat % n == n - 1,
+        };
+        let answer = answer.map(|output| {
+            if empty {
+                Json::Object(Default::default())
+            } else {
+                output
+            }
+        });
         match answer {
-            Some(output) => Ok(AdapterOutput {
-                output,
-                usage: None,
-            }),
+            Some(output) => {
+                // About 4 bytes a token, rounded up: a stand-in a price
+                // table can price.
+                let tokens = |bytes: usize| (bytes as u64).div_ceil(4);
+                let prompt = serde_json::to_string(&request.messages).map_or(0, |t| t.len());
+                let answer = templiqx_contracts::canonical::to_canonical_string(&output).len();
+                Ok(AdapterOutput {
+                    output,
+                    usage: Some(Usage {
+                        input_tokens: tokens(prompt),
+                        output_tokens: tokens(answer),
+                    }),
+                })
+            }
             None => Err(RuntimeFailure::new(
                 Code::RuntimePermanent,
                 "fake",

@@ -44,6 +44,10 @@ pub struct GateFailure {
     pub contract: Option<String>,
     /// The fixture; `None` for the whole run.
     pub fixture: Option<String>,
+    /// The variant, in a run of several (`docs/eval.md`, "Comparing
+    /// models"); `None` in a run of one, and for the budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// Why, in one line.
     pub reason: String,
 }
@@ -81,12 +85,18 @@ impl GateFailure {
             (Some(contract), None) => format!("`{contract}`"),
             _ => "the run".to_owned(),
         };
+        let place = match &self.variant {
+            Some(v) => format!("{place} on variant `{v}`"),
+            None => place,
+        };
         Diagnostic::error(
             Code::EvalGate,
             format!("gate failed for {place}: {}", self.reason),
         )
         .help(if self.reason.starts_with("regression") {
             "--fail-on-regression fails on a significant fall against --baseline (docs/eval.md, \"Comparing with a baseline\")"
+        } else if self.reason.starts_with("over budget") {
+            "--max-cost stops a run once its executions cost that much (docs/eval.md, \"Cost\"); raise it, or run fewer fixtures or repeats"
         } else {
             "--min-pass-rate sets the least pass rate (docs/eval.md, \"Gating and exit status\")"
         })
@@ -125,6 +135,7 @@ impl Gate {
                 failures.push(GateFailure {
                     contract: None,
                     fixture: None,
+                    variant: None,
                     reason: format!(
                         "overall pass rate {} is below the minimum {min}",
                         describe_rate(rate)
@@ -145,6 +156,7 @@ impl Gate {
             let fail = |reason: String| GateFailure {
                 contract: Some(fixture.contract.clone()),
                 fixture: Some(fixture.fixture.clone()),
+                variant: None,
                 reason,
             };
             if let (Some(min), GateScope::Fixture) = (self.min_pass_rate, self.per) {

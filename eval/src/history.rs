@@ -7,8 +7,8 @@
 //! failure's message and help, the finish reason), a row in `checks` per
 //! check verdict (a failed check's expression and the values it read) and
 //! a row in `violations` per schema violation. The schema is [`SCHEMA`]
-//! (version [`SCHEMA_VERSION`]; a file of version 1 or 2 is migrated in
-//! place by [`MIGRATION_V2`] and [`MIGRATION_V3`]); users query it with `sqlite3`, and
+//! (version [`SCHEMA_VERSION`]; a file of version 1, 2 or 3 is migrated
+//! in place by [`MIGRATION_V2`], [`MIGRATION_V3`] and [`MIGRATION_V4`]); users query it with `sqlite3`, and
 //! [`History::run`] and [`History::executions`] read a run back. Executions stream
 //! in as they finish, committed in batches of [`BATCH`], so a run's memory
 //! does not grow with its length and an interrupted run keeps what it did.
@@ -19,10 +19,10 @@ use std::fmt;
 use std::path::Path;
 
 /// The schema's version, kept in SQLite's `user_version`. A file of
-/// version 1 or 2 is migrated in place ([`MIGRATION_V2`], [`MIGRATION_V3`])
-/// when opened; a database of another version is refused
+/// version 1, 2 or 3 is migrated in place ([`MIGRATION_V2`],
+/// [`MIGRATION_V3`], [`MIGRATION_V4`]) when opened; a database of another version is refused
 /// ([`HistoryError`]) rather than guessed at.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// How long an operation waits for a database another connection is
 /// writing before it fails: runs beside each other share one history file,
@@ -127,6 +127,18 @@ ALTER TABLE executions ADD COLUMN queue_ms REAL;       -- the time it waited for
     };
 }
 
+macro_rules! migration_v4 {
+    () => {
+        "\
+ALTER TABLE runs ADD COLUMN variants TEXT;             -- JSON: [{name, provider, model, transport}], a run of several
+ALTER TABLE runs ADD COLUMN currency TEXT;             -- the price table's currency, when the run had one
+ALTER TABLE runs ADD COLUMN max_cost REAL;             -- the run's budget (--max-cost)
+ALTER TABLE executions ADD COLUMN variant TEXT;        -- the variant's name, in a run of several
+ALTER TABLE executions ADD COLUMN cost REAL;           -- what it cost by the price table; NULL when unknown
+"
+    };
+}
+
 /// The tables of version 1 of the history (what templiqx wrote before
 /// version 2): a file created by it is migrated by [`MIGRATION_V2`].
 pub const SCHEMA_V1: &str = schema_v1!();
@@ -146,10 +158,22 @@ pub const MIGRATION_V2: &str = migration_v2!();
 /// change.
 pub const MIGRATION_V3: &str = migration_v3!();
 
+/// From version 3 to 4: a run of several variants (`runs.variants`, and
+/// each execution's `executions.variant`; `docs/eval.md`, "Comparing
+/// models") and its cost (`runs.currency`, `runs.max_cost`,
+/// `executions.cost`; "Cost"). Earlier runs keep them null: one variant,
+/// no price table. Run in one transaction with the version change.
+pub const MIGRATION_V4: &str = migration_v4!();
+
 /// The history's tables at [`SCHEMA_VERSION`]: [`SCHEMA_V1`], then
 /// [`MIGRATION_V2`] and [`MIGRATION_V3`], so a new file and a migrated one
 /// are alike (`docs/eval.md`, "History" documents each column).
-pub const SCHEMA: &str = concat!(schema_v1!(), migration_v2!(), migration_v3!());
+pub const SCHEMA: &str = concat!(
+    schema_v1!(),
+    migration_v2!(),
+    migration_v3!(),
+    migration_v4!()
+);
 
 /// What a history operation failed on: the database file, its schema, or
 /// SQLite itself. The CLI reports it as `TQX_IO` (exit 2).
@@ -262,7 +286,7 @@ impl fmt::Debug for History {
 impl History {
     /// Opens the database at `path`, creating it (and its parent
     /// directories) with [`SCHEMA`] when it does not exist, and migrating a
-    /// file of version 1 or 2 to [`SCHEMA_VERSION`] in place (one transaction under
+    /// file of version 1, 2 or 3 to [`SCHEMA_VERSION`] in place (one transaction under
     /// the write lock: of processes opening it together, one migrates).
     ///
     /// # Errors
@@ -381,7 +405,7 @@ impl History {
     }
 
     /// Within the open transaction: creates the schema in a file without
-    /// one, migrates versions 1 and 2, accepts the current version, refuses
+    /// one, migrates versions 1, 2 and 3, accepts the current version, refuses
     /// anything else.
     fn create_schema(conn: &Connection) -> Result<(), HistoryError> {
         let version: i64 = conn
@@ -406,14 +430,19 @@ impl History {
             // find the current version.
             1 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V2} {MIGRATION_V3} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V2} {MIGRATION_V3} {MIGRATION_V4} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 3")),
+                .map_err(fail("migrating the eval history to schema version 4")),
             2 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V3} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V3} {MIGRATION_V4} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 3")),
+                .map_err(fail("migrating the eval history to schema version 4")),
+            3 => conn
+                .execute_batch(&format!(
+                    "{MIGRATION_V4} PRAGMA user_version = {SCHEMA_VERSION};"
+                ))
+                .map_err(fail("migrating the eval history to schema version 4")),
             SCHEMA_VERSION => Ok(()),
             other => Err(HistoryError {
                 action: "opening the eval history".to_owned(),
@@ -432,15 +461,20 @@ impl History {
     pub fn begin_run(&mut self, run: &RunInfo) -> Result<i64, HistoryError> {
         self.conn
             .execute(
-                "INSERT INTO runs (started_at, provider, model, sampling, repeat, templiqx_version)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO runs (started_at, provider, model, sampling, repeat, templiqx_version,
+                   variants, currency, max_cost)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 params![
                     run.started_at,
                     run.provider,
                     run.model,
                     run.sampling,
                     run.repeat,
-                    env!("CARGO_PKG_VERSION")
+                    env!("CARGO_PKG_VERSION"),
+                    (!run.variants.is_empty())
+                        .then(|| serde_json::to_string(&run.variants).unwrap_or_default()),
+                    run.currency,
+                    run.max_cost,
                 ],
             )
             .map_err(fail("storing the run"))?;
@@ -515,9 +549,9 @@ impl History {
                    interaction_fingerprint, request_fingerprint, provider, model, sampling, code,
                    schema_valid, latency_ms, input_tokens, output_tokens, attempts,
                    output_fingerprint, output, cached, transport, response, message, help,
-                   finish_reason, provider_message, queue_ms)
+                   finish_reason, provider_message, queue_ms, variant, cost)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
+                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
                 )
                 .map_err(fail("storing an execution"))?;
             insert
@@ -548,6 +582,8 @@ impl History {
                     evidence.finish_reason,
                     evidence.provider_message,
                     record.queue_ms,
+                    record.variant,
+                    record.cost,
                 ])
                 .map_err(fail("storing an execution"))?;
             let execution = self.conn.last_insert_rowid();
@@ -781,8 +817,8 @@ impl History {
     ///
     /// A [`HistoryError`] from SQLite.
     pub fn run(&self, reference: &str) -> Result<Option<StoredRunInfo>, HistoryError> {
-        let columns =
-            "id, started_at, finished_at, provider, model, sampling, repeat, interrupted_at";
+        let columns = "id, started_at, finished_at, provider, model, sampling, repeat, \
+            interrupted_at, variants, currency, max_cost";
         let read = |r: &rusqlite::Row<'_>| -> rusqlite::Result<StoredRunInfo> {
             Ok(StoredRunInfo {
                 run: RunInfo {
@@ -793,6 +829,13 @@ impl History {
                     sampling: r.get(5)?,
                     repeat: r.get(6)?,
                     interrupted_at: r.get(7)?,
+                    // Null before version 4, and for a run of one.
+                    variants: r
+                        .get::<_, Option<String>>(8)?
+                        .and_then(|v| serde_json::from_str(&v).ok())
+                        .unwrap_or_default(),
+                    currency: r.get(9)?,
+                    max_cost: r.get(10)?,
                 },
                 finished_at: r.get(2)?,
                 interactions: Vec::new(),
@@ -944,7 +987,7 @@ impl Drop for History {
 /// The columns [`read_record`] reads, in its order.
 const RECORD_COLUMNS: &str = "id, contract, fixture, repeat, code, schema_valid, latency_ms, \
     input_tokens, output_tokens, attempts, output_fingerprint, output, cached, response, \
-    message, help, finish_reason, provider_message, queue_ms";
+    message, help, finish_reason, provider_message, queue_ms, variant, cost";
 
 /// An execution's row ([`RECORD_COLUMNS`]): its id, its record (no checks,
 /// no violations yet; the schema-invalid output as its evidence's output)
@@ -967,6 +1010,9 @@ fn read_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, ExecutionRecord,
             attempts: r.get(9)?,
             output_fingerprint: r.get(10)?,
             cached: r.get(12)?,
+            // Null before version 4.
+            variant: r.get(19)?,
+            cost: r.get(20)?,
             evidence: Evidence {
                 output: r.get(13)?,
                 message: r.get(14)?,
@@ -1065,6 +1111,8 @@ mod tests {
             attempts: 1,
             output_fingerprint: code.is_none().then(|| fp.to_owned()),
             cached: false,
+            variant: None,
+            cost: None,
             evidence: Evidence::default(),
         }
     }
@@ -1078,6 +1126,9 @@ mod tests {
             sampling: "{}".into(),
             repeat: 3,
             interrupted_at: None,
+            variants: Vec::new(),
+            currency: None,
+            max_cost: None,
         }
     }
 

@@ -269,6 +269,9 @@ mod tests {
             sampling: "{}".into(),
             repeat: 10,
             interrupted_at: None,
+            variants: Vec::new(),
+            currency: None,
+            max_cost: None,
         }
     }
 

@@ -86,6 +86,8 @@
 //! - [`stats`]: the [`RunStats`] of a run, from an [`Accumulator`] of its
 //!   records; [`latency`]: the latency histogram and its percentiles.
 //! - [`gate`]: the [`Gate`] that passes or fails a run.
+//! - [`cost`]: the price table ([`Prices`]) that prices each execution,
+//!   and the costs added up ([`CostTotals`]).
 //! - [`baseline`]: the [`Baseline`] a run is compared with;
 //!   [`compare`](mod@compare): the [`Comparison`].
 //! - [`show`]: a stored run read back from the history;
@@ -95,6 +97,7 @@
 
 pub mod baseline;
 pub mod compare;
+pub mod cost;
 pub mod error;
 mod execution;
 pub mod explain;
@@ -113,12 +116,17 @@ pub mod stats;
 
 pub use baseline::Baseline;
 pub use compare::{Comparison, compare};
+pub use cost::{CostTotals, Prices};
 pub use error::EvalError;
 pub use fake::FakeAdapter;
 pub use gate::{Gate, GateScope, GateVerdict};
 pub use record::{
-    CheckVerdict, Endpoint, Evidence, ExecutionRecord, ObservedValue, RunInfo, Verdict, Violation,
+    CheckVerdict, Endpoint, Evidence, ExecutionRecord, ObservedValue, RunInfo, Variant, Verdict,
+    Violation,
 };
-pub use run::{DEFAULT_GRACE, DEFAULT_SAMPLES, Eval, Interrupted, Outcome, Progress};
+pub use run::{
+    DEFAULT_GRACE, DEFAULT_SAMPLES, Eval, Interrupted, Outcome, OverBudget, Progress,
+    VariantOutcome,
+};
 pub use select::{FixtureFilter, Selection};
 pub use stats::{Accumulator, Rate, RunStats};

@@ -50,6 +50,19 @@ pub struct ExecutionRecord {
     /// Whether the record was reused from the history (`--cache`) rather
     /// than executed in this run.
     pub cached: bool,
+    /// The variant that ran it ([`Variant::name`]) in a run of several
+    /// variants (`docs/eval.md`, "Comparing models"); `None` in a run of
+    /// one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// What the execution cost by the run's price table
+    /// ([`Prices`](crate::cost::Prices); `docs/eval.md`, "Cost"), in the
+    /// table's currency: its input and output tokens at the model's
+    /// prices, 0 for an execution reused from the history. `None` when it
+    /// is not known: no price table, no price for the model, or no token
+    /// counts reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
     /// What explains the outcome: the output the model gave, the failure's
     /// message and help, the finish reason and the schema violations
     /// (`docs/eval.md`, "What each execution records").
@@ -230,6 +243,65 @@ pub struct RunInfo {
     /// what ran. `None` for a run that ran to its end (or is running).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted_at: Option<String>,
+    /// The variants of a run of several (`docs/eval.md`, "Comparing
+    /// models"), in the order given, the first the reference the others
+    /// are compared with; `provider` and `model` above are the first's.
+    /// Empty for a run of one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<Variant>,
+    /// The currency of the run's price table (`--prices`; `docs/eval.md`,
+    /// "Cost"), when it had one: executions then carry their cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
+    /// The run's budget (`--max-cost`), in [`RunInfo::currency`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost: Option<f64>,
+}
+
+/// One model a run measures among several (`docs/eval.md`, "Comparing
+/// models"): its name in the table, the history and the reports, and its
+/// endpoint. The name is the user's (`--variant NAME=…`) or the model's
+/// (`--model`); neither holds a secret (API keys come from the
+/// environment, and a base URL's `user:password@` is never kept).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Variant {
+    /// Its name: letters, digits, `.`, `_`, `-`, `:` and `/`, at most 64
+    /// characters, unique within the run.
+    pub name: String,
+    /// The provider.
+    pub provider: String,
+    /// The model name sent.
+    pub model: String,
+    /// How requests reach the model ([`Endpoint::transport`]).
+    pub transport: String,
+}
+
+impl Variant {
+    /// The variant `name` of `endpoint`.
+    pub fn new(name: impl Into<String>, endpoint: &Endpoint) -> Variant {
+        Variant {
+            name: name.into(),
+            provider: endpoint.provider.clone(),
+            model: endpoint.model.clone(),
+            transport: endpoint.transport.clone(),
+        }
+    }
+
+    /// Its endpoint.
+    #[must_use]
+    pub fn endpoint(&self) -> Endpoint {
+        Endpoint::new(self.provider.clone(), self.model.clone()).transport(self.transport.clone())
+    }
+
+    /// Whether `name` is a valid variant name: 1 to 64 characters, each an
+    /// ASCII letter or digit or one of `.`, `_`, `-`, `:`, `/`.
+    #[must_use]
+    pub fn valid_name(name: &str) -> bool {
+        (1..=64).contains(&name.len())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | ':' | '/'))
+    }
 }
 
 /// What model a run measures and how it is reached: the provider, the

@@ -34,8 +34,10 @@ mod markup;
 use std::fmt::Write as _;
 
 use crate::compare::{Comparison, RateComparison};
+use crate::cost::CostTotals;
 use crate::explain::{self, excerpt};
 use crate::record::{ExecutionRecord, RunInfo};
+use crate::run::VariantOutcome;
 use crate::stats::{FixtureStats, RunStats, Summary};
 use charts::{latency_chart, pass_rate_chart};
 use markup::{esc, fixture_key, ms_text, num, opt_num, p_text, percent, rate_text};
@@ -111,6 +113,31 @@ pub fn html_with_samples(
     comparison: Option<&Comparison>,
     samples: &[ExecutionRecord],
 ) -> String {
+    html_with_variants(stats, run, comparison, samples, &[])
+}
+
+/// [`html_with_samples`], with a run's several variants
+/// ([`Outcome::variants`](crate::Outcome::variants); `docs/eval.md`,
+/// "Comparing models") shown together: a `section.variants` with, per
+/// fixture, every variant's pass rate and interval side by side
+/// (`tr.variant-rate`: `data-fixture`, `data-variant`, `data-passed`,
+/// `data-executions`, `data-pass-rate`, `data-low`, `data-high`, and for
+/// a variant after the first `data-difference`, `data-p-value`,
+/// `data-significant` against the first; `data-cost` when priced), and
+/// an SVG chart of them (`rect.variant-bar`); each execution of the
+/// drill-down names its variant (`data-variant`). With a price table
+/// ([`RunInfo::currency`]) the overall section and the fixture tables
+/// show what the executions cost (`p.cost`: `data-cost`, `data-priced`,
+/// `data-unpriced`; "unknown" when no cost is known).
+#[must_use]
+pub fn html_with_variants(
+    stats: &RunStats,
+    run: &RunInfo,
+    comparison: Option<&Comparison>,
+    samples: &[ExecutionRecord],
+    variants: &[VariantOutcome],
+) -> String {
+    let currency = run.currency.as_deref();
     let mut out = String::with_capacity(16 * 1024);
     let run_id = run.id.map(|id| id.to_string());
     let mut title = match &run_id {
@@ -130,6 +157,20 @@ pub fn html_with_samples(
     header(&mut out, run, run_id.as_deref());
     out.push_str("<main>\n");
     overall(&mut out, stats, comparison);
+    if let (Some(currency), Some(cost)) = (currency, cost_of(stats, variants)) {
+        let _ = writeln!(
+            out,
+            "<p class=\"cost\" data-cost=\"{}\" data-priced=\"{}\" data-unpriced=\"{}\">Cost of \
+             the run: {}.</p>",
+            opt_num(cost.amount),
+            cost.priced,
+            cost.unpriced,
+            esc(&cost.describe(currency)),
+        );
+    }
+    if !variants.is_empty() {
+        variants_section(&mut out, variants, currency);
+    }
     for (index, contract) in stats.contracts.iter().enumerate() {
         let fixtures: Vec<&FixtureStats> = stats.fixtures_of(&contract.contract).collect();
         let _ = write!(
@@ -154,7 +195,7 @@ pub fn html_with_samples(
             rate_text(&contract.summary.pass_rate),
             pass_all_text(contract.summary.pass_all),
         );
-        fixture_table(&mut out, &fixtures);
+        fixture_table(&mut out, &fixtures, currency);
         check_table(&mut out, &fixtures);
         out.push_str("<h3>Pass rate per fixture</h3>\n");
         pass_rate_chart(&mut out, &contract.contract, &fixtures, comparison);
@@ -173,6 +214,190 @@ pub fn html_with_samples(
          </body>\n</html>\n",
     );
     out
+}
+
+/// What the run cost: every variant's executions, or the run's.
+fn cost_of(stats: &RunStats, variants: &[VariantOutcome]) -> Option<CostTotals> {
+    if variants.is_empty() {
+        return stats.overall.summary.cost;
+    }
+    let mut total = CostTotals::default();
+    for v in variants {
+        total.merge(&v.stats.overall.summary.cost?);
+    }
+    Some(total)
+}
+
+/// The colours of the variants' bars, in turn.
+const VARIANT_COLOURS: [&str; 6] = [
+    "#0969da", "#bf3989", "#1a7f37", "#9a6700", "#8250df", "#57606a",
+];
+
+/// The variants side by side: per fixture, each variant's pass rate with
+/// its interval and, after the first, the difference with the first and
+/// its p-value (Fisher's exact test); then a chart of the same.
+fn variants_section(out: &mut String, variants: &[VariantOutcome], currency: Option<&str>) {
+    out.push_str(
+        "<section class=\"variants\" id=\"variants\">\n<h2>Variants</h2>\n<p>Every fixture ran \
+         on each variant; each variant after the first is compared with the first by the \
+         two-sided Fisher's exact test at α = 0.05.</p>\n<ul class=\"variant-list\">\n",
+    );
+    for (i, v) in variants.iter().enumerate() {
+        let s = &v.stats.overall.summary;
+        let cost = match (currency, s.cost) {
+            (Some(c), Some(t)) => format!("; cost {}", esc(&t.describe(c))),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "<li class=\"variant\" data-variant=\"{}\" data-provider=\"{}\" data-model=\"{}\" {}>\
+             <span style=\"color:{}\">■</span> <code>{}</code>: {} <code>{}</code>; pass rate {}{cost}</li>",
+            esc(&v.variant.name),
+            esc(&v.variant.provider),
+            esc(&v.variant.model),
+            summary_attributes(s),
+            VARIANT_COLOURS[i % VARIANT_COLOURS.len()],
+            esc(&v.variant.name),
+            esc(&v.variant.provider),
+            esc(&v.variant.model),
+            rate_text(&s.pass_rate),
+        );
+    }
+    out.push_str(
+        "</ul>\n<table class=\"variant-rates\">\n<thead><tr><th>Fixture</th><th>Variant</th>\
+        <th>Executions</th><th>Pass rate [95% CI]</th><th>Against the first</th>",
+    );
+    if currency.is_some() {
+        out.push_str("<th>Cost</th>");
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    let first = &variants[0];
+    let mut chart: Vec<(String, Vec<(usize, crate::stats::Rate)>)> = Vec::new();
+    for f in &first.stats.fixtures {
+        let key = fixture_key(f);
+        let mut bars = Vec::new();
+        for (i, v) in variants.iter().enumerate() {
+            let Some(vf) = v.stats.fixture(&f.contract, &f.fixture) else {
+                continue;
+            };
+            let s = &vf.summary;
+            bars.push((i, s.pass_rate));
+            let compared = v
+                .comparison
+                .as_ref()
+                .and_then(|c| c.fixture(&f.contract, &f.fixture));
+            let (attrs, against) = match compared {
+                None => (String::new(), "reference".to_owned()),
+                Some(c) => {
+                    let r = &c.pass_rate;
+                    let mark = if r.regression {
+                        "<span class=\"regression\">significantly lower</span>"
+                    } else if r.improvement {
+                        "<span class=\"improvement\">significantly higher</span>"
+                    } else {
+                        "<span class=\"n\">not significant</span>"
+                    };
+                    (
+                        format!(
+                            " data-difference=\"{}\" data-p-value=\"{}\" data-significant=\"{}\"",
+                            num(r.difference),
+                            num(r.p_value),
+                            r.significant
+                        ),
+                        format!(
+                            "{:+.1} points, p = {} {mark}",
+                            r.difference * 100.0,
+                            p_text(r.p_value)
+                        ),
+                    )
+                }
+            };
+            let cost = s.cost.unwrap_or_default();
+            let _ = write!(
+                out,
+                "<tr class=\"variant-rate\" data-fixture=\"{}\" data-variant=\"{}\" \
+                 data-executions=\"{}\" data-passed=\"{}\" data-pass-rate=\"{}\" data-low=\"{}\" \
+                 data-high=\"{}\"{attrs}{}><td class=\"id\"><code>{}</code></td><td class=\"id\">\
+                 <code>{}</code></td><td>{}</td><td>{}</td><td>{against}</td>",
+                esc(&key),
+                esc(&v.variant.name),
+                s.executions,
+                s.pass_rate.passed,
+                num(s.pass_rate.rate),
+                num(s.pass_rate.low),
+                num(s.pass_rate.high),
+                currency.map_or_else(String::new, |_| format!(
+                    " data-cost=\"{}\"",
+                    opt_num(cost.amount)
+                )),
+                esc(&key),
+                esc(&v.variant.name),
+                s.executions,
+                rate_text(&s.pass_rate),
+            );
+            if let Some(currency) = currency {
+                let _ = write!(out, "<td>{}</td>", esc(&cost.describe(currency)));
+            }
+            out.push_str("</tr>\n");
+        }
+        chart.push((key, bars));
+    }
+    out.push_str("</tbody>\n</table>\n");
+    // The chart: per fixture, a bar per variant with its interval.
+    let (label_w, bar_w, row_h, gap) = (260.0, 360.0, 14.0, 10.0);
+    let rows: usize = chart.iter().map(|(_, b)| b.len()).sum();
+    let height = rows as f64 * row_h + chart.len() as f64 * (gap + 14.0) + 20.0;
+    let _ = writeln!(
+        out,
+        "<svg class=\"variant-chart\" viewBox=\"0 0 {} {height}\" width=\"{}\" height=\"{height}\" \
+         role=\"img\" aria-label=\"pass rate per fixture and variant\">",
+        label_w + bar_w + 60.0,
+        label_w + bar_w + 60.0,
+    );
+    let mut y = 10.0;
+    for (key, bars) in &chart {
+        let _ = writeln!(
+            out,
+            "<text class=\"label\" x=\"0\" y=\"{}\">{}</text>",
+            y + 10.0,
+            esc(&markup::truncate(key, 60))
+        );
+        y += 14.0;
+        for (i, rate) in bars {
+            let v = &variants[*i];
+            let colour = VARIANT_COLOURS[i % VARIANT_COLOURS.len()];
+            let width = rate.rate * bar_w;
+            let _ = writeln!(
+                out,
+                "<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\
+                 <rect class=\"variant-bar\" data-fixture=\"{}\" data-variant=\"{}\" data-pass-rate=\"{}\" \
+                 data-low=\"{}\" data-high=\"{}\" x=\"{label_w}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{colour}\"/>\
+                 <line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#1b1f24\"/>\
+                 <text class=\"value\" x=\"{}\" y=\"{}\">{}</text>",
+                label_w - 6.0,
+                y + row_h - 3.0,
+                esc(&markup::truncate(&v.variant.name, 30)),
+                esc(key),
+                esc(&v.variant.name),
+                num(rate.rate),
+                num(rate.low),
+                num(rate.high),
+                y + 1.0,
+                num(width),
+                row_h - 2.0,
+                num(label_w + rate.low * bar_w),
+                num(label_w + rate.high * bar_w),
+                y + row_h / 2.0,
+                y + row_h / 2.0,
+                label_w + bar_w + 6.0,
+                y + row_h - 3.0,
+                percent(rate.rate),
+            );
+            y += row_h;
+        }
+        y += gap;
+    }
+    out.push_str("</svg>\n</section>\n");
 }
 
 /// The longest output the report prints whole, in characters.
@@ -241,11 +466,22 @@ fn execution(out: &mut String, record: &ExecutionRecord) {
     let _ = writeln!(
         out,
         "<article class=\"execution {}\" data-fixture=\"{}\" data-repeat=\"{}\" \
-         data-passed=\"{passed}\" data-code=\"{}\">\n<h4>Repeat {} — <span class=\"{}\">{}</span></h4>",
+         data-passed=\"{passed}\" data-code=\"{}\"{}>\n<h4>{}Repeat {} — <span class=\"{}\">{}</span></h4>",
         if passed { "passed" } else { "failed" },
         esc(&format!("{}::{}", record.contract, record.fixture)),
         record.repeat,
         esc(record.code.as_deref().unwrap_or("")),
+        record
+            .variant
+            .as_deref()
+            .map_or_else(String::new, |v| format!(" data-variant=\"{}\"", esc(v))),
+        record
+            .variant
+            .as_deref()
+            .map_or_else(String::new, |v| format!(
+                "Variant <code>{}</code>, ",
+                esc(v)
+            )),
         record.repeat,
         if passed { "pass" } else { "fail" },
         esc(&explain::headline(record)),
@@ -518,13 +754,17 @@ fn interaction(
     out.push_str(".</p>\n");
 }
 
-fn fixture_table(out: &mut String, fixtures: &[&FixtureStats]) {
+fn fixture_table(out: &mut String, fixtures: &[&FixtureStats], currency: Option<&str>) {
     out.push_str(
         "<table class=\"fixtures\">\n<thead><tr><th>Fixture</th><th>Executions</th>\
          <th>Pass rate [95% CI]</th><th>Schema-valid [95% CI]</th><th>pass^N</th>\
          <th>Distinct outputs</th><th>p50 ms</th><th>p95 ms</th><th>Output tokens/s</th>\
-         <th>Cached</th><th>Failure codes</th></tr></thead>\n<tbody>\n",
+         <th>Cached</th>",
     );
+    if currency.is_some() {
+        out.push_str("<th>Cost</th>");
+    }
+    out.push_str("<th>Failure codes</th></tr></thead>\n<tbody>\n");
     for f in fixtures {
         let s = &f.summary;
         let key = fixture_key(f);
@@ -535,7 +775,7 @@ fn fixture_table(out: &mut String, fixtures: &[&FixtureStats]) {
              data-schema-valid-high=\"{}\" data-distinct-outputs=\"{}\" data-p50-ms=\"{}\" \
              data-p95-ms=\"{}\" data-output-tokens-per-s=\"{}\" data-cached=\"{}\">\
              <td class=\"id\"><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>",
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
             esc(&key),
             esc(&f.contract),
             esc(&f.fixture),
@@ -561,6 +801,16 @@ fn fixture_table(out: &mut String, fixtures: &[&FixtureStats]) {
                 .unwrap_or_else(|| "–".to_owned()),
             s.cached,
         );
+        if let Some(currency) = currency {
+            let cost = s.cost.unwrap_or_default();
+            let _ = write!(
+                out,
+                "<td class=\"cost\" data-cost=\"{}\">{}</td>",
+                opt_num(cost.amount),
+                esc(&cost.describe(currency))
+            );
+        }
+        out.push_str("<td>");
         if !s.failure_codes.is_empty() {
             out.push_str("<ul class=\"codes\">");
             for (code, count) in &s.failure_codes {
@@ -788,6 +1038,9 @@ mod tests {
             sampling: "{\"temperature\":0}".into(),
             repeat: 20,
             interrupted_at: None,
+            variants: Vec::new(),
+            currency: None,
+            max_cost: None,
         }
     }
 

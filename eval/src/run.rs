@@ -20,12 +20,13 @@ use templiqx_contracts::{Code, Diagnostic, Diagnostics, Interaction};
 
 use crate::baseline::Baseline;
 use crate::compare::{Comparison, compare};
+use crate::cost::{CostTotals, Prices};
 use crate::error::EvalError;
 use crate::execution::{execute, from_cache};
 use crate::gate::{Gate, GateVerdict};
 use crate::history::{COMMIT_EVERY, Cached, ExecutionKey, History, HistoryError};
 use crate::queue::{Queueing, WAITING};
-use crate::record::{Endpoint, ExecutionRecord, RunInfo};
+use crate::record::{Endpoint, ExecutionRecord, RunInfo, Variant};
 use crate::select::{Fixture, FixtureFilter, Selection, select};
 use crate::stats::{Accumulator, RunStats};
 
@@ -64,8 +65,23 @@ pub enum Progress<'e> {
 pub struct Outcome {
     /// The run (its `id` when it has a history).
     pub run: RunInfo,
-    /// Its statistics: per fixture, per contract and overall.
+    /// Its statistics: per fixture, per contract and overall. In a run of
+    /// several variants, the first variant's (the reference); every
+    /// variant's are in [`Outcome::variants`].
     pub stats: RunStats,
+    /// In a run of several variants ([`Eval::run_variants`]): each
+    /// variant's statistics and, for each after the first, its comparison
+    /// with the first (`docs/eval.md`, "Comparing models"). Empty for a run
+    /// of one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<VariantOutcome>,
+    /// What the run cost, every variant's executions added up, when it had
+    /// a price table ([`Eval::prices`]; `docs/eval.md`, "Cost").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CostTotals>,
+    /// How the budget stopped the run ([`Eval::max_cost`]), when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_budget: Option<OverBudget>,
     /// Where the baseline came from ([`Baseline::source`]), when there was
     /// one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -102,6 +118,35 @@ pub struct Outcome {
     /// finished.
     #[serde(skip)]
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One variant of a run of several ([`Outcome::variants`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct VariantOutcome {
+    /// The variant.
+    pub variant: Variant,
+    /// Its statistics, as [`Outcome::stats`] for a run of one.
+    pub stats: RunStats,
+    /// Its comparison with the first variant by Fisher's exact test, as a
+    /// baseline comparison with the first as the baseline (`docs/eval.md`,
+    /// "Comparing models"); `None` for the first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Comparison>,
+}
+
+/// How the budget stopped a run ([`Outcome::over_budget`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct OverBudget {
+    /// The budget ([`Eval::max_cost`]).
+    pub max_cost: f64,
+    /// What the run's executions cost, those that were in flight when the
+    /// budget was reached included.
+    pub spent: f64,
+    /// Executions finished.
+    pub done: usize,
+    /// Executions the run would have made: variants × fixtures × repeats;
+    /// those not started when the budget was reached were not run.
+    pub total: usize,
 }
 
 /// How far an interrupted run got ([`Outcome::interrupted`]).
@@ -156,6 +201,8 @@ pub struct Eval<'a, P = Unobserved> {
     selection: Option<Selection<'a>>,
     interrupt: Option<Interrupt<'a>>,
     grace: Duration,
+    prices: Option<Prices>,
+    max_cost: Option<f64>,
 }
 
 impl<'a> Eval<'a> {
@@ -180,6 +227,8 @@ impl<'a> Eval<'a> {
             selection: None,
             interrupt: None,
             grace: DEFAULT_GRACE,
+            prices: None,
+            max_cost: None,
         }
     }
 }
@@ -297,6 +346,8 @@ impl<'a, P> Eval<'a, P> {
             selection: self.selection,
             interrupt: self.interrupt,
             grace: self.grace,
+            prices: self.prices,
+            max_cost: self.max_cost,
         }
     }
 
@@ -315,6 +366,30 @@ impl<'a, P> Eval<'a, P> {
     #[must_use]
     pub fn interrupt(mut self, signal: impl Future<Output = ()> + Send + 'a) -> Self {
         self.interrupt = Some(Box::pin(signal));
+        self
+    }
+
+    /// Prices every execution by `prices` (`--prices`; `docs/eval.md`,
+    /// "Cost"): its input and output tokens at its model's prices
+    /// ([`ExecutionRecord::cost`]), added up per fixture, contract, variant
+    /// and run. An execution of a model without a price, or without token
+    /// counts, has an unknown cost, never 0.
+    #[must_use]
+    pub fn prices(mut self, prices: Prices) -> Self {
+        self.prices = Some(prices);
+        self
+    }
+
+    /// Stops the run once what its finished executions cost reaches
+    /// `budget` (`--max-cost`, in the price table's currency; needs
+    /// [`Eval::prices`] with a price for every variant's model): no
+    /// execution starts after that, those in flight finish and count, and
+    /// the gate fails with a `TQX_EVAL_GATE` error saying so
+    /// ([`Outcome::over_budget`]). An execution without token counts (a
+    /// failed call) counts as 0.
+    #[must_use]
+    pub fn max_cost(mut self, budget: f64) -> Self {
+        self.max_cost = Some(budget);
         self
     }
 
@@ -368,9 +443,54 @@ impl<'a, P> Eval<'a, P> {
         A: AsyncRuntimeAdapter,
         P: FnMut(Progress<'_>) -> ControlFlow<()>,
     {
+        let endpoint = self.endpoint.take().unwrap_or_else(|| {
+            let name = &adapter.descriptor().name;
+            Endpoint::new(name.clone(), name.clone())
+        });
+        let variant = Variant::new(endpoint.model.clone(), &endpoint);
+        self.run_on(vec![(variant, adapter)], false).await
+    }
+
+    /// Runs every selected fixture [`Eval::repeat`] times on each of
+    /// `variants` (`docs/eval.md`, "Comparing models"): a name, an endpoint
+    /// and the adapter that reaches it. Executions are issued repeat-major,
+    /// then fixture by fixture, each fixture on every variant in turn, so a
+    /// run cut short has covered every variant alike. Each record names
+    /// its variant ([`ExecutionRecord::variant`]); [`Outcome::variants`]
+    /// has every variant's statistics and each later variant's comparison
+    /// with the first; [`Outcome::stats`], the baseline comparison and the
+    /// history's `runs.stats` are the first variant's; the gate applies to
+    /// every variant. With one variant this is [`Eval::run`] on it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Eval::run`]; [`EvalError::Refused`] (`TQX_INVALID_VALUE`) also
+    /// for no variant, a variant name that is not valid
+    /// ([`Variant::valid_name`]) or given twice, and for a budget
+    /// ([`Eval::max_cost`]) without a price for a variant's model.
+    pub async fn run_variants<A>(self, variants: &[(Variant, A)]) -> Result<Outcome, EvalError>
+    where
+        A: AsyncRuntimeAdapter,
+        P: FnMut(Progress<'_>) -> ControlFlow<()>,
+    {
+        let several = variants.len() > 1;
+        let variants = variants.iter().map(|(v, a)| (v.clone(), a)).collect();
+        self.run_on(variants, several).await
+    }
+
+    /// The run on `variants`; `several` names each record's variant.
+    async fn run_on<A>(
+        mut self,
+        variants: Vec<(Variant, &A)>,
+        several: bool,
+    ) -> Result<Outcome, EvalError>
+    where
+        A: AsyncRuntimeAdapter,
+        P: FnMut(Progress<'_>) -> ControlFlow<()>,
+    {
+        refuse_variants(&variants, self.prices.as_ref(), self.max_cost)?;
         self.select()?;
         let Eval {
-            endpoint,
             repeat,
             concurrency,
             cache,
@@ -382,6 +502,8 @@ impl<'a, P> Eval<'a, P> {
             selection,
             mut interrupt,
             grace,
+            prices,
+            max_cost,
             ..
         } = self;
         let Some(Selection {
@@ -392,28 +514,33 @@ impl<'a, P> Eval<'a, P> {
         else {
             return Err(EvalError::Refused(Diagnostics::new()));
         };
-        let endpoint = endpoint.unwrap_or_else(|| {
-            let name = &adapter.descriptor().name;
-            Endpoint::new(name.clone(), name.clone())
-        });
-        let keys: Vec<ExecutionKey> = fixtures
+        let (nv, nf) = (variants.len(), fixtures.len());
+        // Per variant, then per fixture: index v × nf + i.
+        let keys: Vec<ExecutionKey> = variants
             .iter()
-            .map(|f| ExecutionKey {
-                contract_fingerprint: f.rendered.interaction.contract_fingerprint.to_string(),
-                interaction_fingerprint: f.rendered.interaction.interaction_fingerprint.to_string(),
-                request_fingerprint: f.request_fingerprint.clone(),
-                provider: endpoint.provider.clone(),
-                model: endpoint.model.clone(),
-                sampling: sampling(f.rendered.interaction),
-                transport: endpoint.transport.clone(),
+            .flat_map(|(variant, _)| {
+                fixtures.iter().map(move |f| ExecutionKey {
+                    contract_fingerprint: f.rendered.interaction.contract_fingerprint.to_string(),
+                    interaction_fingerprint: f
+                        .rendered
+                        .interaction
+                        .interaction_fingerprint
+                        .to_string(),
+                    request_fingerprint: f.request_fingerprint.clone(),
+                    provider: variant.provider.clone(),
+                    model: variant.model.clone(),
+                    sampling: sampling(f.rendered.interaction),
+                    transport: variant.transport.clone(),
+                })
             })
             .collect();
+        let first = &variants[0].0;
 
         let mut run = RunInfo {
             id: None,
             started_at: jiff::Timestamp::now().to_string(),
-            provider: endpoint.provider.clone(),
-            model: endpoint.model.clone(),
+            provider: first.provider.clone(),
+            model: first.model.clone(),
             // Per contract: each sends its own runtime policy's.
             sampling: {
                 let by_contract: serde_json::Map<String, serde_json::Value> = contracts
@@ -428,6 +555,13 @@ impl<'a, P> Eval<'a, P> {
             },
             repeat,
             interrupted_at: None,
+            variants: if several {
+                variants.iter().map(|(v, _)| v.clone()).collect()
+            } else {
+                Vec::new()
+            },
+            currency: prices.as_ref().map(|p| p.currency.clone()),
+            max_cost,
         };
         let refused =
             |e: HistoryError| EvalError::History(Diagnostic::error(Code::Io, e.to_string()));
@@ -435,6 +569,7 @@ impl<'a, P> Eval<'a, P> {
             run.id = Some(history.begin_run(&run).map_err(refused)?);
         }
         let mut accumulator = Accumulator::new();
+        accumulator.set_costed(prices.is_some());
         for (id, interaction) in &contracts {
             if let (Some(history), Some(run_id)) = (history.as_deref_mut(), run.id) {
                 history
@@ -448,11 +583,13 @@ impl<'a, P> Eval<'a, P> {
             }
             accumulator.set_interaction_fingerprint(id, &interaction.interaction_fingerprint);
         }
+        // One per variant.
+        let mut accumulators = vec![accumulator; nv];
 
-        let total = fixtures.len() * repeat as usize;
+        let total = nf * nv * repeat as usize;
         let started = progress(Progress::Started {
             run: &run,
-            fixtures: fixtures.len(),
+            fixtures: nf,
             executions: total,
             skipped: &skipped,
         });
@@ -466,24 +603,35 @@ impl<'a, P> Eval<'a, P> {
 
         let stored = Mutex::new(history);
         let mut done = 0usize;
-        // Per fixture: samples kept (failing, passing); per contract:
-        // outputs cut off at the token limit.
-        let mut kept = vec![(0usize, 0usize); fixtures.len()];
+        // Per variant and fixture: samples kept (failing, passing); per
+        // variant and contract: outputs cut off at the token limit.
+        let mut kept = vec![(0usize, 0usize); nv * nf];
         let mut samples: Vec<ExecutionRecord> = Vec::new();
-        let mut cut_off: BTreeMap<String, usize> = BTreeMap::new();
-        // Repeat-major: a run cut short has covered every fixture alike.
-        // Once interrupted, no job is issued: the stream ends when the
-        // executions in flight have.
+        let mut cut_off: Vec<BTreeMap<String, usize>> = vec![BTreeMap::new(); nv];
+        // What the finished executions cost, for the budget.
+        let mut spent = 0.0_f64;
+        let mut over_budget: Option<OverBudget> = None;
+        // Repeat-major, then fixture by fixture on every variant: a run cut
+        // short has covered every fixture and variant alike. Once
+        // interrupted or over budget, no job is issued: the stream ends
+        // when the executions in flight have.
         let (stop, issued) = (AtomicBool::new(false), AtomicUsize::new(0));
         let jobs = (0..repeat)
-            .flat_map(|r| fixtures.iter().enumerate().map(move |(i, f)| (i, f, r)))
+            .flat_map(|r| {
+                fixtures
+                    .iter()
+                    .enumerate()
+                    .flat_map(move |(i, f)| (0..nv).map(move |v| (v * nf + i, f, r)))
+            })
             .take_while(|_| !stop.load(Ordering::Relaxed))
             .inspect(|_| {
                 issued.fetch_add(1, Ordering::Relaxed);
             });
+        let variants = &variants;
         let mut executions = futures_util::stream::iter(jobs)
             .map(|(index, fixture, repeat)| {
                 let (stored, key) = (&stored, &keys[index]);
+                let adapter = variants[index / nf].1;
                 async move {
                     if cache && let Some(hit) = cached(stored, key, fixture, repeat) {
                         let reused = from_cache(fixture, repeat, hit, &|t| adapter.redact(t));
@@ -506,7 +654,8 @@ impl<'a, P> Eval<'a, P> {
         });
         // Set when the interruption comes: when the grace period ends.
         let mut deadline: Option<tokio::time::Instant> = None;
-        let mut queueing = Queueing::new(fixtures.len(), concurrency);
+        // Per variant: each reaches its own server.
+        let mut queueing: Vec<Queueing> = (0..nv).map(|_| Queueing::new(nf, concurrency)).collect();
         let mut cancelled = 0usize;
         let failed: Option<HistoryError> = loop {
             // A resolved interruption is polled no more.
@@ -555,14 +704,25 @@ impl<'a, P> Eval<'a, P> {
                     let Some((index, (mut record, output), timed)) = next else {
                         break None;
                     };
+                    let (v, i) = (index / nf, index % nf);
                     // Latency is the model's: the time it waited for the
                     // server is queue time.
                     if let Some((sent, finished)) = timed {
-                        let queue_ms = queueing.observe(index, sent, finished);
+                        let queue_ms = queueing[v].observe(i, sent, finished);
                         record.queue_ms = queue_ms;
                         record.latency_ms = (record.latency_ms - queue_ms).max(0.0);
                     }
-                    let (fixture, key) = (&fixtures[index], &keys[index]);
+                    let variant = &variants[v].0;
+                    record.variant = several.then(|| variant.name.clone());
+                    // A reused answer was not paid for again.
+                    record.cost = prices.as_ref().and_then(|prices| {
+                        if record.cached {
+                            Some(0.0)
+                        } else {
+                            prices.cost(&variant.model, record.input_tokens, record.output_tokens)
+                        }
+                    });
+                    let (fixture, key) = (&fixtures[i], &keys[index]);
                     if let (Some(history), Some(run_id)) =
                         (lock(&stored).as_deref_mut(), run.id)
                         && let Err(e) = history.insert(run_id, key, &record, output.as_deref())
@@ -570,9 +730,19 @@ impl<'a, P> Eval<'a, P> {
                         break Some(e);
                     }
                     done += 1;
-                    accumulator.push(&record);
+                    accumulators[v].push(&record);
                     if record.evidence.cut_off() {
-                        *cut_off.entry(record.contract.clone()).or_default() += 1;
+                        *cut_off[v].entry(record.contract.clone()).or_default() += 1;
+                    }
+                    spent += record.cost.unwrap_or(0.0);
+                    if let Some(max) = max_cost
+                        && spent >= max
+                    {
+                        stop.store(true, Ordering::Relaxed);
+                        over_budget.get_or_insert(OverBudget { max_cost: max, spent, done, total });
+                    }
+                    if let Some(o) = over_budget.as_mut() {
+                        (o.spent, o.done) = (spent, done);
                     }
                     let (failing, passing) = &mut kept[index];
                     let count = if record.passed() { passing } else { failing };
@@ -605,8 +775,19 @@ impl<'a, P> Eval<'a, P> {
                 total,
             });
         }
+        // By contract, fixture, variant (in the run's order) and repeat.
+        let order = |name: &Option<String>| {
+            name.as_ref()
+                .and_then(|n| variants.iter().position(|(v, _)| v.name == *n))
+                .unwrap_or(0)
+        };
         samples.sort_by(|a, b| {
-            (&a.contract, &a.fixture, a.repeat).cmp(&(&b.contract, &b.fixture, b.repeat))
+            (&a.contract, &a.fixture, order(&a.variant), a.repeat).cmp(&(
+                &b.contract,
+                &b.fixture,
+                order(&b.variant),
+                b.repeat,
+            ))
         });
         // Interrupted: the signal came before the last execution was issued,
         // or while executions were still in flight.
@@ -615,15 +796,22 @@ impl<'a, P> Eval<'a, P> {
             total,
             cancelled,
         });
+        let measured: Vec<(Variant, Accumulator, BTreeMap<String, usize>)> = variants
+            .iter()
+            .map(|(v, _)| v.clone())
+            .zip(accumulators)
+            .zip(cut_off)
+            .map(|((v, a), c)| (v, a, c))
+            .collect();
         let mut outcome = finish(
             run,
-            &accumulator,
+            &measured,
             baseline,
             &gate,
             history,
             skipped,
-            &cut_off,
             interrupted,
+            over_budget,
         );
         outcome.samples = samples;
         Ok(outcome)
@@ -635,16 +823,44 @@ impl<'a, P> Eval<'a, P> {
 #[allow(clippy::too_many_arguments)]
 fn finish(
     mut run: RunInfo,
-    accumulator: &Accumulator,
+    measured: &[(Variant, Accumulator, BTreeMap<String, usize>)],
     baseline: Option<Baseline>,
     gate: &Gate,
     history: Option<&mut History>,
     skipped: Vec<String>,
-    cut_off: &BTreeMap<String, usize>,
     interrupted: Option<Interrupted>,
+    over_budget: Option<OverBudget>,
 ) -> Outcome {
-    let stats = accumulator.stats();
-    let mut notes = notes(&stats, cut_off, &run.sampling);
+    let all: Vec<RunStats> = measured.iter().map(|(_, a, _)| a.stats()).collect();
+    let stats = all[0].clone();
+    let several = measured.len() > 1;
+    let mut notes = Vec::new();
+    for ((variant, _, cut_off), s) in measured.iter().zip(&all) {
+        let prefix = if several {
+            format!("variant {}: ", variant.name)
+        } else {
+            String::new()
+        };
+        notes.extend(
+            crate::run::notes(s, cut_off, &run.sampling)
+                .into_iter()
+                .map(|n| format!("{prefix}{n}")),
+        );
+    }
+    if let Some(o) = &over_budget {
+        let currency = run.currency.as_deref().unwrap_or_default();
+        notes.insert(
+            0,
+            format!(
+                "the run reached its budget (--max-cost {} {currency}) after {} of {} executions and stopped: it cost {} {currency}; the {} executions not started were not run, and these figures cover only what ran",
+                crate::cost::amount(o.max_cost),
+                o.done,
+                o.total,
+                crate::cost::amount(o.spent),
+                o.total - o.done
+            ),
+        );
+    }
     if let Some(i) = &interrupted {
         let cancelled = match i.cancelled {
             0 => String::new(),
@@ -659,7 +875,60 @@ fn finish(
         );
     }
     let comparison = baseline.as_ref().map(|b| compare(&b.stats, &stats));
-    let verdict = gate.evaluate(&stats, comparison.as_ref());
+    let mut verdict = gate.evaluate(&stats, comparison.as_ref());
+    let mut variants = Vec::new();
+    if several {
+        for (i, ((variant, _, _), s)) in measured.iter().zip(&all).enumerate() {
+            if i > 0 {
+                // The gate applies to every variant; the baseline's
+                // regressions are the first's.
+                let more = gate.evaluate(s, None);
+                verdict.failures.extend(more.failures);
+            }
+            let name = &variant.name;
+            let start = verdict
+                .failures
+                .iter()
+                .position(|f| f.variant.is_none())
+                .unwrap_or(verdict.failures.len());
+            for f in &mut verdict.failures[start..] {
+                f.variant = Some(name.clone());
+            }
+            variants.push(VariantOutcome {
+                variant: variant.clone(),
+                stats: s.clone(),
+                comparison: (i > 0).then(|| compare(&all[0], s)),
+            });
+        }
+    }
+    if let Some(o) = &over_budget {
+        let currency = run.currency.as_deref().unwrap_or_default();
+        verdict.failures.insert(
+            0,
+            crate::gate::GateFailure {
+                contract: None,
+                fixture: None,
+                variant: None,
+                reason: format!(
+                    "over budget: the executions cost {} {currency}, reaching --max-cost {} {currency}, after {} of {} executions; the rest were not run",
+                    crate::cost::amount(o.spent),
+                    crate::cost::amount(o.max_cost),
+                    o.done,
+                    o.total
+                ),
+            },
+        );
+    }
+    verdict.passed = verdict.failures.is_empty();
+    let cost = run.currency.as_ref().map(|_| {
+        let mut total = CostTotals::default();
+        for s in &all {
+            if let Some(c) = &s.overall.summary.cost {
+                total.merge(c);
+            }
+        }
+        total
+    });
     let mut diagnostics: Vec<Diagnostic> =
         verdict.failures.iter().map(|f| f.diagnostic()).collect();
     let ended = jiff::Timestamp::now().to_string();
@@ -686,6 +955,9 @@ fn finish(
     Outcome {
         run,
         stats,
+        variants,
+        cost,
+        over_budget,
         baseline: baseline.map(|b| b.source),
         comparison,
         gate: verdict,
@@ -799,6 +1071,65 @@ fn cached(
         .cached(key, fixture.contract, fixture.id, repeat)
         .ok()
         .flatten()
+}
+
+/// Why `variants` cannot run: none, a name that is not valid or given
+/// twice, or a budget without a price for a variant's model.
+fn refuse_variants<A>(
+    variants: &[(Variant, &A)],
+    prices: Option<&Prices>,
+    max_cost: Option<f64>,
+) -> Result<(), EvalError> {
+    let refuse = |message: String, help: &str| {
+        Err(EvalError::Refused(Diagnostics::from(vec![
+            Diagnostic::error(Code::InvalidValue, message).help(help.to_owned()),
+        ])))
+    };
+    let names = "a variant name is 1 to 64 letters, digits, `.`, `_`, `-`, `:` or `/` (docs/eval.md, \"Comparing models\")";
+    if variants.is_empty() {
+        return refuse("no variant to run".to_owned(), names);
+    }
+    for (i, (v, _)) in variants.iter().enumerate() {
+        if !Variant::valid_name(&v.name) {
+            return refuse(
+                format!("`{}` is not a valid variant name", v.name.escape_debug()),
+                names,
+            );
+        }
+        if variants[..i].iter().any(|(w, _)| w.name == v.name) {
+            return refuse(
+                format!("the variant `{}` is given twice", v.name),
+                "name each variant once: `--variant NAME=PROVIDER:MODEL@URL`",
+            );
+        }
+    }
+    if let Some(max) = max_cost {
+        if !(max.is_finite() && max > 0.0) {
+            return refuse(
+                format!("the budget {max} is not a positive amount"),
+                "--max-cost takes an amount above 0, in the price table's currency",
+            );
+        }
+        let Some(prices) = prices else {
+            return refuse(
+                "a budget needs a price table".to_owned(),
+                "give --prices FILE with --max-cost (docs/eval.md, \"Cost\")",
+            );
+        };
+        if let Some((v, _)) = variants
+            .iter()
+            .find(|(v, _)| prices.price(&v.model).is_none())
+        {
+            return refuse(
+                format!(
+                    "the price table has no price for the model `{}`, so the budget cannot be kept",
+                    v.model
+                ),
+                "add the model to the price table's `models` (docs/eval.md, \"Cost\")",
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The sampling parameters the contract's runtime policy sends, as JSON

@@ -9,8 +9,11 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use templiqx_contracts::{Code, Diagnostic};
 
+use crate::compare::compare;
+use crate::cost::CostTotals;
 use crate::history::History;
 use crate::record::{ExecutionRecord, RunInfo};
+use crate::run::VariantOutcome;
 use crate::select::FixtureFilter;
 use crate::stats::{Accumulator, RunStats};
 
@@ -24,8 +27,18 @@ pub struct StoredOutcome {
     /// running).
     pub finished_at: Option<String>,
     /// Its statistics over the executions stored (the fixtures the filter
-    /// selects), computed as the run computed them.
+    /// selects), computed as the run computed them: in a run of several
+    /// variants, the first's.
     pub stats: RunStats,
+    /// In a run of several variants: each one's statistics and each later
+    /// one's comparison with the first, as the run had them
+    /// ([`Outcome::variants`](crate::Outcome::variants)).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<VariantOutcome>,
+    /// What the run cost, when it had a price table
+    /// ([`Outcome::cost`](crate::Outcome::cost)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CostTotals>,
     /// The notes the run printed about its figures (outputs cut off at the
     /// token limit, executions that failed before the model answered),
     /// made again from the same executions ([`Outcome::notes`](crate::Outcome::notes)
@@ -67,31 +80,45 @@ pub fn stored_run(
     };
     let id = found.run.id.unwrap_or_default();
     let mut accumulator = Accumulator::new();
+    accumulator.set_costed(found.run.currency.is_some());
     for (contract, fingerprint) in &found.interactions {
         accumulator.set_interaction_fingerprint(contract, fingerprint);
     }
-    // Fixtures seen, with the samples kept of each (failing, passing).
-    let mut seen: Vec<(String, usize, usize)> = Vec::new();
+    // One per variant (one for a run of one), in the run's order.
+    let names: Vec<&str> = found.run.variants.iter().map(|v| v.name.as_str()).collect();
+    let nv = names.len().max(1);
+    let mut accumulators = vec![accumulator; nv];
+    let mut cut_off: Vec<BTreeMap<String, usize>> = vec![BTreeMap::new(); nv];
+    let variant_of = |record: &ExecutionRecord| {
+        record
+            .variant
+            .as_deref()
+            .and_then(|v| names.iter().position(|n| *n == v))
+            .unwrap_or(0)
+    };
+    // Fixtures seen, with the samples kept of each (failing, passing) per
+    // variant.
+    let mut seen: Vec<(String, Vec<(usize, usize)>)> = Vec::new();
     let mut kept = Vec::new();
-    let mut cut_off: BTreeMap<String, usize> = BTreeMap::new();
     history
         .executions(id, |record| {
             let name = format!("{}::{}", record.contract, record.fixture);
             let index = match seen.iter().position(|(n, ..)| *n == name) {
                 Some(i) => i,
                 None => {
-                    seen.push((name, 0, 0));
+                    seen.push((name, vec![(0, 0); nv]));
                     seen.len() - 1
                 }
             };
             if !filter.selects(&seen[index].0) {
                 return;
             }
-            accumulator.push(&record);
+            let v = variant_of(&record);
+            accumulators[v].push(&record);
             if record.evidence.cut_off() {
-                *cut_off.entry(record.contract.clone()).or_default() += 1;
+                *cut_off[v].entry(record.contract.clone()).or_default() += 1;
             }
-            let (_, failing, passing) = &mut seen[index];
+            let (failing, passing) = &mut seen[index].1[v];
             let count = if record.passed() { passing } else { failing };
             if *count < samples {
                 *count += 1;
@@ -108,14 +135,66 @@ pub fn stored_run(
         .help("a glob over `contract::fixture`, e.g. `lease-*::*` or `*::dutch-client`"));
     }
     kept.sort_by(|a, b| {
-        (&a.contract, &a.fixture, a.repeat).cmp(&(&b.contract, &b.fixture, b.repeat))
+        (&a.contract, &a.fixture, variant_of(a), a.repeat).cmp(&(
+            &b.contract,
+            &b.fixture,
+            variant_of(b),
+            b.repeat,
+        ))
     });
-    let stats = accumulator.stats();
+    let all: Vec<RunStats> = accumulators.iter().map(Accumulator::stats).collect();
+    let mut notes = Vec::new();
+    for (i, s) in all.iter().enumerate() {
+        let prefix = names
+            .get(i)
+            .map_or_else(String::new, |n| format!("variant {n}: "));
+        notes.extend(
+            crate::run::notes(s, &cut_off[i], &found.run.sampling)
+                .into_iter()
+                .map(|n| format!("{prefix}{n}")),
+        );
+    }
+    let cost = found.run.currency.as_ref().map(|_| {
+        let mut total = CostTotals::default();
+        for s in &all {
+            if let Some(c) = &s.overall.summary.cost {
+                total.merge(c);
+            }
+        }
+        total
+    });
+    if let (Some(max), Some(spent)) = (found.run.max_cost, cost.and_then(|c| c.amount))
+        && spent >= max
+    {
+        let currency = found.run.currency.as_deref().unwrap_or_default();
+        notes.insert(
+            0,
+            format!(
+                "the run reached its budget (--max-cost {} {currency}) and stopped: it cost {} {currency}; the executions not started were not run",
+                crate::cost::amount(max),
+                crate::cost::amount(spent)
+            ),
+        );
+    }
+    let variants = found
+        .run
+        .variants
+        .iter()
+        .zip(&all)
+        .enumerate()
+        .map(|(i, (variant, s))| VariantOutcome {
+            variant: variant.clone(),
+            stats: s.clone(),
+            comparison: (i > 0).then(|| compare(&all[0], s)),
+        })
+        .collect();
     Ok(StoredOutcome {
-        notes: crate::run::notes(&stats, &cut_off, &found.run.sampling),
+        notes,
         run: found.run,
         finished_at: found.finished_at,
-        stats,
+        stats: all[0].clone(),
+        variants,
+        cost,
         samples: kept,
     })
 }

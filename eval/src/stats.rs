@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cost::CostTotals;
 use crate::latency::{Histogram, LatencyStats, sanitize_latency};
 use crate::record::ExecutionRecord;
 
@@ -170,6 +171,10 @@ pub struct Summary {
     /// ([`ExecutionRecord::queue_ms`]; not part of `latency`).
     #[serde(default)]
     pub queue_ms: f64,
+    /// What the executions cost ([`ExecutionRecord::cost`], added up;
+    /// `docs/eval.md`, "Cost"), when the run had a price table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CostTotals>,
 }
 
 /// The statistics of one fixture.
@@ -282,6 +287,7 @@ struct Counts {
     failure_codes: BTreeMap<String, u64>,
     cached: u64,
     queue_ms: f64,
+    cost: CostTotals,
 }
 
 impl Counts {
@@ -323,9 +329,16 @@ impl Counts {
         }
         self.cached += u64::from(record.cached);
         self.queue_ms += sanitize_latency(record.queue_ms);
+        self.cost.add(record.cost);
     }
 
-    fn summary(&self, checks: Vec<CheckStats>, pass_all: bool, distinct_outputs: u64) -> Summary {
+    fn summary(
+        &self,
+        checks: Vec<CheckStats>,
+        pass_all: bool,
+        distinct_outputs: u64,
+        costed: bool,
+    ) -> Summary {
         let output_tokens_per_s = (self.output_tokens.reported > 0 && self.output_latency_ms > 0.0)
             .then(|| self.output_tokens.total as f64 / (self.output_latency_ms / 1000.0));
         Summary {
@@ -342,6 +355,7 @@ impl Counts {
             failure_codes: self.failure_codes.clone(),
             cached: self.cached,
             queue_ms: self.queue_ms,
+            cost: costed.then_some(self.cost),
         }
     }
 }
@@ -398,16 +412,18 @@ impl Pool {
         }
         into.cached += from.cached;
         into.queue_ms += from.queue_ms;
+        into.cost.merge(&from.cost);
         self.pass_all &= fixture.pass_all();
         self.distinct_outputs += fixture.outputs.len() as u64;
         self.fixtures += 1;
     }
 
-    fn summary(&self) -> Summary {
+    fn summary(&self, costed: bool) -> Summary {
         self.counts.summary(
             check_stats(&self.counts.checks),
             self.pass_all && self.counts.executions > 0,
             self.distinct_outputs,
+            costed,
         )
     }
 }
@@ -450,6 +466,8 @@ pub struct Accumulator {
     /// contract → interaction fingerprint.
     interactions: BTreeMap<String, String>,
     executions: u64,
+    /// Whether the run had a price table: summaries then carry their cost.
+    costed: bool,
 }
 
 impl Accumulator {
@@ -457,6 +475,13 @@ impl Accumulator {
     #[must_use]
     pub fn new() -> Accumulator {
         Accumulator::default()
+    }
+
+    /// Makes every summary carry its cost ([`Summary::cost`]): the run has a
+    /// price table (`--prices`), so an execution without a cost is one
+    /// whose cost is unknown.
+    pub fn set_costed(&mut self, yes: bool) {
+        self.costed = yes;
     }
 
     /// Records the interaction fingerprint of `contract` in this run
@@ -514,6 +539,7 @@ impl Accumulator {
                         check_stats(&acc.counts.checks),
                         acc.pass_all(),
                         acc.outputs.len() as u64,
+                        self.costed,
                     ),
                 });
             }
@@ -521,14 +547,14 @@ impl Accumulator {
                 contract: contract.clone(),
                 interaction_fingerprint,
                 fixtures: pool.fixtures,
-                summary: pool.summary(),
+                summary: pool.summary(self.costed),
             });
         }
         RunStats {
             overall: OverallStats {
                 contracts: contracts.len() as u64,
                 fixtures: overall.fixtures,
-                summary: overall.summary(),
+                summary: overall.summary(self.costed),
             },
             fixtures,
             contracts,
@@ -589,6 +615,8 @@ pub(crate) mod tests {
             attempts: 1,
             output_fingerprint: schema_valid.then(|| format!("sha256:{:064x}", repeat % 2)),
             cached: false,
+            variant: None,
+            cost: None,
             evidence: crate::record::Evidence::default(),
         }
     }

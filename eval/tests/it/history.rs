@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Barrier};
 use templiqx_eval::RunInfo;
-use templiqx_eval::history::{History, MIGRATION_V2, SCHEMA_V1, SCHEMA_VERSION};
+use templiqx_eval::history::{History, MIGRATION_V2, MIGRATION_V3, SCHEMA_V1, SCHEMA_VERSION};
 
 fn run_info() -> RunInfo {
     RunInfo {
@@ -16,6 +16,9 @@ fn run_info() -> RunInfo {
         sampling: "{}".into(),
         repeat: 1,
         interrupted_at: None,
+        variants: Vec::new(),
+        currency: None,
+        max_cost: None,
     }
 }
 
@@ -93,16 +96,17 @@ fn connections_opening_one_version_1_history_together_migrate_it_once() {
     }
 }
 
-/// A file of version 2 (templiqx before `runs.interrupted_at` and
-/// `executions.queue_ms`) and one of version 1 are migrated to version 3 in
-/// place: their runs keep what they had, and a run can be marked
-/// interrupted in them.
+/// A file of version 3 (templiqx before variants and cost), of version 2
+/// (before `runs.interrupted_at` and `executions.queue_ms`) and of version
+/// 1 are migrated to version 4 in place: their runs keep what they had (one
+/// variant, no cost), and a run can be marked interrupted in them.
 #[test]
-fn histories_of_versions_1_and_2_are_migrated_to_3_and_keep_their_runs() {
+fn histories_of_versions_1_2_and_3_are_migrated_to_4_and_keep_their_runs() {
     let dir = tempfile::tempdir().unwrap();
     for (version, schema) in [
         (1, SCHEMA_V1.to_owned()),
         (2, format!("{SCHEMA_V1} {MIGRATION_V2}")),
+        (3, format!("{SCHEMA_V1} {MIGRATION_V2} {MIGRATION_V3}")),
     ] {
         let db = dir.path().join(format!("v{version}.sqlite"));
         rusqlite::Connection::open(&db)
@@ -125,7 +129,12 @@ fn histories_of_versions_1_and_2_are_migrated_to_3_and_keep_their_runs() {
             .collect::<Result<_, _>>()
             .unwrap();
         assert!(columns.iter().any(|c| c == "queue_ms"), "{columns:?}");
+        for column in ["variant", "cost"] {
+            assert!(columns.iter().any(|c| c == column), "{columns:?}");
+        }
         let old = history.run("1").unwrap().unwrap();
+        assert!(old.run.variants.is_empty(), "version {version}");
+        assert_eq!((old.run.currency, old.run.max_cost), (None, None));
         assert_eq!(old.finished_at.as_deref(), Some("2026-12-01T00:01:00Z"));
         assert_eq!(old.run.interrupted_at, None);
         assert_eq!(
@@ -156,7 +165,7 @@ fn histories_of_versions_1_and_2_are_migrated_to_3_and_keep_their_runs() {
             "version {version}"
         );
     }
-    assert_eq!(SCHEMA_VERSION, 3);
+    assert_eq!(SCHEMA_VERSION, 4);
 }
 
 #[test]

@@ -7,3 +7,4 @@ mod common;
 mod evidence;
 mod history;
 mod interrupt;
+mod variants;
