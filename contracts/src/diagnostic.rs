@@ -105,6 +105,11 @@ codes! {
     FilterInput => "TQX_FILTER_INPUT",
     /// A model output does not validate against `output_schema`.
     OutputSchema => "TQX_OUTPUT_SCHEMA",
+    /// A warning: the model's text did not parse or validate as it was,
+    /// and output recovery (opt-in) read the output from it (the JSON in a
+    /// Markdown fence or in prose, trailing commas or quotes fixed;
+    /// `docs/runtime.md`, "Output recovery").
+    OutputRecovered => "TQX_OUTPUT_RECOVERED",
     /// The runtime timed out.
     RuntimeTimeout => "TQX_RUNTIME_TIMEOUT",
     /// The runtime was rate limited (may carry `retry_after_ms`).
@@ -225,7 +230,7 @@ pub fn position(text: &str, offset: usize) -> Position {
 }
 
 /// One problem found in a contract, a package, a request or an execution.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     /// The stable code.
     pub code: Code,

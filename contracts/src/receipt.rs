@@ -5,7 +5,7 @@
 //! or output payloads; receipts are what crosses trust boundaries.
 
 use crate::canonical::fingerprint;
-use crate::diagnostic::Code;
+use crate::diagnostic::{Code, Diagnostic};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -115,6 +115,16 @@ pub enum Receipt {
         output_fingerprint: String,
         /// Whether the output validated (always `true` once normalised).
         output_schema_valid: bool,
+        /// Warnings about how the output was obtained, in order: a
+        /// `TQX_OUTPUT_RECOVERED` warning when output recovery read the
+        /// output from the model's text (`docs/runtime.md`, "Output
+        /// recovery"). They say what was done and quote nothing of the
+        /// request or the output. Empty for an output taken as the model
+        /// gave it, and then absent from the JSON and from the
+        /// fingerprint, so such a receipt reads, writes and fingerprints
+        /// as before.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        diagnostics: Vec<Diagnostic>,
     },
     /// The execution failed.
     Failure {
@@ -143,6 +153,7 @@ impl Receipt {
                 request_fingerprint: request_fingerprint.to_owned(),
                 output_fingerprint: output_fingerprint.to_owned(),
                 output_schema_valid: true,
+                diagnostics: Vec::new(),
             }
         } else {
             Receipt::Failure {
@@ -155,7 +166,9 @@ impl Receipt {
 
     /// The receipt fingerprint (`docs/runtime.md`, "Receipts"): fingerprint of
     /// `{"outcome": "success", "request_fingerprint", "output_fingerprint",
-    /// "output_schema_valid"}` or `{"outcome": "failure", "code",
+    /// "output_schema_valid"}` (with `"diagnostics": [<code>, …]`, the
+    /// codes of its warnings, when it has any: their text is free and
+    /// enters no fingerprint) or `{"outcome": "failure", "code",
     /// "failure_fingerprint", "retry_after_ms": number or null}`.
     pub fn fingerprint(&self) -> String {
         match self {
@@ -163,12 +176,19 @@ impl Receipt {
                 request_fingerprint,
                 output_fingerprint,
                 output_schema_valid,
-            } => fingerprint(&json!({
-                "outcome": "success",
-                "request_fingerprint": request_fingerprint,
-                "output_fingerprint": output_fingerprint,
-                "output_schema_valid": output_schema_valid,
-            })),
+                diagnostics,
+            } => {
+                let mut value = json!({
+                    "outcome": "success",
+                    "request_fingerprint": request_fingerprint,
+                    "output_fingerprint": output_fingerprint,
+                    "output_schema_valid": output_schema_valid,
+                });
+                if !diagnostics.is_empty() {
+                    value["diagnostics"] = diagnostics.iter().map(|d| d.code.as_str()).collect();
+                }
+                fingerprint(&value)
+            }
             Receipt::Failure {
                 code,
                 failure_fingerprint,
@@ -185,5 +205,26 @@ impl Receipt {
     /// Whether this is a success receipt.
     pub fn is_success(&self) -> bool {
         matches!(self, Receipt::Success { .. })
+    }
+
+    /// The warnings of a success receipt (`TQX_OUTPUT_RECOVERED`: output
+    /// recovery read the output from the model's text); none for a failure
+    /// receipt or an output taken as the model gave it.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        match self {
+            Receipt::Success { diagnostics, .. } => diagnostics,
+            Receipt::Failure { .. } => &[],
+        }
+    }
+
+    /// The receipt with `diagnostic` added to a success receipt's
+    /// warnings ([`Receipt::diagnostics`]); a failure receipt is returned
+    /// as it is.
+    #[must_use]
+    pub fn with_diagnostic(mut self, diagnostic: Diagnostic) -> Receipt {
+        if let Receipt::Success { diagnostics, .. } = &mut self {
+            diagnostics.push(diagnostic);
+        }
+        self
     }
 }

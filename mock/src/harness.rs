@@ -171,11 +171,13 @@ pub fn transport_receipt_with(receipt: &Receipt, transport_request_fingerprint: 
         Receipt::Success {
             output_fingerprint,
             output_schema_valid,
+            diagnostics,
             ..
         } => Receipt::Success {
             request_fingerprint: transport_request_fingerprint.to_owned(),
             output_fingerprint: output_fingerprint.clone(),
             output_schema_valid: *output_schema_valid,
+            diagnostics: diagnostics.clone(),
         },
         failure @ Receipt::Failure { .. } => failure.clone(),
     }

@@ -14,7 +14,9 @@
 //! 2. the invocation, retried immediately on `TQX_RUNTIME_TIMEOUT` and
 //!    `TQX_RUNTIME_UNAVAILABLE` up to `runtime_policy.max_attempts`
 //!    (default 1: no retry);
-//! 3. **output validation** against `output_schema` (`TQX_OUTPUT_SCHEMA`);
+//! 3. **output validation** against `output_schema` (`TQX_OUTPUT_SCHEMA`),
+//!    after **output recovery** when the adapter opts in
+//!    ([`RuntimeAdapter::output_recovery`]; [`crate::recover`]);
 //! 4. the payload-free **receipt**, exactly per `docs/runtime.md`, "Receipts".
 //!
 //! The sync and async traits share steps 1, 3 and 4 and the retry rule;
@@ -25,6 +27,7 @@
 #![allow(clippy::result_large_err)]
 
 use crate::output::validate_output;
+use crate::recover::OutputRecovery;
 use crate::trace;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -239,6 +242,16 @@ pub trait RuntimeAdapter: Send + Sync {
         Ok(output)
     }
 
+    /// Whether `execute` recovers an output whose text does not parse or
+    /// validate as written (the JSON in a Markdown fence or in prose,
+    /// trailing commas or quotes fixed), with a `TQX_OUTPUT_RECOVERED`
+    /// warning (`docs/runtime.md`, "Output recovery"; [`crate::recover`]).
+    /// The default, [`OutputRecovery::Off`], takes the output as the model
+    /// gave it.
+    fn output_recovery(&self) -> OutputRecovery {
+        OutputRecovery::Off
+    }
+
     /// Executes the interaction: capability gate, invocation (with retries
     /// per `runtime_policy.max_attempts`), output validation, receipt.
     ///
@@ -259,7 +272,7 @@ pub trait RuntimeAdapter: Send + Sync {
                     break result;
                 }
             };
-            conclude(request, result, attempts.made)
+            conclude(request, result, attempts.made, self.output_recovery())
         });
         trace::finish(&span, &outcome);
         outcome
@@ -292,7 +305,7 @@ pub trait RuntimeAdapter: Send + Sync {
                     break result;
                 }
             };
-            conclude(request, result, attempts.made)
+            conclude(request, result, attempts.made, self.output_recovery())
         });
         trace::finish(&span, &outcome);
         terminal(outcome, sink)
@@ -330,6 +343,11 @@ pub trait AsyncRuntimeAdapter: Send + Sync {
     /// adapter without secrets).
     fn redact(&self, text: &str) -> String {
         text.to_owned()
+    }
+
+    /// As [`RuntimeAdapter::output_recovery`]: off by default.
+    fn output_recovery(&self) -> OutputRecovery {
+        OutputRecovery::Off
     }
 
     /// Like [`invoke`](AsyncRuntimeAdapter::invoke), reporting fragments to
@@ -449,7 +467,8 @@ where
             Err(error) => Err(error),
             Ok(()) => {
                 let (result, made) = attempts(Attempts::new(request.interaction)).await;
-                conclude(request, result, made).map_err(|e| e.redacted(&|t| adapter.redact(t)))
+                conclude(request, result, made, adapter.output_recovery())
+                    .map_err(|e| e.redacted(&|t| adapter.redact(t)))
             }
         };
         trace::finish(&recorded, &outcome);
@@ -526,12 +545,15 @@ fn capability_gate(
     })
 }
 
-/// Steps 3 and 4: validate the output and build the receipt
-/// (`docs/runtime.md`, "Receipts"); a runtime failure becomes its own receipt.
+/// Steps 3 and 4: validate the output (recovering it first when
+/// `recovery` is on and it does not validate as given: [`crate::recover`])
+/// and build the receipt (`docs/runtime.md`, "Receipts"); a runtime
+/// failure becomes its own receipt.
 fn conclude(
     request: &RenderedInteraction<'_>,
     result: Result<AdapterOutput, RuntimeFailure>,
     attempts: u32,
+    recovery: OutputRecovery,
 ) -> Result<Execution, ExecutionError> {
     let AdapterOutput { output, usage } = match result {
         Ok(output) => output,
@@ -550,6 +572,15 @@ fn conclude(
                 output,
             });
         }
+    };
+    let AdapterOutput { output, usage } = match crate::recover::conclude_recovered(
+        request,
+        AdapterOutput { output, usage },
+        attempts,
+        recovery,
+    ) {
+        Ok(recovered) => return recovered,
+        Err(output) => output,
     };
     let output_fingerprint = fingerprint(&output);
     conclude_output(

@@ -23,8 +23,8 @@ use std::fmt;
 use std::time::Duration;
 use templiqx::contracts::json::{self, Json, JsonMap};
 use templiqx::{
-    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Code, RenderedInteraction,
-    RuntimeFailure, StreamEvent, Usage,
+    AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Code, OutputRecovery,
+    RenderedInteraction, RuntimeFailure, StreamEvent, Usage,
 };
 
 /// What a provider's adapter must say: how a rendered interaction becomes a
@@ -194,6 +194,7 @@ pub struct HttpAdapter<W> {
     idle_timeout: Option<Duration>,
     retry: RetryPolicy,
     wire: W,
+    recovery: OutputRecovery,
 }
 
 impl<W: WireFormat> HttpAdapter<W> {
@@ -228,7 +229,20 @@ impl<W: WireFormat> HttpAdapter<W> {
             idle_timeout,
             retry,
             wire,
+            recovery: OutputRecovery::Off,
         })
+    }
+
+    /// The adapter with output recovery `recovery` (default
+    /// [`OutputRecovery::Off`]): with `On`, a reply whose text does not
+    /// parse or validate as written — the JSON in a Markdown fence or in
+    /// prose, trailing commas or single quotes — is recovered by the port
+    /// and receipted with a `TQX_OUTPUT_RECOVERED` warning
+    /// (`docs/runtime.md`, "Output recovery"; `docs/adapters.md`).
+    #[must_use]
+    pub fn with_output_recovery(mut self, recovery: OutputRecovery) -> HttpAdapter<W> {
+        self.recovery = recovery;
+        self
     }
 
     /// The JSON body sent for `request` (`stream`: a streamed attempt's).
@@ -402,6 +416,10 @@ impl<W: WireFormat> AsyncRuntimeAdapter for HttpAdapter<W> {
 
     fn redact(&self, text: &str) -> String {
         self.endpoint.redact(text)
+    }
+
+    fn output_recovery(&self) -> OutputRecovery {
+        self.recovery
     }
 
     async fn invoke(

@@ -459,6 +459,7 @@ fn a_quote_hash_that_is_not_the_source_bytes_fails_the_scenario() {
         request_fingerprint: templiqx_mock::transport_request_fingerprint("lease-term-extraction"),
         output_fingerprint: output_fp.clone(),
         output_schema_valid: true,
+        diagnostics: Vec::new(),
     };
     copy.edit_inventory(|inv| {
         let e = &mut inv["scenarios"][1]["expectation"];

@@ -271,6 +271,7 @@ fn a_success_receipt_covers_the_supplied_fingerprint_whatever_was_rendered() {
             request_fingerprint: supplied,
             output_fingerprint: templiqx_contracts::canonical::fingerprint(&json!({"ok": true})),
             output_schema_valid: true,
+            diagnostics: Vec::new(),
         }
     );
 }

@@ -222,6 +222,7 @@ fn success_receipt_matches_the_documented_shape() {
             request_fingerprint: request.request_fingerprint(),
             output_fingerprint: output_fp.clone(),
             output_schema_valid: true,
+            diagnostics: Vec::new(),
         }
     );
     assert_eq!(

@@ -9,4 +9,5 @@ mod adapter;
 mod budgets;
 mod never_panics;
 mod partial_json;
+mod recovery;
 mod render;

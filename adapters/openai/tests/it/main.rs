@@ -6,4 +6,5 @@
 
 mod fake_server;
 mod mismatches;
+mod recovery;
 mod timeouts;

@@ -309,6 +309,7 @@ fn a_schema_invalid_success_is_normalised_before_comparing() {
         request_fingerprint: request_fp,
         output_fingerprint: output_fp.into(),
         output_schema_valid: false,
+        diagnostics: Vec::new(),
     };
     let body = json!({
         "scenario_id": "lease-invalid-output",
