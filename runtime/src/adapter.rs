@@ -26,6 +26,7 @@
 // defines it; it is returned once per provider call, never on a hot path.
 #![allow(clippy::result_large_err)]
 
+use crate::fallback::Route;
 use crate::output::validate_output;
 use crate::recover::OutputRecovery;
 use crate::trace;
@@ -100,8 +101,13 @@ pub struct Execution {
     pub receipt: Receipt,
     /// Token usage of the successful attempt, when reported.
     pub usage: Option<Usage>,
-    /// Invocations made, including the successful one (≥ 1).
+    /// Invocations made, including the successful one (≥ 1); through a
+    /// combinator ([`crate::fallback`]), those of every member it called.
     pub attempts: u32,
+    /// Which adapter answered and every attempt of a combinator
+    /// ([`crate::fallback::Fallback`]): `None` for an execution on one
+    /// adapter (`docs/runtime.md`, "Receipts", "Routes").
+    pub route: Option<Route>,
 }
 
 /// A failed execution.
@@ -128,6 +134,10 @@ pub struct ExecutionError {
     /// ([`RuntimeFailure::output`]: an output cut off at the token limit),
     /// as a JSON string. `None` otherwise.
     pub output: Option<Json>,
+    /// Every attempt of a combinator ([`crate::fallback::Fallback`]), the
+    /// failed one last: `None` for an execution on one adapter
+    /// (`docs/runtime.md`, "Receipts", "Routes").
+    pub route: Option<Route>,
 }
 
 impl ExecutionError {
@@ -508,17 +518,26 @@ fn whole_output_delta(output: &AdapterOutput) -> StreamEvent {
     }
 }
 
+/// The capabilities of `interaction` that `descriptor` does not provide, in
+/// the interaction's order (the capability gate's test).
+pub(crate) fn missing_capabilities<'i>(
+    descriptor: &AdapterDescriptor,
+    interaction: &'i Interaction,
+) -> Vec<&'i str> {
+    interaction
+        .required_capabilities
+        .iter()
+        .map(|c| &**c)
+        .filter(|c| !descriptor.supports(c))
+        .collect()
+}
+
 /// Step 1: every required capability must be provided.
 fn capability_gate(
     descriptor: &AdapterDescriptor,
     interaction: &Interaction,
 ) -> Result<(), ExecutionError> {
-    let missing: Vec<&str> = interaction
-        .required_capabilities
-        .iter()
-        .map(|c| &**c)
-        .filter(|c| !descriptor.supports(c))
-        .collect();
+    let missing = missing_capabilities(descriptor, interaction);
     if missing.is_empty() {
         return Ok(());
     }
@@ -542,6 +561,7 @@ fn capability_gate(
         failure,
         attempts: 0,
         output: None,
+        route: None,
     })
 }
 
@@ -570,6 +590,7 @@ fn conclude(
                 failure,
                 attempts,
                 output,
+                route: None,
             });
         }
     };
@@ -621,6 +642,7 @@ pub fn conclude_output(
             output,
             usage,
             attempts,
+            route: None,
         }),
         Err(diagnostics) => {
             let failure = RuntimeFailure::new(
@@ -638,6 +660,7 @@ pub fn conclude_output(
                 diagnostics,
                 attempts,
                 output: Some(output),
+                route: None,
             })
         }
     }

@@ -15,6 +15,7 @@
 
 use crate::adapter::{AsyncRuntimeAdapter, Execution, ExecutionError, RuntimeAdapter, Usage};
 use crate::decode::{DecodeError, decode_output};
+use crate::fallback::Route;
 use crate::partial::PartialJson;
 use crate::render::{RenderError, render};
 use crate::typed::{Follow, FollowState, Grow};
@@ -43,6 +44,10 @@ pub struct Executed<O> {
     pub usage: Option<Usage>,
     /// Invocations made, including the successful one (≥ 1).
     pub attempts: u32,
+    /// Which adapter answered and every attempt, when the adapter is a
+    /// combinator ([`crate::fallback::Fallback`]); `None` otherwise
+    /// (`docs/runtime.md`, "Receipts", "Routes").
+    pub route: Option<Route>,
 }
 
 /// A failed typed call, by the step that failed (small: the port's error is
@@ -108,6 +113,17 @@ impl ExecuteError {
             ExecuteError::Render(_) => 0,
             ExecuteError::Execution(e) => e.attempts,
             ExecuteError::Decode { execution, .. } => execution.attempts,
+        }
+    }
+
+    /// The route of a combinator's execution (which adapters were tried,
+    /// [`crate::fallback::Route`]): `None` for a render failure and for an
+    /// execution on one adapter.
+    pub fn route(&self) -> Option<&Route> {
+        match self {
+            ExecuteError::Render(_) => None,
+            ExecuteError::Execution(e) => e.route.as_ref(),
+            ExecuteError::Decode { execution, .. } => execution.route.as_ref(),
         }
     }
 
@@ -505,6 +521,7 @@ fn decoded<O: DeserializeOwned>(
             receipt: execution.receipt,
             usage: execution.usage,
             attempts: execution.attempts,
+            route: execution.route,
         }),
         Err(error) => Err(ExecuteError::Decode {
             error,

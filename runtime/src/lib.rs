@@ -124,6 +124,7 @@
 pub mod adapter;
 pub mod call;
 pub mod decode;
+pub mod fallback;
 pub mod filters;
 pub mod output;
 pub mod partial;
@@ -145,6 +146,7 @@ pub use call::{
     execute_partial, execute_partial_async, execute_streaming, execute_streaming_async,
 };
 pub use decode::{DecodeError, Scope, check_root, decode_output};
+pub use fallback::{FailureClass, Fallback, FallbackPolicy, Route, RouteAttempt, Strategy};
 pub use filters::Locale;
 pub use output::validate_output;
 pub use partial::PartialJson;
