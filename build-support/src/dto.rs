@@ -473,7 +473,13 @@ pub struct ExpectDecl {
     /// Unique within the fixture, non-empty.
     #[cfg_attr(feature = "json-schema", schemars(length(min = 1)))]
     pub id: String,
-    /// A boolean expression; `output` is a root scope here.
+    /// A boolean expression; `output` is a root scope here, and every
+    /// expression kind is allowed (`docs/format.md`, "Where each kind is
+    /// allowed").
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "crate::json_schema::CheckExpression")
+    )]
     pub check: Expr,
     /// What the check means.
     #[serde(skip_serializing_if = "Option::is_none")]

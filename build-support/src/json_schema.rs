@@ -27,6 +27,7 @@ use crate::dto::{ContentNode, Contract, Expr, ExprKind, NodeKind, OrderedMap};
 use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings, json_schema};
 use std::borrow::Cow;
 use templiqx_contracts::API_VERSION;
+use templiqx_contracts::expr::{Kind, Place};
 
 /// The pattern of a contract id (checked by the compiler as `TQX_INVALID_VALUE`).
 pub const ID_PATTERN: &str = "^[A-Za-z][A-Za-z0-9._-]*$";
@@ -354,17 +355,85 @@ impl JsonSchema for ContentNode {
     }
 }
 
-/// An expression is its kind (the location is not part of the format).
+/// An expression of contract content: the kinds [`Place::Content`]
+/// allows, operands included (the location is not part of the format).
 impl JsonSchema for Expr {
-    fn inline_schema() -> bool {
-        true
-    }
-
     fn schema_name() -> Cow<'static, str> {
-        ExprKind::schema_name()
+        "Expression".into()
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        generator.subschema_for::<ExprKind>()
+        expression_schema(generator, Place::Content, "Expression")
+    }
+}
+
+/// An expression of an eval fixture's `expect` check: every kind
+/// [`Place::Check`] allows, operands included.
+pub struct CheckExpression;
+
+impl JsonSchema for CheckExpression {
+    fn schema_name() -> Cow<'static, str> {
+        "CheckExpression".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        expression_schema(generator, Place::Check, "CheckExpression")
+    }
+}
+
+/// The schema of an expression written in `place` and defined as `name`:
+/// the variants of [`ExprKind`] whose kind `place` allows
+/// (`docs/format.md`, "Where each kind is allowed"), their operands
+/// referring to `name` again, so a nested kind is held to the same rule.
+fn expression_schema(generator: &mut SchemaGenerator, place: Place, name: &str) -> Schema {
+    let mut value = ExprKind::json_schema(generator).to_value();
+    let allowed = |variant: &serde_json::Value| {
+        variant
+            .pointer("/properties/kind/const")
+            .and_then(serde_json::Value::as_str)
+            .and_then(Kind::parse)
+            .is_some_and(|kind| place.allows(kind))
+    };
+    if let Some(variants) = value
+        .get_mut("oneOf")
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        variants.retain(allowed);
+    }
+    let own = format!("#/$defs/{name}");
+    let content = format!("#/$defs/{}", Expr::schema_name());
+    retarget(&mut value, &content, &own);
+    let allowed: Vec<&str> = place.kinds().map(Kind::as_str).collect();
+    let description = match place {
+        Place::Content => format!(
+            "An expression of contract content: {} (`compare`, `contains` and `length` are for eval checks only).",
+            allowed.join(", ")
+        ),
+        Place::Check => format!("An expression of an eval check: {}.", allowed.join(", ")),
+    };
+    if let serde_json::Value::Object(map) = &mut value {
+        map.insert("description".to_owned(), description.into());
+    }
+    Schema::try_from(value).unwrap_or_default()
+}
+
+/// Rewrites every `$ref` to `from` in `value` to `to`.
+fn retarget(value: &mut serde_json::Value, from: &str, to: &str) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                if key == "$ref" && v.as_str() == Some(from) {
+                    *v = to.into();
+                } else {
+                    retarget(v, from, to);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for v in items {
+                retarget(v, from, to);
+            }
+        }
+        _ => {}
     }
 }

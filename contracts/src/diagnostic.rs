@@ -73,6 +73,10 @@ codes! {
     /// An operand or collection of the wrong type (non-boolean condition,
     /// `for_each` over a non-array, interpolating a non-scalar without `json`).
     TypeMismatch => "TQX_TYPE_MISMATCH",
+    /// An expression kind written where it is not allowed: an eval check
+    /// operator (`compare`, `contains`, `length`) in contract content
+    /// (`docs/format.md`, "Where each kind is allowed").
+    ExprKindNotAllowed => "TQX_EXPR_KIND_NOT_ALLOWED",
     /// A filter applied to a value of a type it does not accept.
     FilterType => "TQX_FILTER_TYPE",
     /// A component invocation names no declared component.

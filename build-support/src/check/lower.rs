@@ -13,6 +13,7 @@ use super::types::{
 use super::{Cx, Decls, is_reserved, reserved_list};
 use crate::dto::{self, ContentNode, Contract, ExprKind, Loc, NodeKind};
 use templiqx_contracts::budget::MAX_FOR_EACH_DEPTH;
+use templiqx_contracts::expr::{Kind, Place, not_allowed_help};
 use templiqx_contracts::ir::{self, Filter};
 use templiqx_contracts::validate::validate;
 use templiqx_contracts::words;
@@ -43,6 +44,7 @@ pub(super) fn components(
             depth: 0,
             narrowed: Vec::new(),
             output: None,
+            place: Place::Content,
         };
         let body = lw.nodes(super::components::component_body(decl));
         lowered.push(ir::Component {
@@ -75,6 +77,7 @@ pub(super) fn messages(
             depth: 0,
             narrowed: Vec::new(),
             output: None,
+            place: Place::Content,
         };
         let content = lw.nodes(&message.content);
         messages.push(ir::Message {
@@ -109,7 +112,9 @@ pub(super) fn expectations(
                 depth: 0,
                 narrowed: Vec::new(),
                 output: Some(output.map_or(Ty::Error, Ty::Schema)),
+                place: Place::Check,
             };
+            lw.allowed(&decl.check, CHECK);
             let (expr, ty) = lw.expr(&decl.check);
             lw.expect_bool(ty, &decl.check, CHECK);
             (cx.diags.len() == before).then(|| ir::Check {
@@ -145,6 +150,9 @@ struct Lowerer<'c, 'a, 'd> {
     narrowed: Vec<String>,
     /// The type of the `output` root scope: `Some` only in `expect` checks.
     output: Option<Ty<'d>>,
+    /// Where the expressions lowered are written: which kinds they may use
+    /// (`TQX_EXPR_KIND_NOT_ALLOWED`).
+    place: Place,
 }
 
 /// A placeholder for IR that will be discarded because of an error.
@@ -179,7 +187,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 expression,
                 filters,
             } => {
-                let (value, ty) = self.expr(expression);
+                let (value, ty) = self.content_expr(expression, "an interpolation");
                 self.filters(ty, filters, expression, loc);
                 ir::Node::Interpolate {
                     value,
@@ -192,7 +200,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 then,
                 otherwise,
             } => {
-                let (cond, ty) = self.expr(condition);
+                let (cond, ty) = self.content_expr(condition, "a `when` condition");
                 self.expect_bool(ty, condition, "a `when` condition");
                 // `not(equals(ref, null))` rules `null` out in `then`;
                 // `equals(ref, null)` rules it out in `else`.
@@ -241,7 +249,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
         body: &[ContentNode],
         separator: &Option<String>,
     ) -> ir::Node {
-        let (coll, ty) = self.expr(collection);
+        let (coll, ty) = self.content_expr(collection, "a `for_each` collection");
         let item_ty = self.item_type(collection, ty);
         let item_loc = loc.child("item");
         if is_reserved(item) {
@@ -382,7 +390,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     args.push(None);
                 }
                 Some(e) => {
-                    let (value, ty) = self.expr(e);
+                    let (value, ty) = self.content_expr(e, "a component argument");
                     if self.check_argument(name, sig.legacy, p, e, ty)
                         && let Some(schema) = &p.schema
                     {
@@ -560,6 +568,48 @@ impl<'d> Lowerer<'_, '_, 'd> {
         }
     }
 
+    /// Lowers the expression `e`, written in content as `slot` (``a `when`
+    /// condition``): [`Lowerer::allowed`], then [`Lowerer::expr`].
+    fn content_expr(&mut self, e: &dto::Expr, slot: &str) -> (ir::Expr, Ty<'d>) {
+        self.allowed(e, slot);
+        self.expr(e)
+    }
+
+    /// Reports each expression in `e` whose kind the place of this lowering
+    /// does not allow ([`Place::allows`]): `TQX_EXPR_KIND_NOT_ALLOWED` at
+    /// its `kind`, naming `slot` (where `e` is written), with a help saying
+    /// where the kind is allowed. The operands of a refused expression are
+    /// not looked into: the whole of it is to be rewritten.
+    fn allowed(&mut self, e: &dto::Expr, slot: &str) {
+        let kind = kind_of(&e.kind);
+        if !self.place.allows(kind) {
+            self.err(
+                Code::ExprKindNotAllowed,
+                format!("`{}` is not allowed in {slot}", kind.as_str()),
+                &e.loc.child("kind"),
+                not_allowed_help(kind, self.place),
+            );
+            return;
+        }
+        match &e.kind {
+            ExprKind::Ref { .. } | ExprKind::Literal { .. } => {}
+            ExprKind::Not { operand: o } | ExprKind::Length { of: o } => self.allowed(o, slot),
+            ExprKind::Equals { left, right } | ExprKind::Compare { left, right, .. } => {
+                self.allowed(left, slot);
+                self.allowed(right, slot);
+            }
+            ExprKind::Contains { container, item } => {
+                self.allowed(container, slot);
+                self.allowed(item, slot);
+            }
+            ExprKind::And { operands } | ExprKind::Or { operands } => {
+                for o in operands {
+                    self.allowed(o, slot);
+                }
+            }
+        }
+    }
+
     fn expr(&mut self, e: &dto::Expr) -> (ir::Expr, Ty<'d>) {
         match &e.kind {
             ExprKind::Ref { path } => match self.resolve(path, &e.loc) {
@@ -705,6 +755,21 @@ impl<'d> Lowerer<'_, '_, 'd> {
             );
         }
         false
+    }
+}
+
+/// The kind of a parsed expression.
+fn kind_of(kind: &ExprKind) -> Kind {
+    match kind {
+        ExprKind::Ref { .. } => Kind::Ref,
+        ExprKind::Literal { .. } => Kind::Literal,
+        ExprKind::Equals { .. } => Kind::Equals,
+        ExprKind::Not { .. } => Kind::Not,
+        ExprKind::And { .. } => Kind::And,
+        ExprKind::Or { .. } => Kind::Or,
+        ExprKind::Compare { .. } => Kind::Compare,
+        ExprKind::Contains { .. } => Kind::Contains,
+        ExprKind::Length { .. } => Kind::Length,
     }
 }
 

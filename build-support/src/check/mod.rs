@@ -364,7 +364,8 @@ fn reserved_list() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{ROOT_SCOPES, is_reserved};
+    use super::{OUTPUT, ROOT_SCOPES, is_reserved};
+    use templiqx_contracts::expr::Place;
 
     #[test]
     fn the_reserved_list_is_the_root_scope_list() {
@@ -374,5 +375,16 @@ mod tests {
             assert!(is_reserved(r));
         }
         assert!(!is_reserved("item"));
+    }
+
+    #[test]
+    fn every_place_has_the_root_scopes_and_only_checks_have_output() {
+        for place in Place::ALL {
+            let roots = place.roots();
+            for (name, _) in ROOT_SCOPES {
+                assert!(roots.contains(name), "{place:?} lacks `{name}`");
+            }
+            assert_eq!(roots.contains(&OUTPUT), *place == Place::Check);
+        }
     }
 }

@@ -12,6 +12,7 @@ mod codegen_check;
 mod compile_entry;
 mod doc_text;
 mod expectations;
+mod expr_places;
 mod file_system;
 mod json_schema_suite;
 mod packages;

@@ -13,12 +13,17 @@
 //! The functions are generic over the scope, so each caller gets its own
 //! copy, references inlined: the renderer's hot path pays no dynamic call.
 //!
-//! Three files, each using only the ones before it: `operators.rs`, what
-//! `compare`, `contains` and `length` mean for two values; `text.rs`, how
-//! an expression is written (a check's [`source_text`], its name in
-//! messages: [`describe`]); `eval.rs`, the walk ([`eval`], [`boolean`],
-//! [`resolve`]), the [`Scope`] and the [`Failure`]s. Eval checks
-//! ([`expect`](crate::expect)) are a caller, as the renderer is.
+//! Four files, each using only the ones before it: `place.rs`, which
+//! [`Kind`]s and root scopes each [`Place`] allows (contract content keeps
+//! to the format's expressions; eval checks add `compare`, `contains`,
+//! `length` and `output`); `operators.rs`, what `compare`, `contains` and
+//! `length` mean for two values; `text.rs`, how an expression is written
+//! (a check's [`source_text`], its name in messages: [`describe`]);
+//! `eval.rs`, the walk ([`eval`], [`boolean`], [`resolve`]), the
+//! [`Scope`] and the [`Failure`]s. Eval checks ([`expect`](crate::expect))
+//! are a caller, as the renderer is. The evaluator walks every kind
+//! wherever it is: which kinds a contract may write where is the
+//! compiler's check, by [`Place`].
 //!
 //! ```
 //! use templiqx_contracts::expr::{self, Failure, Scope};
@@ -58,8 +63,10 @@
 //! ```
 mod eval;
 mod operators;
+mod place;
 mod text;
 
 pub use eval::{Failure, Scope, boolean, eval, pointer, resolve};
 pub use operators::{compare, contains, length};
+pub use place::{Kind, Place, not_allowed_help};
 pub use text::{describe, source_text};

@@ -1,6 +1,7 @@
 //! How an expression is written: [`source_text`], the compact functional
 //! form a check's source takes, and [`describe`], its name in messages.
 
+use super::Kind;
 use crate::canonical::write_canonical;
 use crate::ir::Expr;
 use crate::value::AsValue;
@@ -24,17 +25,7 @@ pub fn describe(expr: &Expr) -> String {
 }
 
 fn kind(expr: &Expr) -> &'static str {
-    match expr {
-        Expr::Ref(_) => "ref",
-        Expr::Literal(_) => "literal",
-        Expr::Equals(..) => "equals",
-        Expr::Not(_) => "not",
-        Expr::And(_) => "and",
-        Expr::Or(_) => "or",
-        Expr::Compare(..) => "compare",
-        Expr::Contains(..) => "contains",
-        Expr::Length(_) => "length",
-    }
+    Kind::of(expr).as_str()
 }
 
 /// A compact functional rendering of an expression: references by path,

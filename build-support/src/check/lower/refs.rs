@@ -6,6 +6,7 @@ use super::Lowerer;
 use crate::check::types::{Ty, known_types};
 use crate::check::{OUTPUT, ROOT_SCOPES};
 use crate::dto::Loc;
+use templiqx_contracts::expr::Place;
 use templiqx_contracts::ir::{self, Root, Segment};
 use templiqx_contracts::words;
 use templiqx_contracts::{Code, JsonType, Schema, Seq, Str};
@@ -74,11 +75,10 @@ impl<'d> Lowerer<'_, '_, 'd> {
             let ty = self.scope_field(*root, path, segments, loc)?;
             return Some((*root, ty, &segments[2..]));
         }
-        // `output` is a root scope in `expect` checks only (and checks
-        // have no locals to shadow it); the whole output is a value.
-        if first == OUTPUT
-            && let Some(ty) = self.output
-        {
+        // `output` is a root scope where the place says (`expect` checks,
+        // which have no locals to shadow it); the whole output is a value.
+        if first == OUTPUT && self.place.roots().contains(&OUTPUT) {
+            let ty = self.output.unwrap_or(Ty::Error);
             return Some((Root::Output, ty, &segments[1..]));
         }
         if let Some(slot) = self.frame.locals.iter().rposition(|(n, _)| n == first) {
@@ -143,14 +143,14 @@ impl<'d> Lowerer<'_, '_, 'd> {
     /// Reports a first segment that is neither a root scope nor a local.
     fn unknown_name(&mut self, first: &str, path: &str, loc: &Loc) {
         let mut names: Vec<&str> = self.frame.locals.iter().map(|(n, _)| n.as_str()).collect();
-        names.extend(ROOT_SCOPES.iter().map(|(n, _)| *n));
-        if self.output.is_some() {
-            names.push(OUTPUT);
-        }
+        names.extend(self.place.roots());
+        // A root scope of another place (`output` outside `expect` checks).
+        let elsewhere: Vec<&str> = Place::having_root(first).map(Place::describe).collect();
         let help = match (&self.frame.component, words::suggestion(first, &names, "")) {
-            _ if first == OUTPUT => "`output` (the model output) is a root scope only in the \
-                 `expect` checks of an eval fixture"
-                .to_owned(),
+            _ if !elsewhere.is_empty() => format!(
+                "`{first}` is a root scope only in {}",
+                elsewhere.join(" and ")
+            ),
             (_, Some(s)) => s,
             (Some(c), None) => format!(
                 "the body of component `{c}` sees only its parameters and `inputs`/`context`, never the caller's locals; pass the value as an argument"
@@ -160,7 +160,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 words::names(&names)
             ),
         };
-        let fix = words::replacement(first, &names, "").filter(|_| first != OUTPUT);
+        let fix = words::replacement(first, &names, "").filter(|_| elsewhere.is_empty());
         self.err(
             Code::RefUnknown,
             format!("unknown name `{first}` in reference `{path}`"),
