@@ -273,3 +273,36 @@ fn the_same_expression_is_refused_in_content_and_accepted_as_a_check() {
     let diags = diagnostics(&check);
     assert!(diags.is_empty(), "{diags:#?}");
 }
+
+/// A partial's content is content: the diagnostic points into the partial.
+#[test]
+fn an_included_partial_is_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "templiqx.yaml",
+        "api_version: templiqx/v1alpha1\npackage: scratch\nversion: 0.1.0\ncontracts: [kinds]\n",
+    );
+    write(
+        "contracts/kinds.yaml",
+        &contract("{ kind: include, path: partials/count.yaml }", TEXT, &[]),
+    );
+    write(
+        "partials/count.yaml",
+        &format!(
+            "- {{ kind: text, value: 'Tags: ' }}\n- {}\n",
+            interpolate(LENGTH)
+        ),
+    );
+    let mut loader = templiqx_build::Loader::new(dir.path());
+    let compiled = loader.compile_package(dir.path(), &target()).unwrap();
+    let diags = &compiled[0].diagnostics;
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+    assert_eq!(diags[0].code, Code::ExprKindNotAllowed);
+    assert_eq!(diags[0].file.as_deref(), Some("partials/count.yaml"));
+    assert_eq!(diags[0].json_pointer.as_deref(), Some("/1/expression/kind"));
+}

@@ -574,3 +574,56 @@ fn the_package_gate_counts_every_change_and_versions_never_go_back() {
         ]
     );
 }
+
+/// An eval operator in content does not compile (`TQX_EXPR_KIND_NOT_ALLOWED`,
+/// `docs/format.md`, "Where each kind is allowed"), so that version is not
+/// compared; in a check it is an eval change like any other.
+#[test]
+fn an_eval_operator_is_compared_in_a_check_and_refused_in_content() {
+    let dir = two_packages("1.0.0", "1.0.0");
+    let length = "{ kind: length, of: { kind: ref, path: inputs.name } }";
+    // `a` gains a check using `compare` and `length`.
+    write(
+        &dir.path().join("old/contracts/a.yaml"),
+        &with_fixture("a", "1.0.0", ""),
+    );
+    edit_new(
+        dir.path(),
+        "contracts/a.yaml",
+        &(with_fixture("a", "1.0.0", "")
+            + &format!(
+                "    expect:\n      - {{ id: named, check: {{ kind: compare, op: ge, left: {length}, right: {{ kind: literal, value: 1 }} }} }}\n"
+            )),
+    );
+    // `b` interpolates a `length` in its content.
+    edit_new(
+        dir.path(),
+        "contracts/b.yaml",
+        &contract("b", "1.0.0", "Hi").replace(
+            "{ kind: interpolate, expression: { kind: ref, path: inputs.name } }",
+            &format!("{{ kind: interpolate, expression: {length} }}"),
+        ),
+    );
+    let (old, new) = load(dir.path());
+    let report = diff(&old, &new);
+    let changes: Vec<(Rule, Option<&str>)> = report
+        .changes
+        .iter()
+        .map(|c| (c.rule, c.contract.as_deref()))
+        .collect();
+    assert_eq!(changes, [(Rule::EvalChanged, Some("a"))]);
+    let a = report.contracts.iter().find(|v| v.name == "a").unwrap();
+    assert_eq!(a.status, Status::Changed);
+    let b = report.contracts.iter().find(|v| v.name == "b").unwrap();
+    assert_not_compared(b, "b", "the new version does not compile");
+    let [d] = report.diagnostics.as_slice() else {
+        panic!("{:?}", report.diagnostics)
+    };
+    assert_eq!(d.side, Which::New);
+    assert_eq!(d.diagnostic.code.as_str(), "TQX_EXPR_KIND_NOT_ALLOWED");
+    assert_eq!(
+        d.diagnostic.json_pointer.as_deref(),
+        Some("/messages/1/content/1/expression/kind")
+    );
+    assert!(!report.sufficient);
+}
