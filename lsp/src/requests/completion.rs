@@ -17,7 +17,11 @@
 //! References are completed from the declarations the hover reads
 //! ([`tree::resolve`]), the names of closed sets from the compiler's
 //! own tables ([`templiqx_build::FILTERS`], [`templiqx_build::NODE_KINDS`],
-//! [`templiqx_build::EXPR_KINDS`], [`templiqx_build::schema::KEYWORDS`]).
+//! [`templiqx_build::schema::KEYWORDS`]). Expression kinds and reference
+//! roots are those the place of the cursor allows ([`Place`]: content
+//! keeps to the format's kinds and `inputs`/`context`; an eval check adds
+//! `compare`, `contains`, `length` and `output`; `docs/format.md`, "Where
+//! each kind is allowed"), so nothing offered is refused when written.
 
 use super::{Failure, RequestHandler, Session, hover};
 use crate::convert::LineIndex;
@@ -31,6 +35,7 @@ use lsp_types::{
 use std::collections::BTreeSet;
 use std::path::Path;
 use templiqx_build::yaml::{self, Node};
+use templiqx_contracts::expr::{Kind, Place};
 
 /// The characters after which a client asks for completion: `.` between
 /// reference segments, `:` after a key, `[` and `,` in a flow list.
@@ -391,7 +396,10 @@ fn in_tree(
         }
         [.., "kind"] => match slot(&hit, n - 2) {
             Some(Slot::Content) => kinds(templiqx_build::NODE_KINDS, "content node"),
-            Some(Slot::Expression) => kinds(templiqx_build::EXPR_KINDS, "expression"),
+            Some(Slot::Expression) => {
+                let allowed: Vec<&str> = place(&hit).kinds().map(Kind::as_str).collect();
+                kinds(&allowed, "expression")
+            }
             None => Completions::default(),
         },
         [.., "name"] if parent == Some("component") => components(decl),
@@ -601,7 +609,14 @@ fn references(decl: &Tree, hit: &Hit<'_>, typed: &str) -> Completions {
                 Some(declared(&key.text, &d, CompletionItemKind::FIELD))
             })
             .collect(),
-        ["output", ..] if !in_check(hit) && !locals(hit).contains(&"output") => Vec::new(),
+        // A root scope of another place (`output` outside a check).
+        [first, ..]
+            if !place(hit).roots().contains(first)
+                && Place::having_root(first).next().is_some()
+                && !locals(hit).contains(first) =>
+        {
+            Vec::new()
+        }
         _ => {
             let properties = tree::resolve(decl, hit, depth, done, BUDGET)
                 .and_then(|d| d.schema)
@@ -623,10 +638,16 @@ fn references(decl: &Tree, hit: &Hit<'_>, typed: &str) -> Completions {
     out
 }
 
-/// Whether `hit` is in an eval check, where `output` is a root.
-fn in_check(hit: &Hit<'_>) -> bool {
-    hit.tokens.first().map(String::as_str) == Some("evals")
+/// Where `hit` is ([`Place`]): in an eval check
+/// (`/evals/i/expect/j/check/…`), or in content.
+fn place(hit: &Hit<'_>) -> Place {
+    if hit.tokens.first().map(String::as_str) == Some("evals")
         && hit.tokens.get(2).map(String::as_str) == Some("expect")
+    {
+        Place::Check
+    } else {
+        Place::Content
+    }
 }
 
 /// The local names in scope at `hit`: the items of the enclosing
@@ -663,8 +684,9 @@ fn locals<'a>(hit: &Hit<'a>) -> Vec<&'a str> {
     names
 }
 
-/// The first segments a reference can have at `hit`: its locals, `inputs`,
-/// `context`, and `output` in an eval check.
+/// The first segments a reference can have at `hit`: its locals, then the
+/// root scopes of its place (`inputs`, `context`, and `output` in an eval
+/// check).
 fn roots(decl: &Tree, hit: &Hit<'_>) -> Vec<Candidate> {
     let depth = hit.tokens.len();
     let mut out: Vec<Candidate> = locals(hit)
@@ -674,10 +696,18 @@ fn roots(decl: &Tree, hit: &Hit<'_>) -> Vec<Candidate> {
             Some(declared(name, &d, CompletionItemKind::VARIABLE))
         })
         .collect();
-    for (scope, what) in [
-        ("inputs", "the caller's typed values"),
-        ("context", "host-supplied values"),
-    ] {
+    for &scope in place(hit).roots() {
+        let what = match scope {
+            "inputs" => "the caller's typed values",
+            "context" => "host-supplied values",
+            // A root that is a value (`output`): typed by its schema.
+            _ => {
+                if let Some(d) = tree::resolve(decl, hit, depth, &[scope], BUDGET) {
+                    out.push(declared(scope, &d, CompletionItemKind::MODULE));
+                }
+                continue;
+            }
+        };
         let names: Vec<String> = decl
             .root
             .get(scope)
@@ -692,11 +722,6 @@ fn roots(decl: &Tree, hit: &Hit<'_>) -> Vec<Candidate> {
             detail: Some(format!("{what}: {} declared", names.len())),
             documentation: (!names.is_empty()).then(|| names.join(", ")),
         });
-    }
-    if in_check(hit)
-        && let Some(d) = tree::resolve(decl, hit, depth, &["output"], BUDGET)
-    {
-        out.push(declared("output", &d, CompletionItemKind::MODULE));
     }
     out
 }
@@ -999,8 +1024,13 @@ messages:
             "- kind: |",
         );
         assert_eq!(labels(&node), templiqx_build::NODE_KINDS);
+        // Content: the format's kinds only; the eval operators would be
+        // refused there (`TQX_EXPR_KIND_NOT_ALLOWED`).
         let expression = CONTRACT.replace("kind: ref, path: CURSOR", "kind: |");
-        assert_eq!(labels(&expression), templiqx_build::EXPR_KINDS);
+        assert_eq!(
+            labels(&expression),
+            ["ref", "literal", "equals", "not", "and", "or"]
+        );
     }
 
     #[test]
@@ -1029,14 +1059,27 @@ messages:
                 "messages:\n  - role: user\n    content:\n      - {content}\n"
             ))
         };
+        let content: Vec<&str> = Place::Content.kinds().map(Kind::as_str).collect();
         for expression in [
             message("{ kind: when, condition: { kind: and, operands: [{ kind: | }] }, then: [] }"),
             message("{ kind: component, name: c, with: { a: { kind: | } } }"),
             message("{ kind: interpolate, expression: { kind: not, operand: { kind: | } } }"),
             message("{ kind: for_each, collection: { kind: | }, item: i, body: [] }"),
-            at("evals:\n  - id: e\n    expect:\n      - id: x\n        check: { kind: | }\n"),
         ] {
-            assert_eq!(expression, templiqx_build::EXPR_KINDS);
+            assert_eq!(expression, content);
+        }
+        // A check, and the operands inside it: every kind.
+        for check in [
+            "{ kind: | }",
+            "{ kind: not, operand: { kind: | } }",
+            "{ kind: compare, op: ge, left: { kind: | }, right: { kind: literal, value: 1 } }",
+        ] {
+            assert_eq!(
+                at(&format!(
+                    "evals:\n  - id: e\n    expect:\n      - id: x\n        check: {check}\n"
+                )),
+                templiqx_build::EXPR_KINDS
+            );
         }
         for content in [
             message(

@@ -484,6 +484,24 @@ fn filters_kinds_and_component_names_complete_where_they_belong() {
     );
     client.replace(&url, 5, &edited);
     let items = complete(&mut client, &url, at);
+    // Content keeps to the format's kinds (`docs/format.md`, "Where each
+    // kind is allowed"): the eval operators are not offered in a condition.
+    assert_eq!(
+        labels(&items),
+        ["ref", "literal", "equals", "not", "and", "or"]
+    );
+    assert_eq!(item(&items, "equals")["detail"], "expression: left, right");
+    // An eval check offers every kind.
+    let (edited, at) = cursor(
+        &text.replacen(
+            "        check:\n          kind: compare\n",
+            "        check:\n          kind: |\n",
+            1,
+        ),
+        "|",
+    );
+    client.replace(&url, 6, &edited);
+    let items = complete(&mut client, &url, at);
     assert_eq!(
         labels(&items),
         [
@@ -497,7 +515,7 @@ fn filters_kinds_and_component_names_complete_where_they_belong() {
 
     // A component invocation's name.
     let (edited, at) = cursor(&text.replacen("name: salutation", "name: sal|", 1), "|");
-    client.replace(&url, 6, &edited);
+    client.replace(&url, 7, &edited);
     let items = complete(&mut client, &url, at);
     assert_eq!(labels(&items), ["salutation"]);
     let salutation = item(&items, "salutation");
