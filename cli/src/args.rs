@@ -516,19 +516,41 @@ pub enum StructuredOutputArg {
     PromptOnly,
 }
 
-/// How `run` reaches the model.
+/// How `run` reaches the model: one provider, or a --chain of them.
 #[derive(Debug, Args)]
 pub struct ProviderArgs {
     /// The provider's wire format.
-    #[arg(long, value_enum, value_name = "PROVIDER")]
-    pub provider: ProviderKind,
+    #[arg(
+        long,
+        value_enum,
+        value_name = "PROVIDER",
+        required_unless_present = "chain",
+        conflicts_with = "chain"
+    )]
+    pub provider: Option<ProviderKind>,
     /// The API base URL: up to /v1 for openai (https://api.openai.com/v1),
     /// the host for anthropic (https://api.anthropic.com).
-    #[arg(long, value_name = "URL")]
-    pub base_url: String,
+    #[arg(
+        long,
+        value_name = "URL",
+        required_unless_present = "chain",
+        conflicts_with = "chain"
+    )]
+    pub base_url: Option<String>,
     /// The model name sent with every request.
-    #[arg(long, value_name = "MODEL")]
-    pub model: String,
+    #[arg(
+        long,
+        value_name = "MODEL",
+        required_unless_present = "chain",
+        conflicts_with = "chain"
+    )]
+    pub model: Option<String>,
+    /// Instead of --provider, --base-url and --model: a chain file
+    /// (templiqx.chain/v1alpha1, JSON) listing providers to fall back on
+    /// or to take in turn; the wire flags below are each member's
+    /// defaults. See docs/adapters.md, "Fallback chains".
+    #[arg(long, value_name = "CHAIN.json")]
+    pub chain: Option<PathBuf>,
     #[command(flatten)]
     pub wire: WireArgs,
     /// Show a provider's whole error message (a server's traceback) under
@@ -590,14 +612,26 @@ pub enum EvalProviderKind {
 pub struct EvalProviderArgs {
     /// The provider: a wire format, or `fake` (each fixture answered with
     /// its fake_output).
-    #[arg(long, value_enum, value_name = "PROVIDER", required = true)]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "PROVIDER",
+        required_unless_present = "chain",
+        conflicts_with = "chain"
+    )]
     pub provider: Option<EvalProviderKind>,
+    /// Instead of --provider, --base-url and --model: a chain file
+    /// (templiqx.chain/v1alpha1, JSON) listing providers to fall back on
+    /// or to take in turn; the wire flags are each member's defaults. See
+    /// docs/adapters.md, "Fallback chains".
+    #[arg(long, value_name = "CHAIN.json")]
+    pub chain: Option<PathBuf>,
     /// The API base URL (openai and anthropic; see `templiqx run --help`).
-    #[arg(long, value_name = "URL",
+    #[arg(long, value_name = "URL", conflicts_with = "chain",
           required_if_eq_any([("provider", "openai"), ("provider", "anthropic")]))]
     pub base_url: Option<String>,
     /// The model name sent with every request (openai and anthropic).
-    #[arg(long, value_name = "MODEL",
+    #[arg(long, value_name = "MODEL", conflicts_with = "chain",
           required_if_eq_any([("provider", "openai"), ("provider", "anthropic")]))]
     pub model: Option<String>,
     #[command(flatten)]
@@ -606,7 +640,7 @@ pub struct EvalProviderArgs {
 
 /// The flags of the OpenAI and Anthropic adapters besides the provider,
 /// base URL and model.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct WireArgs {
     /// The environment variable holding the API key (default
     /// OPENAI_API_KEY or ANTHROPIC_API_KEY); unset or empty sends no key.

@@ -13,7 +13,7 @@
 use crate::args::{EvalProviderKind, GateScopeArg, ProviderKind};
 use crate::cmd::eval_out;
 use crate::compile::compile_inputs;
-use crate::provider::Adapter;
+use crate::provider::{Adapter, Chain};
 use crate::ui::{Status, Ui};
 use std::future::Future;
 use std::io;
@@ -63,6 +63,9 @@ pub struct Options<'a> {
 /// What answers the fixtures.
 enum Provider {
     Real(Box<Adapter>),
+    /// A `--chain` of real providers (`docs/adapters.md`, "Fallback
+    /// chains").
+    Chain(Box<Chain>),
     Fake(FakeAdapter),
 }
 
@@ -79,7 +82,7 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
     // `None`: the fake provider, built once the contracts are compiled.
     let (adapter, endpoint) = match configure(options) {
         Ok(p) => p,
-        Err(d) => return usage(ui, d.into()),
+        Err(d) => return usage(ui, d),
     };
 
     let inputs = compile_inputs(ui, options.paths, &options.target, "Compiling");
@@ -97,7 +100,7 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
     }
     let contracts = || inputs.iter().flat_map(|i| &i.contracts);
     let provider = match adapter {
-        Some(adapter) => Provider::Real(Box::new(adapter)),
+        Some(provider) => provider,
         None => Provider::Fake(FakeAdapter::new(contracts(), options.target.iter())),
     };
     let mut eval = Eval::new(contracts())
@@ -172,6 +175,7 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
                 Adapter::OpenAi(a) => eval.run(a).await,
                 Adapter::Anthropic(a) => eval.run(a).await,
             },
+            Provider::Chain(chain) => eval.run(&chain.adapter).await,
             Provider::Fake(f) => eval.run(f).await,
         }
     });
@@ -330,14 +334,47 @@ fn gate(options: &Options<'_>) -> Gate {
     }
 }
 
-/// The provider's adapter (`None` for `fake`) and its endpoint, or a usage
-/// diagnostic.
-fn configure(options: &Options<'_>) -> Result<(Option<Adapter>, Endpoint), Diagnostic> {
+/// The provider's adapter or the `--chain` (`None` for `fake`) and its
+/// endpoint, or the usage diagnostics.
+fn configure(options: &Options<'_>) -> Result<(Option<Provider>, Endpoint), Diagnostics> {
     let args = options.provider;
-    // clap requires `--provider` unless a subcommand (`show`) is given.
+    if let Some(path) = &args.chain {
+        let chain = Chain::load(path, &args.wire)?;
+        // The history keys executions by endpoint: the strategy, the
+        // members' models, and every member's transport.
+        let (strategy, names) = chain.label();
+        let transport = serde_json::json!({
+            "fall_back_on": chain
+                .adapter
+                .policy()
+                .classes()
+                .iter()
+                .map(|c| c.name())
+                .collect::<Vec<_>>(),
+            "members": chain.members.iter().map(|m| &m.transport).collect::<Vec<_>>(),
+        })
+        .to_string();
+        // The model stands for the run's one variant (`docs/eval.md`,
+        // "Comparing models"), whose name is at most 64 letters, digits,
+        // `.`, `_`, `-`, `:` or `/`.
+        let model = if (1..=64).contains(&names.len())
+            && names
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | ':' | '/'))
+        {
+            names
+        } else {
+            "chain".to_owned()
+        };
+        let endpoint = Endpoint::new(strategy, model).transport(transport);
+        return Ok((Some(Provider::Chain(Box::new(chain))), endpoint));
+    }
+    // clap requires `--provider` (or `--chain`) unless a subcommand
+    // (`show`) is given.
     let Some(provider) = args.provider else {
-        return Err(io_diagnostic("`templiqx eval PATH…` needs --provider")
-            .help("--provider openai|anthropic|fake (see `templiqx eval --help`)"));
+        return Err(io_diagnostic("`templiqx eval PATH…` needs --provider or --chain")
+            .help("--provider openai|anthropic|fake, or --chain CHAIN.json (see `templiqx eval --help`)")
+            .into());
     };
     let kind = match provider {
         EvalProviderKind::Fake => return Ok((None, Endpoint::new("fake", "fake"))),
@@ -364,13 +401,16 @@ fn configure(options: &Options<'_>) -> Result<(Option<Adapter>, Endpoint), Diagn
                 "headers": headers,
             })
             .to_string();
-            Ok((Some(a), Endpoint::new(kind.name(), model).transport(transport)))
+            Ok((
+                Some(Provider::Real(Box::new(a))),
+                Endpoint::new(kind.name(), model).transport(transport),
+            ))
         }
         Err(message) => Err(Diagnostic::error(
             Code::RuntimePermanent,
             format!("the {} adapter refuses its configuration: {message}", kind.name()),
         )
-        .help("fix the flag it names (see `templiqx eval --help` and docs/adapters.md); nothing was sent")),
+        .help("fix the flag it names (see `templiqx eval --help` and docs/adapters.md); nothing was sent").into()),
     }
 }
 

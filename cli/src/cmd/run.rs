@@ -5,14 +5,14 @@
 
 use crate::args::ProviderArgs;
 use crate::cmd::render::{compile, human as print_rendered, read_and_render, with_fingerprints};
-use crate::provider::Adapter;
+use crate::provider::{Adapter, Chain};
 use crate::ui::{SourceTexts, Status, Ui};
 use anstyle::Style;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
-use templiqx::{Execution, ExecutionError, Receipt, StreamEvent};
+use templiqx::{AsyncRuntimeAdapter, Execution, ExecutionError, Receipt, Route, StreamEvent};
 use templiqx_contracts::{
     CapabilityProfile, Code, Diagnostic, Operation, OperationEnvelope, RenderedInteraction,
 };
@@ -71,7 +71,7 @@ pub fn run(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let spinner = Spinner::start(provider);
+    let spinner = Spinner::start(&adapter.label(provider));
     let started = Instant::now();
     let mut deltas = 0usize;
     let mut printed = false;
@@ -89,7 +89,14 @@ pub fn run(
                 }
             }
         };
-        runtime.block_on(adapter.execute(rendered, stream.then_some(&mut sink)))
+        let sink = stream.then_some(&mut sink as &mut (dyn FnMut(StreamEvent) + Send));
+        runtime.block_on(async {
+            match (&adapter, sink) {
+                (Configured::One(a), sink) => a.execute(rendered, sink).await,
+                (Configured::Chain(c), None) => c.adapter.execute(rendered).await,
+                (Configured::Chain(c), Some(s)) => c.adapter.execute_streaming(rendered, s).await,
+            }
+        })
     };
     let latency = started.elapsed();
     spinner.stop();
@@ -99,7 +106,8 @@ pub fn run(
     report(
         ui,
         rendered,
-        provider,
+        &adapter.label(provider),
+        provider.verbose,
         result,
         latency,
         stream.then_some(deltas),
@@ -107,23 +115,74 @@ pub fn run(
     )
 }
 
-/// The adapter `provider` asks for, or `None` with a `TQX_RUNTIME_PERMANENT`
-/// diagnostic pushed onto `diagnostics` when it refuses its configuration.
-fn configure(provider: &ProviderArgs, diagnostics: &mut Vec<Diagnostic>) -> Option<Adapter> {
+/// What answers: one adapter, or a chain of them (`--chain`).
+enum Configured {
+    One(Box<Adapter>),
+    Chain(Box<Chain>),
+}
+
+/// Who answers, as the report names it: the provider (a chain's strategy)
+/// and the model (a chain's member names).
+struct Label {
+    provider: String,
+    model: String,
+    base_url: String,
+}
+
+impl Configured {
+    fn label(&self, args: &ProviderArgs) -> Label {
+        match self {
+            Configured::One(_) => Label {
+                provider: args.provider.map_or("", |p| p.name()).to_owned(),
+                model: args.model.clone().unwrap_or_default(),
+                base_url: args.base_url.clone().unwrap_or_default(),
+            },
+            Configured::Chain(chain) => {
+                let (strategy, members) = chain.label();
+                Label {
+                    provider: strategy.to_owned(),
+                    model: members,
+                    base_url: chain
+                        .members
+                        .first()
+                        .map(|m| m.base_url.clone())
+                        .unwrap_or_default(),
+                }
+            }
+        }
+    }
+}
+
+/// The adapter `provider` asks for (or the chain its `--chain` file
+/// describes), or `None` with the diagnostics pushed onto `diagnostics`:
+/// `TQX_RUNTIME_PERMANENT` when an adapter refuses its configuration, the
+/// chain file's problems.
+fn configure(provider: &ProviderArgs, diagnostics: &mut Vec<Diagnostic>) -> Option<Configured> {
+    if let Some(path) = &provider.chain {
+        return match Chain::load(path, &provider.wire) {
+            Ok(chain) => Some(Configured::Chain(Box::new(chain))),
+            Err(problems) => {
+                diagnostics.extend(problems);
+                None
+            }
+        };
+    }
+    // clap requires the three without --chain.
+    let kind = provider.provider?;
     match Adapter::new(
-        provider.provider,
-        &provider.base_url,
-        &provider.model,
+        kind,
+        provider.base_url.as_deref().unwrap_or_default(),
+        provider.model.as_deref().unwrap_or_default(),
         &provider.wire,
     ) {
-        Ok(a) => Some(a),
+        Ok(a) => Some(Configured::One(Box::new(a))),
         Err(message) => {
             diagnostics.push(
                 Diagnostic::error(
                     Code::RuntimePermanent,
                     format!(
                         "the {} adapter refuses its configuration: {message}",
-                        provider.provider.name()
+                        kind.name()
                     ),
                 )
                 .help("fix the flag it names (see `templiqx run --help` and docs/adapters.md); nothing was sent"),
@@ -138,7 +197,7 @@ fn configure(provider: &ProviderArgs, diagnostics: &mut Vec<Diagnostic>) -> Opti
 struct Spinner(ProgressBar);
 
 impl Spinner {
-    fn start(args: &ProviderArgs) -> Spinner {
+    fn start(args: &Label) -> Spinner {
         if !io::stderr().is_terminal() {
             return Spinner(ProgressBar::hidden());
         }
@@ -159,10 +218,12 @@ impl Spinner {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn report(
     ui: &mut Ui,
     rendered: &RenderedInteraction<'_>,
-    provider: &ProviderArgs,
+    provider: &Label,
+    verbose: bool,
     result: Result<Execution, ExecutionError>,
     latency: Duration,
     deltas: Option<usize>,
@@ -175,15 +236,22 @@ fn report(
             e.attempts,
             e.usage,
             Some(e.output.clone()),
-            Vec::new(),
+            // A chain's skipped members (`TQX_ADAPTER_SKIPPED` warnings).
+            e.route
+                .as_ref()
+                .map_or_else(Vec::new, |r| r.diagnostics.clone()),
         ),
         Err(e) => (
             e.receipt.clone(),
             e.attempts,
             None,
             None,
-            with_provider_message(e, provider.verbose),
+            with_provider_message(e, verbose),
         ),
+    };
+    let route = match &result {
+        Ok(e) => e.route.as_ref(),
+        Err(e) => e.route.as_ref(),
     };
     let status = Status::of(&diagnostics);
     if ui.json() {
@@ -193,8 +261,9 @@ fn report(
             latency_ms,
             model: &provider.model,
             output: output.as_ref(),
-            provider: provider.provider.name(),
+            provider: &provider.provider,
             receipt: &receipt,
+            route,
             usage,
         };
         let env = with_fingerprints(
@@ -224,11 +293,13 @@ fn report(
             "attempts",
             format!(
                 "{attempts}, {latency_ms} ms via {} `{}`",
-                provider.provider.name(),
-                provider.model
+                provider.provider, provider.model
             ),
         ),
     ];
+    if let Some(route) = route {
+        lines.extend(route_lines(route));
+    }
     if let Some(u) = usage {
         let seconds = latency.as_secs_f64();
         let rate = if seconds > 0.0 {
@@ -294,5 +365,133 @@ struct Report<'a> {
     output: Option<&'a templiqx_contracts::Json>,
     provider: &'a str,
     receipt: &'a templiqx_contracts::Receipt,
+    /// A chain's route (`docs/runtime.md`, "Routes"); absent for one
+    /// adapter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    route: Option<&'a Route>,
     usage: Option<templiqx::Usage>,
 }
+
+/// The report's lines for a chain's route: who answered, then one line per
+/// member's turn (`local: failure TQX_RUNTIME_UNAVAILABLE, 1 attempt, 3 ms`).
+fn route_lines(route: &Route) -> Vec<(&'static str, String)> {
+    let mut lines = vec![(
+        "answered by",
+        route
+            .answered_by
+            .clone()
+            .unwrap_or_else(|| "none".to_owned()),
+    )];
+    for (i, a) in route.attempts.iter().enumerate() {
+        let outcome = match (a.outcome, a.code) {
+            (templiqx::fallback::AttemptOutcome::Success, _) => "success".to_owned(),
+            (templiqx::fallback::AttemptOutcome::Skipped, _) => "skipped".to_owned(),
+            (templiqx::fallback::AttemptOutcome::Failure, Some(code)) => format!("failure {code}"),
+            (templiqx::fallback::AttemptOutcome::Failure, None) => "failure".to_owned(),
+        };
+        lines.push((
+            if i == 0 { "route" } else { "" },
+            format!(
+                "{}: {outcome}, {} attempt{}, {} ms",
+                a.adapter,
+                a.invocations,
+                if a.invocations == 1 { "" } else { "s" },
+                a.duration_ms
+            ),
+        ));
+    }
+    lines
+}
+
+/// What `run --stream` shows of the output while it arrives
+/// (`docs/cli.md`, "run"): the partial output read from the deltas
+/// (`templiqx::PartialStream`, `docs/runtime.md`, "Typed streaming") — with
+/// `--format json` one line `{"event":"partial","output":…,"writing":…}`
+/// each time what it shows changes, before the envelope; on a terminal,
+/// drawn in place as it grows — else the text as it comes.
+struct Partials {
+    json: bool,
+    stream: templiqx::PartialStream<templiqx_contracts::Json>,
+    /// On a terminal (human format): the partial output drawn in place;
+    /// hidden otherwise.
+    view: ProgressBar,
+    /// The text so far, while it is drawn as a partial output (shown as
+    /// text if it stops being JSON).
+    text: String,
+}
+
+/// One `--format json` line of `run --stream`: the output so far and the
+/// JSON Pointer of the value being written (`null` once complete).
+#[derive(serde::Serialize)]
+struct PartialLine<'a> {
+    event: &'static str,
+    output: &'a templiqx_contracts::Json,
+    writing: Option<&'a str>,
+}
+
+impl Partials {
+    fn new(json: bool) -> Partials {
+        let view = if !json && io::stdout().is_terminal() {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stdout());
+            bar.set_style(
+                ProgressStyle::with_template("{msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        Partials {
+            json,
+            stream: templiqx::PartialStream::new(),
+            view,
+            text: String::new(),
+        }
+    }
+
+    /// Shows one delta; returns whether it printed text (a line must end
+    /// it).
+    fn delta(&mut self, text: &str) -> bool {
+        let drawing = !self.view.is_hidden();
+        if !self.json && !drawing {
+            let mut out = io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            return true;
+        }
+        if drawing {
+            self.text.push_str(text);
+        }
+        if let Some(snapshot) = self.stream.feed(text) {
+            if self.json {
+                let line = PartialLine {
+                    event: "partial",
+                    output: snapshot.output,
+                    writing: snapshot.writing,
+                };
+                if let Ok(line) = serde_json::to_string(&line) {
+                    let mut out = io::stdout().lock();
+                    let _ = writeln!(out, "{line}");
+                    let _ = out.flush();
+                }
+            } else if let Ok(pretty) = serde_json::to_string_pretty(snapshot.output) {
+                self.view.set_message(pretty);
+            }
+        } else if drawing && self.stream.error().is_some() {
+            // Not JSON (prose, a fence): the text as it comes instead.
+            self.view.finish_and_clear();
+            self.view = ProgressBar::hidden();
+            let mut out = io::stdout().lock();
+            let _ = out.write_all(std::mem::take(&mut self.text).as_bytes());
+            let _ = out.flush();
+            return true;
+        }
+        false
+    }
+
+    /// Clears the drawing: the report shows the whole output.
+    fn finish(&self) {
+        self.view.finish_and_clear();
+    }
+}
+

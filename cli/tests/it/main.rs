@@ -4,6 +4,7 @@
 mod common;
 
 mod catalogue;
+mod chain;
 mod check;
 mod diff;
 mod eval;
