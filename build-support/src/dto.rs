@@ -459,9 +459,47 @@ pub struct EvalDecl {
         schemars(with = "Option<Vec<ExpectDecl>>", default)
     )]
     pub expect: Vec<ExpectDecl>,
+    /// The data file whose rows are the entry's cases, instead of one
+    /// case given inline (`docs/format.md`, "Datasets"). Serialised as
+    /// `{path, sha256}`, so the contract fingerprint changes with the
+    /// file's bytes; omitted when absent, so an entry without it
+    /// fingerprints as before the field existed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "crate::json_schema::DatasetPath", default)
+    )]
+    pub dataset: Option<DatasetDecl>,
+    /// The JSON Schema (bounded subset) of each dataset row's `case`, the
+    /// type of the `case` root scope of the entry's checks (omitted when
+    /// absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(with = "Option<crate::json_schema::BoundedSchema>", default)
+    )]
+    pub case_schema: Option<serde_json::Value>,
     /// Where the fixture is (not serialised).
     #[serde(skip)]
     pub loc: Loc,
+}
+
+/// The `dataset` of an eval entry (`docs/format.md`, "Datasets").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DatasetDecl {
+    /// The package-relative path, as written (`evals/labelled.jsonl`).
+    pub path: String,
+    /// The lowercase hex SHA-256 of the file's bytes, set when the package
+    /// composes the contract (empty before, and for a contract compiled
+    /// without its package).
+    pub sha256: String,
+    /// The file's real path, set with `sha256` (not serialised).
+    #[serde(skip)]
+    pub file: Option<std::path::PathBuf>,
+    /// The file's name as diagnostics show it (relative to the loader's
+    /// base directory), set with `sha256` (not serialised).
+    #[serde(skip)]
+    pub display: String,
 }
 
 /// A named check of an eval fixture's `expect` (`docs/format.md`, "Eval

@@ -60,6 +60,19 @@ pub trait FileSystem: Send + Sync {
 
     /// Whether `path` is a directory (following symlinks).
     fn is_dir(&self, path: &Path) -> bool;
+
+    /// The file at `path` as a stream, for a file read piece by piece
+    /// instead of whole: an eval entry's dataset (`docs/format.md`,
+    /// "Datasets"), which may be larger than
+    /// [`MAX_SOURCE_BYTES`](crate::text::MAX_SOURCE_BYTES) and is never
+    /// held in memory at once. The default reads the whole file through
+    /// [`FileSystem::read`]; [`RealFileSystem`] streams it from the disk.
+    ///
+    /// # Errors
+    /// As [`FileSystem::read`].
+    fn open(&self, path: &Path) -> io::Result<Box<dyn io::Read + Send>> {
+        Ok(Box::new(io::Cursor::new(self.read(path)?)))
+    }
 }
 
 /// The disk, through [`std::fs`]; what [`Loader::new`](crate::Loader::new)
@@ -83,6 +96,11 @@ impl FileSystem for RealFileSystem {
 
     fn is_dir(&self, path: &Path) -> bool {
         path.is_dir()
+    }
+
+    /// The file, unbuffered and without a size limit.
+    fn open(&self, path: &Path) -> io::Result<Box<dyn io::Read + Send>> {
+        Ok(Box::new(std::fs::File::open(path)?))
     }
 }
 
@@ -186,5 +204,13 @@ impl FileSystem for Overlay {
     /// False for a document, else the base's answer.
     fn is_dir(&self, path: &Path) -> bool {
         self.document(path).is_none() && self.base.is_dir(path)
+    }
+
+    /// The document's bytes, or the base's stream.
+    fn open(&self, path: &Path) -> io::Result<Box<dyn io::Read + Send>> {
+        match self.document(path) {
+            Some((_, bytes)) => Ok(Box::new(io::Cursor::new(bytes.to_vec()))),
+            None => self.base.open(path),
+        }
     }
 }

@@ -76,6 +76,24 @@ impl JsonSchema for CompareOpName {
     }
 }
 
+/// An eval entry's `dataset` (`docs/format.md`, "Datasets"): a
+/// package-relative path with `/` separators to a `.jsonl` or `.csv` file.
+pub struct DatasetPath;
+
+impl JsonSchema for DatasetPath {
+    fn schema_name() -> Cow<'static, str> {
+        "DatasetPath".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A package-relative path (with `/`, inside the package) to a JSON Lines (.jsonl) or CSV (.csv) file whose rows are the entry's cases.",
+            "type": "string",
+            "pattern": "\\.(jsonl|csv)$"
+        })
+    }
+}
+
 /// `api_version`: the one version this compiler implements.
 pub struct ApiVersion;
 

@@ -63,6 +63,7 @@ mod check;
 pub mod codegen;
 mod compile;
 mod compiler;
+pub mod dataset;
 pub mod dto;
 mod file_system;
 #[cfg(feature = "json-schema")]

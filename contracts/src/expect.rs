@@ -73,9 +73,27 @@ pub fn evaluate_check(
     context: &dyn ObjectView,
     output: ValueRef<'_>,
 ) -> Result<bool, Diagnostic> {
+    evaluate_check_with_case(check, inputs, context, None, output)
+}
+
+/// [`evaluate_check`] for a check that may read `case`: the expected data
+/// of the dataset row being evaluated (`docs/format.md`, "Datasets"),
+/// `None` for an inline fixture (a `case.…` reference is then
+/// `TQX_VALUE_MISSING`).
+///
+/// # Errors
+/// As [`evaluate_check`].
+pub fn evaluate_check_with_case(
+    check: &Check,
+    inputs: &dyn ObjectView,
+    context: &dyn ObjectView,
+    case: Option<ValueRef<'_>>,
+    output: ValueRef<'_>,
+) -> Result<bool, Diagnostic> {
     let scopes = Scopes {
         inputs,
         context,
+        case,
         output,
     };
     expr::boolean(&scopes, &check.expr, "an `expect` check").map_err(|d| locate(*d, check))
@@ -100,9 +118,22 @@ pub fn observed_values(
     context: &dyn ObjectView,
     output: ValueRef<'_>,
 ) -> Vec<Observed> {
+    observed_values_with_case(check, inputs, context, None, output)
+}
+
+/// [`observed_values`] for a check that may read a dataset row's `case`
+/// (see [`evaluate_check_with_case`]).
+pub fn observed_values_with_case(
+    check: &Check,
+    inputs: &dyn ObjectView,
+    context: &dyn ObjectView,
+    case: Option<ValueRef<'_>>,
+    output: ValueRef<'_>,
+) -> Vec<Observed> {
     let scopes = Scopes {
         inputs,
         context,
+        case,
         output,
     };
     let mut out = Vec::new();
@@ -139,11 +170,12 @@ pub fn describe_failure(
 
 type Fail = Box<Diagnostic>;
 
-/// A check's scope: the fixture's `inputs` and `context`, the model
-/// `output`; no locals.
+/// A check's scope: the fixture's `inputs` and `context`, a dataset
+/// row's `case` (when it has one), the model `output`; no locals.
 struct Scopes<'a> {
     inputs: &'a dyn ObjectView,
     context: &'a dyn ObjectView,
+    case: Option<ValueRef<'a>>,
     output: ValueRef<'a>,
 }
 
@@ -155,6 +187,18 @@ impl<'a> Scope<'a> for Scopes<'a> {
             Root::Inputs => Ok(ValueRef::Object(self.inputs)),
             Root::Context => Ok(ValueRef::Object(self.context)),
             Root::Output => Ok(self.output),
+            Root::Case => self.case.ok_or_else(|| {
+                Box::new(
+                    Diagnostic::error(
+                        Code::ValueMissing,
+                        format!(
+                            "`{}` reads `case`, but the fixture is not a dataset row",
+                            path.source
+                        ),
+                    )
+                    .help("`case` holds a dataset row's expected data; evaluate the check with the row's `case`"),
+                )
+            }),
             Root::Local(slot) => Err(Box::new(
                 Diagnostic::error(
                     Code::ValueMissing,

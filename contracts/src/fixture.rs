@@ -27,6 +27,7 @@
 //!         source: Cow::Borrowed("compare(gt, output.score, 0)"),
 //!         site: None,
 //!     }]),
+//!     dataset: None,
 //! }];
 //!
 //! let fixture = &EVALS[0];
@@ -88,6 +89,27 @@ pub struct EvalFixture {
     /// The fixture's compiled `expect` checks, in the order written (empty
     /// without `expect`).
     pub checks: Seq<Check>,
+    /// The data file of an eval entry that names one instead of giving one
+    /// case inline (`docs/format.md`, "Datasets"); `None` for an inline
+    /// fixture. Its rows are not embedded in generated code: the entry's
+    /// `inputs_json` and `context_json` are `{}`, and a host reads the rows
+    /// from the package by [`DatasetRef::path`] (with
+    /// `templiqx_build::dataset`, which checks them as the compiler did),
+    /// knowing them to be the compiled ones when their SHA-256 is
+    /// [`DatasetRef::sha256`].
+    pub dataset: Option<DatasetRef>,
+}
+
+/// Where the rows of a dataset eval entry are (`docs/format.md`,
+/// "Datasets"): the file as the contract names it, and the digest of the
+/// bytes the compiler checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DatasetRef {
+    /// The package-relative path, with `/` separators, as written in the
+    /// contract (`evals/labelled.jsonl`).
+    pub path: Str,
+    /// The lowercase hex SHA-256 of the file's bytes when it was compiled.
+    pub sha256: Str,
 }
 
 impl EvalFixture {

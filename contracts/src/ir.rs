@@ -86,6 +86,10 @@ pub enum Root {
     /// `output…`: the model output an eval check reads (only in a
     /// [`Check`], never in an interaction's content).
     Output,
+    /// `case.…`: the expected data of one dataset row an eval check reads
+    /// (only in a [`Check`] of an eval entry with a `dataset`, never in an
+    /// interaction's content; `docs/format.md`, "Datasets").
+    Case,
 }
 
 /// One resolved step of a reference path.

@@ -51,7 +51,7 @@ pub use diagnostic::{
     Code, Diagnostic, Diagnostics, Position, Severity, Span, Suggestion, position,
 };
 pub use envelope::{API_VERSION, Operation, OperationEnvelope};
-pub use fixture::{CheckOutcome, EvalFixture};
+pub use fixture::{CheckOutcome, DatasetRef, EvalFixture};
 pub use ir::{Filter, Interaction, Role, RuntimePolicy};
 pub use json::{Json, JsonMap, JsonNumber};
 pub use profile::CapabilityProfile;

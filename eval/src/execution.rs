@@ -47,7 +47,7 @@ fn record(
 ) -> (ExecutionRecord, Option<String>) {
     let mut record = ExecutionRecord {
         contract: fixture.contract.to_owned(),
-        fixture: fixture.id.to_owned(),
+        fixture: fixture.id.to_string(),
         repeat,
         code: None,
         schema_valid: false,
@@ -216,17 +216,24 @@ fn verdicts(
             let Some(output) = output else {
                 return CheckVerdict::new(check.id.to_string(), Verdict::NotRun);
             };
-            let outcome =
-                templiqx::evaluate_check(check, fixture.inputs, fixture.context, output.as_value());
+            let case = fixture.case.as_ref().map(AsValue::as_value);
+            let outcome = templiqx::evaluate_check_with_case(
+                check,
+                &*fixture.inputs,
+                &*fixture.context,
+                case,
+                output.as_value(),
+            );
             let verdict = match &outcome {
                 Ok(true) => return CheckVerdict::new(check.id.to_string(), Verdict::Pass),
                 Ok(false) => Verdict::Fail,
                 Err(_) => Verdict::Error,
             };
-            let observed = templiqx::observed_values(
+            let observed = templiqx::observed_values_with_case(
                 check,
-                fixture.inputs,
-                fixture.context,
+                &*fixture.inputs,
+                &*fixture.context,
+                case,
                 output.as_value(),
             )
             .into_iter()

@@ -96,6 +96,19 @@ impl FakeAdapter {
                 }
             }
         }
+                if eval.dataset.is_some() {
+                    // Each row of a dataset entry answers as its own
+                    // fixture, `contract::entry#row` (`docs/eval.md`,
+                    // "Datasets"); rows that do not read add nothing.
+                    let rows = templiqx_build::dataset::EntryRows::open(interaction, eval);
+                    for row in rows.into_iter().flatten().flatten() {
+                        if let Some(output) = row.fake_output {
+                            let name = format!("{}::{}#{}", c.id, eval.id, row.id);
+                            by_fixture.insert(name, Json::from(output));
+                        }
+                    }
+                    continue;
+                }
         FakeAdapter {
             descriptor: AdapterDescriptor::new("fake", capabilities),
             model: FakeModel::Fake,

@@ -1068,7 +1068,7 @@ fn cached(
     let guard = lock(stored);
     let history = guard.as_deref()?;
     history
-        .cached(key, fixture.contract, fixture.id, repeat)
+        .cached(key, fixture.contract, &fixture.id, repeat)
         .ok()
         .flatten()
 }

@@ -1,10 +1,14 @@
 //! Which eval fixtures a run executes (`docs/eval.md`, "Which fixtures, how
-//! often"): every fixture of every compiled contract, or those a
-//! [`FixtureFilter`] selects, each rendered once for all its repeats.
+//! often"): every fixture of every compiled contract — an inline one, or
+//! each row of a dataset entry (`contract::entry#row`, `docs/eval.md`,
+//! "Datasets") — or those a [`FixtureFilter`] selects, each rendered once
+//! for all its repeats.
 
 use globset::{Glob, GlobMatcher};
+use std::borrow::Cow;
 use templiqx::Check;
 use templiqx_build::CompiledContract;
+use templiqx_build::dataset::EntryRows;
 use templiqx_contracts::{Code, Diagnostic, Diagnostics, Interaction, RenderedInteraction};
 
 use crate::error::EvalError;
@@ -79,12 +83,15 @@ pub struct Fixture<'a> {
     pub(crate) name: String,
     /// The contract id.
     pub(crate) contract: &'a str,
-    /// The fixture id.
-    pub(crate) id: &'a str,
+    /// The fixture id: an inline fixture's, or `entry#row` for a row of a
+    /// dataset entry (`docs/eval.md`, "Datasets").
+    pub(crate) id: Cow<'a, str>,
     /// Its inputs, for the checks.
-    pub(crate) inputs: &'a serde_json::Map<String, serde_json::Value>,
+    pub(crate) inputs: Cow<'a, serde_json::Map<String, serde_json::Value>>,
     /// Its context, for the checks.
-    pub(crate) context: &'a serde_json::Map<String, serde_json::Value>,
+    pub(crate) context: Cow<'a, serde_json::Map<String, serde_json::Value>>,
+    /// A dataset row's expected data (`case`), for the checks.
+    pub(crate) case: Option<serde_json::Value>,
     /// Its compiled `expect` checks.
     pub(crate) checks: Vec<Check>,
     /// The rendered request.
@@ -176,6 +183,63 @@ pub(crate) fn select<'a>(
         seen.push((&contract.id, &c.file));
         let mut selected = false;
         for (i, eval) in contract.evals.iter().enumerate() {
+            if eval.dataset.is_some() {
+                let checks = checks.get(i).cloned().unwrap_or_default();
+                let rows = match EntryRows::open(interaction, eval) {
+                    Ok(rows) => rows,
+                    Err(d) => {
+                        diagnostics.push(d);
+                        continue;
+                    }
+                };
+                for row in rows {
+                    let row = match row {
+                        Ok(row) => row,
+                        Err(ds) => {
+                            diagnostics.extend(ds);
+                            continue;
+                        }
+                    };
+                    let id = format!("{}#{}", eval.id, row.id);
+                    let name = format!("{}::{id}", contract.id);
+                    if !filter.is_empty() {
+                        let mut any = false;
+                        for ((_, glob), hit) in filter.globs.iter().zip(&mut matched) {
+                            if glob.is_match(&name) {
+                                *hit = true;
+                                any = true;
+                            }
+                        }
+                        if !any {
+                            continue;
+                        }
+                    }
+                    if fake_outputs_only && row.fake_output.is_none() {
+                        selection.skipped.push(name);
+                        continue;
+                    }
+                    let rendered = match templiqx::render(interaction, &row.inputs, &row.context) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            diagnostics.extend(e.diagnostics);
+                            continue;
+                        }
+                    };
+                    selection.fixtures.push(Fixture {
+                        name,
+                        contract: &contract.id,
+                        id: Cow::Owned(id),
+                        inputs: Cow::Owned(row.inputs),
+                        context: Cow::Owned(row.context),
+                        case: row.case,
+                        checks: checks.clone(),
+                        request_fingerprint: rendered.request_fingerprint(),
+                        rendered,
+                    });
+                    selected = true;
+                }
+                continue;
+            }
             let name = format!("{}::{}", contract.id, eval.id);
             if !filter.is_empty() {
                 let mut any = false;
@@ -203,9 +267,10 @@ pub(crate) fn select<'a>(
             selection.fixtures.push(Fixture {
                 name,
                 contract: &contract.id,
-                id: &eval.id,
-                inputs: &eval.inputs,
-                context: &eval.context,
+                id: Cow::Borrowed(&eval.id),
+                inputs: Cow::Borrowed(&eval.inputs),
+                context: Cow::Borrowed(&eval.context),
+                case: None,
                 checks: checks.get(i).cloned().unwrap_or_default(),
                 request_fingerprint: rendered.request_fingerprint(),
                 rendered,

@@ -153,13 +153,16 @@ pub use partial::PartialJson;
 pub use recover::{OutputRecovery, RecoveryStep};
 pub use render::{RenderError, render, render_envelope};
 pub use request::validate_request;
-pub use templiqx_contracts::expect::{Observed, describe_failure, evaluate_check, observed_values};
+pub use templiqx_contracts::expect::{
+    Observed, describe_failure, evaluate_check, evaluate_check_with_case, observed_values,
+    observed_values_with_case,
+};
 pub use templiqx_contracts::ir::Check;
 pub use templiqx_contracts::{
     AsValue, Code, Diagnostic, Interaction, Json, JsonMap, ObjectView, Receipt,
     RenderedInteraction, RenderedMessage, RuntimeFailure, StreamEvent, ValueRef,
 };
-pub use templiqx_contracts::{CheckOutcome, EvalFixture};
+pub use templiqx_contracts::{CheckOutcome, DatasetRef, EvalFixture};
 pub use typed::{Follow, FollowState, Grow};
 #[cfg(feature = "macros")]
 pub use templiqx_macros::include_contract;
@@ -292,7 +295,7 @@ pub mod __private {
         ValueRef, members,
     };
     pub use templiqx_contracts::{
-        Code, Diagnostic, EvalFixture, Json, JsonMap, Position, RenderedInteraction, Span,
-        StreamEvent, budget, canonical, ir,
+        Code, DatasetRef, Diagnostic, EvalFixture, Json, JsonMap, Position, RenderedInteraction,
+        Span, StreamEvent, budget, canonical, ir,
     };
 }

@@ -3,13 +3,31 @@
 //! `output_schema`, and the numbers an eval test decodes into the generated
 //! `i64`/`f64` exactly (`templiqx_contracts::typed`).
 
+use super::OpenRows;
 use super::contract::Declared;
 use super::{CompileOptions, Cx, Decls, FieldInfo, lower};
+use crate::dataset::{RowField, RowTypes};
 use crate::dto::{Contract, EvalDecl, Loc};
 use std::collections::HashMap;
-use templiqx_contracts::expect::{evaluate_check, observed_values};
+use templiqx_contracts::expect::{
+    evaluate_check, evaluate_check_with_case, observed_values, observed_values_with_case,
+};
 use templiqx_contracts::validate::validate;
-use templiqx_contracts::{AsValue as _, Code, Schema, ir, words};
+use templiqx_contracts::{AsValue, Code, Diagnostic, Schema, ir, words};
+
+/// The most problems of one dataset reported one by one; the rest are
+/// counted in one more diagnostic, so a broken file of 100,000 rows does
+/// not flood the output.
+const MAX_ROW_DIAGNOSTICS: u64 = 50;
+
+/// A declared field as a dataset row is checked against it.
+fn row_field(f: &FieldInfo) -> RowField<'_> {
+    RowField {
+        name: &f.name,
+        schema: f.schema.as_ref(),
+        required: f.required,
+    }
+}
 
 /// The help of an id with a character no report can carry.
 const ID_HELP: &str = "eval and check ids name tests and report entries (JUnit, HTML, the terminal); write them with printable characters";
@@ -33,6 +51,7 @@ impl Cx<'_> {
         declared: &Declared,
         decls: &Decls<'_>,
         options: &CompileOptions,
+        datasets: Option<OpenRows<'_>>,
     ) {
         let mut ids = HashMap::new();
         for eval in &contract.evals {
@@ -51,6 +70,18 @@ impl Cx<'_> {
                     format!("eval id `{}` is used twice", eval.id),
                     &eval.loc.child("id"),
                     format!("eval ids are unique within a contract; the first is at {first}"),
+                );
+            }
+            if eval.dataset.is_some() {
+                self.dataset_entry(eval, declared, decls, datasets);
+                continue;
+            }
+            if eval.case_schema.is_some() {
+                self.err(
+                    Code::EvalInvalid,
+                    format!("eval `{}` has a `case_schema` but no `dataset`", eval.id),
+                    &eval.loc.child("case_schema"),
+                    "`case_schema` types the expected data of each row of a `dataset`; name the data file, or remove it",
                 );
             }
             self.eval_values(
@@ -96,6 +127,13 @@ impl Cx<'_> {
         declared: &Declared,
         decls: &Decls<'_>,
     ) -> Vec<Option<ir::Check>> {
+        self.check_ids(eval);
+        lower::expectations(self, decls, declared.output_schema.as_ref(), None, eval)
+    }
+
+    /// The ids of a fixture's `expect`: non-empty, printable, unique within
+    /// the fixture (`TQX_EVAL_INVALID`).
+    fn check_ids(&mut self, eval: &EvalDecl) {
         let mut ids: HashMap<&str, String> = HashMap::new();
         for check in &eval.expect {
             let id_loc = check.loc.child("id");
@@ -129,7 +167,212 @@ impl Cx<'_> {
                 );
             }
         }
-        lower::expectations(self, decls, declared.output_schema.as_ref(), eval)
+    }
+
+    /// An eval entry with a `dataset` (`docs/format.md`, "Datasets"): no
+    /// inline case beside it, its `case_schema` compiled, its checks
+    /// lowered with `case` in scope, and every row of the file read,
+    /// typed and checked as an inline fixture is (`TQX_EVAL_INVALID` in
+    /// the data file, at the row's line), its `fake_output` against the
+    /// checks too. Rows are read one at a time, never all at once.
+    fn dataset_entry(
+        &mut self,
+        eval: &EvalDecl,
+        declared: &Declared,
+        decls: &Decls<'_>,
+        datasets: Option<OpenRows<'_>>,
+    ) {
+        let Some(dataset) = &eval.dataset else { return };
+        for (key, given) in [
+            ("inputs", !eval.inputs.is_empty()),
+            ("context", !eval.context.is_empty()),
+            ("fake_output", eval.fake_output.is_some()),
+        ] {
+            if given {
+                self.err(
+                    Code::EvalInvalid,
+                    format!(
+                        "eval `{}` names a `dataset` and gives `{key}` inline",
+                        eval.id
+                    ),
+                    &eval.loc.child(key),
+                    format!("an entry with a `dataset` takes its cases from the file's rows; give `{key}` in each row"),
+                );
+            }
+        }
+        if crate::dataset::Format::of(&dataset.path).is_none() {
+            self.err(
+                Code::EvalInvalid,
+                format!(
+                    "dataset `{}` is neither a `.jsonl` nor a `.csv` file",
+                    dataset.path
+                ),
+                &eval.loc.child("dataset"),
+                "name a JSON Lines file (`.jsonl`) or a CSV file with a header row (`.csv`)",
+            );
+            return;
+        }
+        let case = eval
+            .case_schema
+            .as_ref()
+            .map(|doc| self.schema(doc, &eval.loc.child("case_schema")));
+        self.check_ids(eval);
+        let checks = lower::expectations(
+            self,
+            decls,
+            declared.output_schema.as_ref(),
+            Some(case.as_ref().and_then(Option::as_ref)),
+            eval,
+        );
+        let (Some(open), Some(_)) = (datasets, &dataset.file) else {
+            self.err(
+                Code::IncludeUnresolved,
+                format!(
+                    "dataset `{}` of eval `{}` cannot be read without the contract's package",
+                    dataset.path, eval.id
+                ),
+                &eval.loc.child("dataset"),
+                "compile the contract in its package (`templiqx check DIR`, `Builder::package`): a dataset path is relative to the package root",
+            );
+            return;
+        };
+        let mut rows = match open(dataset) {
+            Ok(rows) => rows,
+            Err(d) => {
+                self.err(
+                    Code::IncludeUnresolved,
+                    d.message,
+                    &eval.loc.child("dataset"),
+                    "dataset paths are relative to the package root, written with `/`, and stay inside the package",
+                );
+                return;
+            }
+        };
+        let case_schema = case.as_ref().and_then(Option::as_ref);
+        let types = RowTypes {
+            inputs: declared.inputs.iter().map(row_field).collect(),
+            context: declared.context.iter().map(row_field).collect(),
+            case: case_schema,
+            output: declared.output_schema.as_ref(),
+        };
+        let checks_ok = checks.iter().all(Option::is_some);
+        let (mut count, mut invalid) = (0u64, 0u64);
+        let mut ids: HashMap<String, u64> = HashMap::new();
+        let report = |this: &mut Self, d: Diagnostic, invalid: &mut u64| {
+            *invalid += 1;
+            if *invalid <= MAX_ROW_DIAGNOSTICS {
+                this.diags.push(d);
+            }
+        };
+        while let Some(raw) = rows.next() {
+            count += 1;
+            let raw = match raw {
+                Ok(raw) => raw,
+                Err(d) => {
+                    report(self, d, &mut invalid);
+                    continue;
+                }
+            };
+            let span = raw.span;
+            let row = match types.check(raw, rows.columns()) {
+                Ok(row) => row,
+                Err(ds) => {
+                    for d in ds {
+                        report(self, d, &mut invalid);
+                    }
+                    continue;
+                }
+            };
+            if let Some(first) = ids.insert(row.id.clone(), u64::from(row.line)) {
+                let mut d = Diagnostic::error(
+                    Code::EvalInvalid,
+                    format!(
+                        "row `{}` (line {}) of `{}` reuses the id of line {first}",
+                        words::printable(&row.id),
+                        row.line,
+                        dataset.display
+                    ),
+                )
+                .in_file(dataset.display.clone())
+                .at("/id")
+                .help("row ids are unique within a dataset: rows are named `contract::entry#id`");
+                d.span = Some(span);
+                report(self, d, &mut invalid);
+            }
+            if let (Some(output), true) = (&row.fake_output, checks_ok) {
+                for (check, decl) in checks.iter().flatten().zip(&eval.expect) {
+                    let case = row.case.as_ref().map(AsValue::as_value);
+                    let outcome = evaluate_check_with_case(
+                        check,
+                        &row.inputs,
+                        &row.context,
+                        case,
+                        output.as_value(),
+                    );
+                    if outcome == Ok(true) {
+                        continue;
+                    }
+                    let why = match &outcome {
+                        Err(e) => format!(": {}", e.message),
+                        Ok(_) => String::new(),
+                    };
+                    let mut d = Diagnostic::error(
+                        Code::EvalInvalid,
+                        format!(
+                            "check `{}` of eval `{}` fails against the `fake_output` of row `{}` (line {}) of `{}`{why}",
+                            decl.id,
+                            eval.id,
+                            words::printable(&row.id),
+                            row.line,
+                            dataset.display
+                        ),
+                    )
+                    .in_file(dataset.display.clone())
+                    .at("/fake_output")
+                    .help("fix the row's `fake_output` or `case`, or the check");
+                    d.span = Some(span);
+                    d.notes.push(format!("the check: {}", check.source));
+                    for o in observed_values_with_case(
+                        check,
+                        &row.inputs,
+                        &row.context,
+                        case,
+                        output.as_value(),
+                    ) {
+                        d.notes.push(match o.value {
+                            Some(v) => format!("{} = {}", o.expression, words::truncate(&v)),
+                            None => format!("{} has no value", o.expression),
+                        });
+                    }
+                    report(self, d, &mut invalid);
+                }
+            }
+        }
+        if invalid > MAX_ROW_DIAGNOSTICS {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::EvalInvalid,
+                    format!(
+                        "`{}` has {} more problems than the {MAX_ROW_DIAGNOSTICS} shown",
+                        dataset.display,
+                        invalid - MAX_ROW_DIAGNOSTICS
+                    ),
+                )
+                .in_file(dataset.display.clone())
+                .help("fix the rows shown and check again"),
+            );
+        }
+        if count == 0 {
+            self.err(
+                Code::EvalInvalid,
+                format!(
+                    "dataset `{}` of eval `{}` has no rows",
+                    dataset.path, eval.id
+                ),
+                &eval.loc.child("dataset"),
+                "add rows to the file, or remove the entry",
+            );
+        }
     }
 
     /// Evaluates a fixture's checks against its (valid) `fake_output`: a

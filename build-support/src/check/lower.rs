@@ -44,6 +44,7 @@ pub(super) fn components(
             depth: 0,
             narrowed: Vec::new(),
             output: None,
+            case: None,
             place: Place::Content,
         };
         let body = lw.nodes(super::components::component_body(decl));
@@ -77,6 +78,7 @@ pub(super) fn messages(
             depth: 0,
             narrowed: Vec::new(),
             output: None,
+            case: None,
             place: Place::Content,
         };
         let content = lw.nodes(&message.content);
@@ -95,10 +97,15 @@ pub(super) fn messages(
 /// (`TQX_TYPE_MISMATCH`), every reference resolves as in content
 /// (`TQX_REF_UNKNOWN`, `TQX_REF_IMPOSSIBLE`). `None` for a check with an
 /// error.
+///
+/// `case` is the type of the `case` root scope (the compiled `case_schema`
+/// of a dataset entry, `Ty::Error` when it failed to compile), `None` where
+/// there is no `case` (`docs/format.md`, "Datasets").
 pub(super) fn expectations(
     cx: &mut Cx<'_>,
     decls: &Decls<'_>,
     output: Option<&Schema>,
+    case: Option<Option<&Schema>>,
     eval: &dto::EvalDecl,
 ) -> Vec<Option<ir::Check>> {
     eval.expect
@@ -112,6 +119,7 @@ pub(super) fn expectations(
                 depth: 0,
                 narrowed: Vec::new(),
                 output: Some(output.map_or(Ty::Error, Ty::Schema)),
+                case: case.map(|c| c.map_or(Ty::Error, Ty::Schema)),
                 place: Place::Check,
             };
             lw.allowed(&decl.check, CHECK);
@@ -150,6 +158,9 @@ struct Lowerer<'c, 'a, 'd> {
     narrowed: Vec<String>,
     /// The type of the `output` root scope: `Some` only in `expect` checks.
     output: Option<Ty<'d>>,
+    /// The type of the `case` root scope: `Some` only in the `expect`
+    /// checks of a dataset entry with a `case_schema`.
+    case: Option<Ty<'d>>,
     /// Where the expressions lowered are written: which kinds they may use
     /// (`TQX_EXPR_KIND_NOT_ALLOWED`).
     place: Place,

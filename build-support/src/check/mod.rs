@@ -29,6 +29,8 @@ mod evals;
 mod lower;
 mod types;
 
+pub(crate) use types::known_types;
+
 use crate::dto::{self, Contract, Loc};
 use crate::schema::compile_schema;
 use crate::source::Sources;
@@ -52,6 +54,12 @@ pub(crate) const ROOT_SCOPES: &[(&str, Root)] =
 /// have no locals, and content never sees it.
 pub(crate) const OUTPUT: &str = "output";
 
+/// The root scope of a dataset row's expected data, in the `expect` checks
+/// of an eval entry with a `dataset` and a `case_schema` only
+/// (`docs/format.md`, "Datasets"). Not a reserved local name, as
+/// [`OUTPUT`] is not.
+pub(crate) const CASE: &str = "case";
+
 /// Whether `name` is a root scope name and so cannot name a `for_each` item
 /// or a component parameter (`TQX_LOCAL_RESERVED`).
 pub(crate) fn is_reserved(name: &str) -> bool {
@@ -73,8 +81,17 @@ pub fn compile_contract(
     sources: &Sources,
     target: &CapabilityProfile,
 ) -> Result<Interaction, Vec<Diagnostic>> {
-    compile_contract_with(contract, sources, target, &CompileOptions::default())
+    compile_contract_with(contract, sources, target, &CompileOptions::default(), None)
 }
+
+/// How the eval phase reads the rows of a dataset entry: the composition
+/// layer opens the file the entry names ([`dto::DatasetDecl::file`])
+/// through its file system; the checks themselves read no file. `None`
+/// (a contract compiled without its package): a dataset cannot be read.
+pub(crate) type OpenRows<'a> =
+    &'a dyn Fn(
+        &dto::DatasetDecl,
+    ) -> Result<crate::dataset::Rows<Box<dyn std::io::Read + Send>>, Diagnostic>;
 
 /// Options of a compilation ([`Loader::with_options`](crate::Loader::with_options)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -108,6 +125,7 @@ pub(crate) fn compile_contract_with(
     sources: &Sources,
     target: &CapabilityProfile,
     options: &CompileOptions,
+    datasets: Option<OpenRows<'_>>,
 ) -> Result<Interaction, Vec<Diagnostic>> {
     let mut cx = Cx {
         sources,
@@ -132,7 +150,7 @@ pub(crate) fn compile_contract_with(
     let messages = lower::messages(&mut cx, contract, &decls);
 
     let extensions = cx.extensions(contract, target);
-    cx.evals(contract, &declared, &decls, options);
+    cx.evals(contract, &declared, &decls, options, datasets);
     contract::assemble(
         cx,
         contract,
@@ -189,12 +207,26 @@ pub fn compile_checks(
         .evals
         .iter()
         .map(|eval| {
-            lower::expectations(&mut cx, &decls, Some(&interaction.output_schema), eval)
-                .into_iter()
-                .flatten()
-                .collect()
+            let case = case_schema(eval);
+            let case = eval.dataset.as_ref().map(|_| case.as_ref());
+            lower::expectations(
+                &mut cx,
+                &decls,
+                Some(&interaction.output_schema),
+                case,
+                eval,
+            )
+            .into_iter()
+            .flatten()
+            .collect()
         })
         .collect()
+}
+
+/// The compiled `case_schema` of a dataset entry, when it has one that
+/// compiles (`docs/format.md`, "Datasets").
+pub(crate) fn case_schema(eval: &dto::EvalDecl) -> Option<Schema> {
+    compile_schema(eval.case_schema.as_ref()?, "/case_schema").ok()
 }
 
 /// The interaction fingerprint: SHA-256 of the canonical JSON of the

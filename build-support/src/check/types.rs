@@ -60,7 +60,7 @@ impl Ty<'_> {
 /// accepts is one of those), so `{enum: [a, b]}` is a string and
 /// `{const: 5}` a number (`docs/format.md`, "Typing rules"). Otherwise
 /// unconstrained ([`TypeSet::ANY`]).
-pub(super) fn known_types(s: &Schema) -> TypeSet {
+pub(crate) fn known_types(s: &Schema) -> TypeSet {
     if !s.types.is_any() {
         return s.types;
     }

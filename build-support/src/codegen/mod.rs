@@ -26,7 +26,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 use std::path::PathBuf;
 use templiqx_contracts::ir;
-use templiqx_contracts::{Diagnostic, EvalFixture, Interaction, JsonType, Seq};
+use templiqx_contracts::{DatasetRef, Diagnostic, EvalFixture, Interaction, JsonType, Seq};
 use types::{FieldSpec, Gen, is_struct};
 
 pub use crate::builder::format_file;
@@ -548,7 +548,8 @@ fn eval_fixtures(evals: &[EvalDecl], checks: &[Vec<ir::Check>]) -> Vec<EvalFixtu
 /// One `#[test]` per eval fixture, named by [`TestNames`], running the
 /// fixture's entry of `EVALS`. A fixture with a `fake_output` and `expect`
 /// checks (`checks`, one list per fixture) also evaluates its checks
-/// against the output.
+/// against the output. A dataset entry has none: its rows were checked
+/// when the contract compiled, and are not embedded.
 fn eval_tests(evals: &[EvalDecl], checks: &[Vec<ir::Check>]) -> Vec<TokenStream> {
     let p = private();
     let mut used = TestNames::default();
@@ -610,3 +611,10 @@ mod tests {
         assert_eq!(code("two\nlines"), "`two lines`");
     }
 }
+            // Rows stay in their file: by path and digest, never embedded
+            // (`docs/format.md`, "Datasets").
+            dataset: e.dataset.as_ref().map(|d| DatasetRef {
+                path: d.path.clone().into(),
+                sha256: d.sha256.clone().into(),
+            }),
+        .filter(|(_, e)| e.dataset.is_none())

@@ -194,6 +194,7 @@ fn expr(e: &Expr) -> TokenStream {
                 Root::Context => quote! { #p::ir::Root::Context },
                 Root::Local(slot) => quote! { #p::ir::Root::Local(#slot) },
                 Root::Output => quote! { #p::ir::Root::Output },
+                Root::Case => quote! { #p::ir::Root::Case },
             };
             let segments = seq(&path.segments, |seg| match seg {
                 Segment::Key(k) => {
@@ -270,6 +271,10 @@ pub(crate) fn emit_evals(fixtures: &[EvalFixture]) -> TokenStream {
         let context = s(&f.context_json);
         let fake_output = opt(&f.fake_output_json, |t| s(t));
         let checks = seq(&f.checks, check);
+        let dataset = opt(&f.dataset, |d| {
+            let (path, sha256) = (s(&d.path), s(&d.sha256));
+            quote! { #p::DatasetRef { path: #path, sha256: #sha256 } }
+        });
         quote! {
             #p::EvalFixture {
                 id: #id,
@@ -277,6 +282,7 @@ pub(crate) fn emit_evals(fixtures: &[EvalFixture]) -> TokenStream {
                 context_json: #context,
                 fake_output_json: #fake_output,
                 checks: #checks,
+                dataset: #dataset,
             }
         }
     });

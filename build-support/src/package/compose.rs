@@ -6,6 +6,7 @@ use super::paths::{Unconfined, confine};
 use super::{IncludeRoot, Loader, MAX_INCLUDE_DEPTH, ReadFailure};
 use crate::dto::{ComponentDecl, ContentNode, Contract, FileId, Loc, NodeKind};
 use crate::parse::parse_partial;
+use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 use templiqx_contracts::canonical::fingerprint;
 use templiqx_contracts::diagnostic::pointer_push;
@@ -42,6 +43,76 @@ impl Loader {
             *body = self.expand(&root, nodes, &mut chain, diags);
         }
         self.resolve_tool_contracts(pkg, contract, diags);
+        self.resolve_datasets(pkg, contract, diags);
+    }
+
+    /// Resolves each eval entry's `dataset` in the package, confined as an
+    /// include path is (`TQX_INCLUDE_UNRESOLVED`), and records the file
+    /// as read — its SHA-256 in the entry (so in the contract fingerprint)
+    /// and in the package fingerprint, its path for rebuild tracking —
+    /// reading it as a stream, never whole (`docs/format.md`, "Datasets").
+    fn resolve_datasets(
+        &mut self,
+        pkg: usize,
+        contract: &mut Contract,
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        let base = self.packages[pkg].root.clone();
+        for eval in &mut contract.evals {
+            let Some(dataset) = &mut eval.dataset else {
+                continue;
+            };
+            let loc = eval.loc.child("dataset");
+            let help = "dataset paths are relative to the package root, written with `/`, and stay inside the package";
+            let target = match confine(&*self.fs, &base, &dataset.path) {
+                Ok(t) => t,
+                Err(unconfined) => {
+                    if let Unconfined::Missing(missing) = &unconfined {
+                        self.record_missing(missing);
+                    }
+                    diags.push(self.include_error(
+                        Code::IncludeUnresolved,
+                        format!(
+                            "dataset path `{}` {}",
+                            dataset.path.escape_debug(),
+                            unconfined.reason()
+                        ),
+                        &loc,
+                        help,
+                    ));
+                    continue;
+                }
+            };
+            let digest = self.fs.open(&target).and_then(|mut r| {
+                let mut hasher = Sha256::new();
+                std::io::copy(&mut r, &mut hasher)?;
+                Ok(hasher.finalize())
+            });
+            let digest = match digest {
+                Ok(d) => d.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+                Err(e) => {
+                    self.record_missing(&target);
+                    diags.push(self.include_error(
+                        Code::IncludeUnresolved,
+                        format!(
+                            "cannot read dataset `{}`: {}",
+                            dataset.path,
+                            crate::compiler::io_reason(&e)
+                        ),
+                        &loc,
+                        help,
+                    ));
+                    continue;
+                }
+            };
+            if !self.files_read.contains(&target) {
+                self.files_read.push(target.clone());
+            }
+            self.digests.insert(target.clone(), digest.clone());
+            dataset.sha256 = digest;
+            dataset.display = self.display(&target);
+            dataset.file = Some(target);
+        }
     }
 
     fn expand(

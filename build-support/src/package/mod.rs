@@ -637,7 +637,21 @@ impl Loader {
         self.compose(pkg, &mut contract, &mut result.diagnostics);
         if result.diagnostics.is_empty() {
             let profile = target.profile_for(&contract);
-            match compile_contract_with(&contract, &self.sources, &profile, &self.options) {
+            let fs = &*self.fs;
+            let open = |d: &crate::dto::DatasetDecl| match &d.file {
+                Some(path) => crate::dataset::read_rows(fs, path, &d.display),
+                None => Err(Diagnostic::error(
+                    Code::IncludeUnresolved,
+                    format!("dataset `{}` was not resolved in its package", d.path),
+                )),
+            };
+            match compile_contract_with(
+                &contract,
+                &self.sources,
+                &profile,
+                &self.options,
+                Some(&open),
+            ) {
                 Ok(i) => result.interaction = Some(i),
                 Err(d) => result.diagnostics = d,
             }

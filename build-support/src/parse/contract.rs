@@ -306,15 +306,26 @@ impl Cx<'_> {
             let context = self.value_map(&e, "context");
             let fake_output = e.get("fake_output").map(|(n, _)| n.to_json());
             let expect = self.expect(&e);
-            match (id, inputs, context, expect) {
-                (Some(id), Some(inputs), Some(context), Some(expect)) => out.push(EvalDecl {
-                    id,
-                    inputs,
-                    context,
-                    fake_output,
-                    expect,
-                    loc: self.loc(&p),
-                }),
+            let dataset = self.opt_string(&e, "dataset", "`dataset`");
+            let case_schema = e.get("case_schema").map(|(n, _)| n.to_json());
+            match (id, inputs, context, expect, dataset) {
+                (Some(id), Some(inputs), Some(context), Some(expect), Some(dataset)) => {
+                    out.push(EvalDecl {
+                        id,
+                        inputs,
+                        context,
+                        fake_output,
+                        expect,
+                        dataset: dataset.map(|path| DatasetDecl {
+                            path,
+                            sha256: String::new(),
+                            file: None,
+                            display: String::new(),
+                        }),
+                        case_schema,
+                        loc: self.loc(&p),
+                    });
+                }
                 _ => ok = false,
             }
         }

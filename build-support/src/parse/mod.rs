@@ -117,7 +117,15 @@ const POLICY_FIELDS: &[&str] = &[
 ];
 const EXTENSION_FIELDS: &[&str] = &["capability", "schema", "value"];
 const COMPONENT_FIELDS: &[&str] = &["parameters", "content"];
-const EVAL_FIELDS: &[&str] = &["id", "inputs", "context", "fake_output", "expect"];
+const EVAL_FIELDS: &[&str] = &[
+    "id",
+    "inputs",
+    "context",
+    "fake_output",
+    "expect",
+    "dataset",
+    "case_schema",
+];
 const EXPECT_FIELDS: &[&str] = &["id", "check", "description"];
 
 struct Cx<'a> {

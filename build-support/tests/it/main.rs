@@ -10,6 +10,7 @@ mod builder;
 mod catalogue;
 mod codegen_check;
 mod compile_entry;
+mod datasets;
 mod doc_text;
 mod expectations;
 mod expr_places;

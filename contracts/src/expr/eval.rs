@@ -319,6 +319,7 @@ pub fn pointer(path: &Path, count: usize) -> String {
         Root::Inputs => "/inputs",
         Root::Context => "/context",
         Root::Output => "/output",
+        Root::Case => "/case",
         Root::Local(_) => "",
     });
     for segment in path.segments.iter().take(count) {
@@ -339,6 +340,7 @@ fn root_name(root: Root) -> &'static str {
         Root::Inputs => "inputs",
         Root::Context => "context",
         Root::Output => "output",
+        Root::Case => "case",
         Root::Local(_) => "a local",
     }
 }
@@ -389,7 +391,7 @@ mod tests {
                 Root::Inputs => Ok(self.inputs),
                 Root::Output => Ok(self.output),
                 Root::Local(_) => Ok(self.local),
-                Root::Context => Err(Error::NoRoot(path.source.to_string())),
+                Root::Context | Root::Case => Err(Error::NoRoot(path.source.to_string())),
             }
         }
 

@@ -704,10 +704,15 @@ impl<'a> Scope<'a> for Renderer<'a> {
                     .into()),
                 }
             }
-            Root::Output => Err(value_missing(format!(
-                "`{}` refers to `output`, which only eval checks can read \
+            Root::Output | Root::Case => Err(value_missing(format!(
+                "`{}` refers to `{}`, which only eval checks can read \
                  (malformed interaction)",
-                path.source
+                path.source,
+                if path.root == Root::Case {
+                    "case"
+                } else {
+                    "output"
+                }
             ))
             .help("regenerate the interaction with the compiler")
             .into()),

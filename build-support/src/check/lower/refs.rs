@@ -4,7 +4,7 @@
 
 use super::Lowerer;
 use crate::check::types::{Ty, known_types};
-use crate::check::{OUTPUT, ROOT_SCOPES};
+use crate::check::{CASE, OUTPUT, ROOT_SCOPES};
 use crate::dto::Loc;
 use templiqx_contracts::expr::Place;
 use templiqx_contracts::ir::{self, Root, Segment};
@@ -81,6 +81,14 @@ impl<'d> Lowerer<'_, '_, 'd> {
             let ty = self.output.unwrap_or(Ty::Error);
             return Some((Root::Output, ty, &segments[1..]));
         }
+        // `case` is a root scope in the checks of a dataset entry with a
+        // `case_schema` only (`docs/format.md`, "Datasets"); a value, as
+        // `output` is.
+        if first == CASE
+            && let Some(ty) = self.case
+        {
+            return Some((Root::Case, ty, &segments[1..]));
+        }
         if let Some(slot) = self.frame.locals.iter().rposition(|(n, _)| n == first) {
             let ty = self.frame.locals[slot].1;
             let root = Root::Local(u16::try_from(slot).unwrap_or(u16::MAX));
@@ -144,9 +152,15 @@ impl<'d> Lowerer<'_, '_, 'd> {
     fn unknown_name(&mut self, first: &str, path: &str, loc: &Loc) {
         let mut names: Vec<&str> = self.frame.locals.iter().map(|(n, _)| n.as_str()).collect();
         names.extend(self.place.roots());
+        if self.case.is_some() {
+            names.push(CASE);
+        }
         // A root scope of another place (`output` outside `expect` checks).
         let elsewhere: Vec<&str> = Place::having_root(first).map(Place::describe).collect();
         let help = match (&self.frame.component, words::suggestion(first, &names, "")) {
+            _ if first == CASE => "`case` (a dataset row's expected data) is a root scope only \
+                 in the `expect` checks of an eval entry with a `dataset` and a `case_schema`"
+                .to_owned(),
             _ if !elsewhere.is_empty() => format!(
                 "`{first}` is a root scope only in {}",
                 elsewhere.join(" and ")
@@ -160,7 +174,8 @@ impl<'d> Lowerer<'_, '_, 'd> {
                 words::names(&names)
             ),
         };
-        let fix = words::replacement(first, &names, "").filter(|_| elsewhere.is_empty());
+        let fix =
+            words::replacement(first, &names, "").filter(|_| elsewhere.is_empty() && first != CASE);
         self.err(
             Code::RefUnknown,
             format!("unknown name `{first}` in reference `{path}`"),

@@ -1,0 +1,351 @@
+//! Eval datasets (`docs/format.md`, "Datasets"): rows read from a JSONL or
+//! CSV file of the package, typed and checked when the contract compiles,
+//! the `case` root scope of their checks, and how the file enters the
+//! fingerprints and the files read. Each test builds its package in a
+//! fresh temporary directory.
+
+use std::fs;
+use std::path::Path;
+use templiqx_build::{CompiledContract, Loader};
+use templiqx_contracts::{CapabilityProfile, Diagnostic};
+
+const MANIFEST: &str =
+    "api_version: templiqx/v1alpha1\npackage: scratch\nversion: 0.1.0\ncontracts: [main]\n";
+
+/// A contract labelling a text, whose one eval entry is `entry`.
+fn contract(entry: &str) -> String {
+    format!(
+        r#"api_version: templiqx/v1alpha1
+id: main
+version: 0.1.0
+inputs:
+  text: {{ schema: {{ type: string, minLength: 1 }}, required: true }}
+  stars: {{ schema: {{ type: integer }}, required: false }}
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - {{ kind: interpolate, expression: {{ kind: ref, path: inputs.text }} }}
+output_schema:
+  type: object
+  additionalProperties: false
+  required: [label]
+  properties:
+    label: {{ type: string, enum: [positive, negative, neutral] }}
+evals:
+{entry}"#
+    )
+}
+
+/// An entry reading `file`, with a `case_schema` and a check on `case`.
+fn entry(file: &str, case_path: &str) -> String {
+    format!(
+        r#"  - id: labelled
+    dataset: {file}
+    case_schema:
+      type: object
+      additionalProperties: false
+      required: [label]
+      properties:
+        label: {{ type: string, enum: [positive, negative, neutral] }}
+        weight: {{ type: integer }}
+    expect:
+      - id: right-label
+        check: {{ kind: equals, left: {{ kind: ref, path: output.label }}, right: {{ kind: ref, path: {case_path} }} }}
+"#
+    )
+}
+
+struct Pkg {
+    dir: tempfile::TempDir,
+}
+
+impl Pkg {
+    fn new(main: &str, files: &[(&str, &str)]) -> Pkg {
+        let pkg = Pkg {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        pkg.write("templiqx.yaml", MANIFEST);
+        pkg.write("contracts/main.yaml", main);
+        for (path, text) in files {
+            pkg.write(path, text);
+        }
+        pkg
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.dir.path().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn compile(&self) -> (Loader, CompiledContract) {
+        let mut loader = Loader::new(self.root());
+        let target = CapabilityProfile::parse_list("structured_output");
+        let mut all = loader.compile_package(self.root(), &target).unwrap();
+        let c = all.remove(0);
+        (loader, c)
+    }
+}
+
+fn errors_of(c: &CompiledContract) -> Vec<&Diagnostic> {
+    c.diagnostics.iter().filter(|d| d.is_error()).collect()
+}
+
+const GOOD_JSONL: &str = r#"{"id": "glad", "inputs": {"text": "I love it"}, "case": {"label": "positive"}, "fake_output": {"label": "positive"}}
+{"inputs": {"text": "I hate it", "stars": 1}, "case": {"label": "negative"}, "fake_output": {"label": "negative"}}
+
+{"inputs": {"text": "It is a chair"}, "case": {"label": "neutral"}}
+"#;
+
+#[test]
+fn a_jsonl_dataset_compiles_and_enters_the_fingerprints_and_the_files_read() {
+    let pkg = Pkg::new(
+        &contract(&entry("evals/labelled.jsonl", "case.label")),
+        &[("evals/labelled.jsonl", GOOD_JSONL)],
+    );
+    let (loader, c) = pkg.compile();
+    assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
+    let interaction = c.interaction.as_ref().unwrap();
+    assert!(
+        loader
+            .files_read
+            .iter()
+            .any(|p| p.ends_with("evals/labelled.jsonl")),
+        "{:?}",
+        loader.files_read
+    );
+    let dataset = c.contract.as_ref().unwrap().evals[0]
+        .dataset
+        .clone()
+        .unwrap();
+    assert_eq!(dataset.sha256.len(), 64);
+
+    // Another byte in the file: another contract fingerprint and package
+    // fingerprint; the interaction is the same.
+    let before = (
+        interaction.contract_fingerprint.to_string(),
+        interaction.interaction_fingerprint.to_string(),
+        loader.fingerprint(),
+    );
+    pkg.write(
+        "evals/labelled.jsonl",
+        &GOOD_JSONL.replace("I love it", "I love it!"),
+    );
+    let (loader, c) = pkg.compile();
+    let interaction = c.interaction.as_ref().unwrap();
+    assert_ne!(before.0, interaction.contract_fingerprint.to_string());
+    assert_eq!(before.1, interaction.interaction_fingerprint.to_string());
+    assert_ne!(before.2, loader.fingerprint());
+
+    // The rows an eval runner reads: ids, else the line.
+    let contract = c.contract.as_ref().unwrap();
+    let rows: Vec<_> = templiqx_build::dataset::EntryRows::open(interaction, &contract.evals[0])
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["glad", "2", "4"]);
+    assert_eq!(
+        rows[0].case,
+        Some(serde_json::json!({ "label": "positive" }))
+    );
+}
+
+#[test]
+fn a_bad_row_is_a_diagnostic_at_its_line_in_the_data_file_with_the_pointer() {
+    let text = GOOD_JSONL.replace(
+        r#"{"inputs": {"text": "I hate it", "stars": 1}"#,
+        r#"{"inputs": {"text": "", "stars": "one"}"#,
+    );
+    let pkg = Pkg::new(
+        &contract(&entry("evals/labelled.jsonl", "case.label")),
+        &[("evals/labelled.jsonl", &text)],
+    );
+    let (_, c) = pkg.compile();
+    let errors = errors_of(&c);
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    for d in &errors {
+        assert_eq!(d.code.as_str(), "TQX_EVAL_INVALID");
+        assert_eq!(d.file.as_deref(), Some("evals/labelled.jsonl"));
+        assert_eq!(d.span.unwrap().start.line, 2);
+        assert!(
+            d.message
+                .starts_with("row 2 (line 2) of `evals/labelled.jsonl` at /inputs/"),
+            "{}",
+            d.message
+        );
+    }
+    let pointers: Vec<_> = errors
+        .iter()
+        .map(|d| d.json_pointer.as_deref().unwrap())
+        .collect();
+    // Members in key order.
+    assert_eq!(pointers, ["/inputs/stars", "/inputs/text"]);
+
+    // A line that is not JSON, a case that does not fit, a missing required
+    // input, and a fake_output its check refuses: each at its own line.
+    let text = "{\"id\": \"a\", \"inputs\": {\"text\": \"x\"}, \"case\": {\"label\": \"happy\"}}\nnot json\n{\"id\": \"c\", \"case\": {\"label\": \"neutral\"}}\n{\"id\": \"d\", \"inputs\": {\"text\": \"x\"}, \"case\": {\"label\": \"neutral\"}, \"fake_output\": {\"label\": \"negative\"}}\n";
+    pkg.write("evals/labelled.jsonl", text);
+    let (_, c) = pkg.compile();
+    let found: Vec<(u32, Option<&str>)> = errors_of(&c)
+        .iter()
+        .map(|d| (d.span.unwrap().start.line, d.json_pointer.as_deref()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (1, Some("/case/label")),
+            (2, None),
+            (3, Some("/inputs")),
+            (4, Some("/fake_output")),
+        ],
+        "{:#?}",
+        c.diagnostics
+    );
+    let last = errors_of(&c)[3];
+    assert!(
+        last.message.contains("check `right-label`"),
+        "{}",
+        last.message
+    );
+    assert!(
+        last.notes.iter().any(|n| n == "case.label = \"neutral\""),
+        "{:?}",
+        last.notes
+    );
+}
+
+#[test]
+fn csv_cells_are_typed_by_the_schemas_their_columns_name() {
+    let csv = "id,inputs.text,inputs.stars,case.label,case.weight,fake_output.label\n\
+               glad,I love it,5,positive,2,positive\n\
+               sad,\"I hate it, really\",,negative,,negative\n\
+               odd,It is a chair,three,neutral,1.5,neutral\n";
+    let pkg = Pkg::new(
+        &contract(&entry("evals/labelled.csv", "case.label")),
+        &[("evals/labelled.csv", csv)],
+    );
+    let (_, c) = pkg.compile();
+    let errors = errors_of(&c);
+    let found: Vec<(u32, &str)> = errors
+        .iter()
+        .map(|d| {
+            (
+                d.span.unwrap().start.line,
+                d.json_pointer.as_deref().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [(4, "/inputs/stars"), (4, "/case/weight")],
+        "{errors:#?}"
+    );
+    assert!(
+        errors[0]
+            .message
+            .contains("has a cell `three` (column `inputs.stars`) that is not an integer"),
+        "{}",
+        errors[0].message
+    );
+
+    // Fixed, the rows read typed: an empty cell leaves the value out.
+    pkg.write(
+        "evals/labelled.csv",
+        &csv.replace("three", "3").replace("1.5", "1"),
+    );
+    let (_, c) = pkg.compile();
+    assert!(c.diagnostics.is_empty(), "{:#?}", c.diagnostics);
+    let interaction = c.interaction.as_ref().unwrap();
+    let rows: Vec<_> = templiqx_build::dataset::EntryRows::open(
+        interaction,
+        &c.contract.as_ref().unwrap().evals[0],
+    )
+    .unwrap()
+    .map(Result::unwrap)
+    .collect();
+    assert_eq!(rows[0].inputs["stars"], serde_json::json!(5));
+    assert_eq!(
+        rows[1].inputs["text"],
+        serde_json::json!("I hate it, really")
+    );
+    assert!(!rows[1].inputs.contains_key("stars"));
+    assert_eq!(
+        rows[1].case,
+        Some(serde_json::json!({ "label": "negative" }))
+    );
+
+    // A header column that names no part of a row.
+    pkg.write("evals/labelled.csv", "id,input.text\nx,y\n");
+    let (_, c) = pkg.compile();
+    let d = errors_of(&c)[0];
+    assert_eq!(d.span.unwrap().start.line, 1);
+    assert!(
+        d.message.contains("did you mean `inputs`?"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
+fn a_case_typo_is_ref_unknown_with_a_suggestion() {
+    let pkg = Pkg::new(
+        &contract(&entry("evals/labelled.jsonl", "case.lable")),
+        &[("evals/labelled.jsonl", GOOD_JSONL)],
+    );
+    let (_, c) = pkg.compile();
+    let d = errors_of(&c)[0];
+    assert_eq!(d.code.as_str(), "TQX_REF_UNKNOWN");
+    assert_eq!(d.help.as_deref(), Some("did you mean `case.label`?"));
+    assert_eq!(d.suggestion.as_ref().unwrap().replacement, "case.label");
+
+    // `case` outside a dataset entry is no root scope.
+    let inline = r#"  - id: inline
+    inputs: { text: hi }
+    expect:
+      - id: c
+        check: { kind: equals, left: { kind: ref, path: output.label }, right: { kind: ref, path: case.label } }
+"#;
+    let pkg = Pkg::new(&contract(inline), &[]);
+    let (_, c) = pkg.compile();
+    let d = errors_of(&c)[0];
+    assert_eq!(d.code.as_str(), "TQX_REF_UNKNOWN");
+    assert!(
+        d.help
+            .as_deref()
+            .unwrap()
+            .contains("`dataset` and a `case_schema`"),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn a_dataset_path_is_confined_to_the_package_and_must_exist() {
+    for (path, why) in [
+        ("../outside.jsonl", "leaves the package root"),
+        ("evals/missing.jsonl", "does not exist in the package"),
+    ] {
+        let pkg = Pkg::new(&contract(&entry(path, "case.label")), &[]);
+        let (_, c) = pkg.compile();
+        let d = errors_of(&c)[0];
+        assert_eq!(d.code.as_str(), "TQX_INCLUDE_UNRESOLVED", "{d:?}");
+        assert!(d.message.contains(why), "{}", d.message);
+        assert_eq!(d.json_pointer.as_deref(), Some("/evals/0/dataset"));
+    }
+    // Without its package (one text), a dataset cannot be read.
+    let c = templiqx_build::compile_str(
+        &contract(&entry("evals/labelled.jsonl", "case.label")),
+        "main.yaml",
+        &CapabilityProfile::parse_list("structured_output"),
+    );
+    assert!(
+        c.diagnostics
+            .iter()
+            .any(|d| d.code.as_str() == "TQX_INCLUDE_UNRESOLVED")
+    );
+}
