@@ -671,6 +671,14 @@ pub struct WireArgs {
     #[arg(long, value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub idle_timeout_ms: Option<u64>,
+    /// Recover an output the model did not write as JSON alone: the JSON
+    /// in a Markdown code fence, then in the prose around it, then with
+    /// trailing commas or single quotes fixed; never a value changed. A
+    /// recovered output is validated as any other and carries a
+    /// TQX_OUTPUT_RECOVERED warning; eval reports the recovery rate. Off
+    /// by default. See docs/runtime.md, "Output recovery".
+    #[arg(long)]
+    pub recover_output: bool,
 }
 
 /// `--target`, required wherever contracts compile: the format has no

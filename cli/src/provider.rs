@@ -66,7 +66,7 @@ impl Adapter {
                     config = config.header(name, value);
                 }
                 templiqx_openai::OpenAiAdapter::new(config)
-                    .map(Adapter::OpenAi)
+                    .map(|a| Adapter::OpenAi(a.with_output_recovery(recovery(args))))
                     .map_err(|e| e.to_string())
             }
             ProviderKind::Anthropic => {
@@ -91,7 +91,7 @@ impl Adapter {
                     config = config.header(name, value);
                 }
                 templiqx_anthropic::AnthropicAdapter::new(config)
-                    .map(Adapter::Anthropic)
+                    .map(|a| Adapter::Anthropic(a.with_output_recovery(recovery(args))))
                     .map_err(|e| e.to_string())
             }
         }
@@ -482,6 +482,12 @@ pub fn without_userinfo(url: &str) -> String {
         Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
         None => url.to_owned(),
     }
+}
+
+/// `--recover-output` as the adapters' policy (`docs/runtime.md`, "Output
+/// recovery").
+pub fn recovery(args: &WireArgs) -> templiqx::OutputRecovery {
+    templiqx::OutputRecovery::from_flag(args.recover_output)
 }
 
 /// `NAME:VALUE` headers.

@@ -61,11 +61,13 @@ fn record(
         cached: false,
         variant: None,
         cost: None,
+        recovered: false,
         evidence: Evidence::default(),
     };
     match result {
         Ok(execution) => {
             record.schema_valid = true;
+            record.recovered = recovered(execution.receipt.diagnostics());
             record.attempts = execution.attempts;
             record.input_tokens = execution.usage.map(|u| u.input_tokens);
             record.output_tokens = execution.usage.map(|u| u.output_tokens);
@@ -82,12 +84,20 @@ fn record(
         }
         Err(error) => {
             record.code = Some(error.failure.code.as_str().to_owned());
+            record.recovered = recovered(&error.diagnostics);
             record.attempts = error.attempts;
             record.checks = verdicts(fixture, None, redact);
             record.evidence = failure_evidence(fixture, &error, redact);
             (record, None)
         }
     }
+}
+
+/// Whether `diagnostics` hold the `TQX_OUTPUT_RECOVERED` warning: output
+/// recovery read the output out of the model's text (`docs/runtime.md`,
+/// "Output recovery").
+fn recovered(diagnostics: &[templiqx_contracts::Diagnostic]) -> bool {
+    diagnostics.iter().any(|d| d.code == Code::OutputRecovered)
 }
 
 /// What a failed execution leaves: the output it was about (a

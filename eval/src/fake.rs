@@ -3,7 +3,7 @@
 //! offline, through the same port as a real model.
 
 use std::collections::HashMap;
-use templiqx::{AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Usage};
+use templiqx::{AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, OutputRecovery, Usage};
 use templiqx_build::CompiledContract;
 use templiqx_contracts::{Code, Json, RenderedInteraction, RuntimeFailure};
 
@@ -30,7 +30,13 @@ use templiqx_contracts::{Code, Json, RenderedInteraction, RuntimeFailure};
 /// `fake` (the default) always answers the `fake_output`; `empty` always
 /// answers `{}`; `flaky-N` (N from 2 to 1000) answers `{}` on every Nth
 /// repeat of each fixture (repeats N−1, 2N−1, …) and the `fake_output`
-/// otherwise. It reports token usage as a model would, so that a price
+/// otherwise; `fenced` answers the `fake_output` as a model without
+/// structured output may, as text in a Markdown code fence (a JSON
+/// string, as the HTTP adapters hand on a reply that is not JSON), and
+/// `fenced-N` does so on every Nth repeat: such an answer fails with
+/// `TQX_OUTPUT_SCHEMA` unless output recovery is on
+/// ([`FakeAdapter::with_output_recovery`]; `docs/eval.md`, "Output
+/// recovery"). It reports token usage as a model would, so that a price
 /// table can price it: 1 input token per 4 bytes of the request's
 /// messages as JSON, 1 output token per 4 bytes of the answer's canonical
 /// JSON, rounded up.
@@ -43,6 +49,8 @@ pub struct FakeAdapter {
     outputs: HashMap<String, Json>,
     /// `contract::fixture` → its `fake_output`.
     by_fixture: HashMap<String, Json>,
+    /// Whether the port recovers its answers (`--recover-output`).
+    recovery: OutputRecovery,
 }
 
 tokio::task_local! {
@@ -61,10 +69,13 @@ enum FakeModel {
     Empty,
     /// `{}` on every Nth repeat.
     Flaky(u32),
+    /// The `fake_output` in a Markdown fence, as text, on every Nth repeat
+    /// (1: always).
+    Fenced(u32),
 }
 
 /// The fake models, in words, for a diagnostic.
-pub const FAKE_MODELS: &str = "`fake` (each fixture's fake_output), `empty` (always `{}`) or `flaky-N` (`{}` on every Nth repeat, N from 2 to 1000)";
+pub const FAKE_MODELS: &str = "`fake` (each fixture's fake_output), `empty` (always `{}`), `flaky-N` (`{}` on every Nth repeat, N from 2 to 1000), `fenced` (the fake_output as text in a Markdown code fence) or `fenced-N` (so on every Nth repeat)";
 
 impl FakeAdapter {
     /// An adapter named `fake` providing `capabilities` (the target
@@ -114,7 +125,18 @@ impl FakeAdapter {
             model: FakeModel::Fake,
             outputs,
             by_fixture,
+            recovery: OutputRecovery::Off,
         }
+    }
+
+    /// The same adapter with output recovery `recovery` (`--recover-output`;
+    /// `docs/runtime.md`, "Output recovery"): the port reads a `fenced`
+    /// answer's JSON out of its fence, with a `TQX_OUTPUT_RECOVERED`
+    /// warning.
+    #[must_use]
+    pub fn with_output_recovery(mut self, recovery: OutputRecovery) -> FakeAdapter {
+        self.recovery = recovery;
+        self
     }
 
     /// The same adapter answering as the fake model `name`: `fake` (each
@@ -129,13 +151,17 @@ impl FakeAdapter {
         self.model = match name {
             "fake" => FakeModel::Fake,
             "empty" => FakeModel::Empty,
+            "fenced" => FakeModel::Fenced(1),
             _ => match name.strip_prefix("flaky-").map(str::parse::<u32>) {
                 Some(Ok(n)) if (2..=1000).contains(&n) => FakeModel::Flaky(n),
-                _ => {
-                    return Err(format!(
-                        "the fake provider has no model `{name}`: it has {FAKE_MODELS}"
-                    ));
-                }
+                _ => match name.strip_prefix("fenced-").map(str::parse::<u32>) {
+                    Some(Ok(n)) if (2..=1000).contains(&n) => FakeModel::Fenced(n),
+                    _ => {
+                        return Err(format!(
+                            "the fake provider has no model `{name}`: it has {FAKE_MODELS}"
+                        ));
+                    }
+                },
             },
         };
         Ok(self)
@@ -145,6 +171,10 @@ impl FakeAdapter {
 impl AsyncRuntimeAdapter for FakeAdapter {
     fn descriptor(&self) -> &AdapterDescriptor {
         &self.descriptor
+    }
+
+    fn output_recovery(&self) -> OutputRecovery {
+        self.recovery
     }
 
     /// The `fake_output` of the fixture that renders `request`, or a
@@ -160,14 +190,18 @@ impl AsyncRuntimeAdapter for FakeAdapter {
             Ok(found) => found,
             Err(_) => (self.outputs.get(&request.request_fingerprint()).cloned(), 0),
         };
-        let empty = match self.model {
-            FakeModel::Fake => false,
-            FakeModel::Empty => true,
-            FakeModel::Flaky(n) => repeat % n == n - 1,
+        let (empty, fenced) = match self.model {
+            FakeModel::Fake => (false, false),
+            FakeModel::Empty => (true, false),
+            FakeModel::Flaky(n) => (repeat % n == n - 1, false),
+            FakeModel::Fenced(n) => (false, repeat % n == n - 1),
         };
         let answer = answer.map(|output| {
             if empty {
                 Json::Object(Default::default())
+            } else if fenced {
+                let text = templiqx_contracts::canonical::to_canonical_string(&output);
+                Json::String(format!("Here is the JSON:\n\n```json\n{text}\n```\n"))
             } else {
                 output
             }

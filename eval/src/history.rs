@@ -7,8 +7,9 @@
 //! failure's message and help, the finish reason), a row in `checks` per
 //! check verdict (a failed check's expression and the values it read) and
 //! a row in `violations` per schema violation. The schema is [`SCHEMA`]
-//! (version [`SCHEMA_VERSION`]; a file of version 1, 2 or 3 is migrated
-//! in place by [`MIGRATION_V2`], [`MIGRATION_V3`] and [`MIGRATION_V4`]); users query it with `sqlite3`, and
+//! (version [`SCHEMA_VERSION`]; a file of version 1, 2, 3 or 4 is migrated
+//! in place by [`MIGRATION_V2`], [`MIGRATION_V3`], [`MIGRATION_V4`] and
+//! [`MIGRATION_V5`]); users query it with `sqlite3`, and
 //! [`History::run`] and [`History::executions`] read a run back. Executions stream
 //! in as they finish, committed in batches of [`BATCH`], so a run's memory
 //! does not grow with its length and an interrupted run keeps what it did.
@@ -19,10 +20,11 @@ use std::fmt;
 use std::path::Path;
 
 /// The schema's version, kept in SQLite's `user_version`. A file of
-/// version 1, 2 or 3 is migrated in place ([`MIGRATION_V2`],
-/// [`MIGRATION_V3`], [`MIGRATION_V4`]) when opened; a database of another version is refused
-/// ([`HistoryError`]) rather than guessed at.
-pub const SCHEMA_VERSION: i64 = 4;
+/// version 1, 2, 3 or 4 is migrated in place ([`MIGRATION_V2`],
+/// [`MIGRATION_V3`], [`MIGRATION_V4`], [`MIGRATION_V5`]) when opened; a
+/// database of another version is refused ([`HistoryError`]) rather than
+/// guessed at.
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// How long an operation waits for a database another connection is
 /// writing before it fails: runs beside each other share one history file,
@@ -139,6 +141,14 @@ ALTER TABLE executions ADD COLUMN cost REAL;           -- what it cost by the pr
     };
 }
 
+macro_rules! migration_v5 {
+    () => {
+        "\
+ALTER TABLE executions ADD COLUMN recovered INTEGER;   -- 1: output recovery read the output out of the model's text
+"
+    };
+}
+
 /// The tables of version 1 of the history (what templiqx wrote before
 /// version 2): a file created by it is migrated by [`MIGRATION_V2`].
 pub const SCHEMA_V1: &str = schema_v1!();
@@ -165,6 +175,12 @@ pub const MIGRATION_V3: &str = migration_v3!();
 /// no price table. Run in one transaction with the version change.
 pub const MIGRATION_V4: &str = migration_v4!();
 
+/// From version 4 to 5: `executions.recovered`, 1 when output recovery
+/// read the output out of the model's text (`--recover-output`;
+/// `docs/eval.md`, "Output recovery"). Earlier executions keep it null:
+/// no recovery. Run in one transaction with the version change.
+pub const MIGRATION_V5: &str = migration_v5!();
+
 /// The history's tables at [`SCHEMA_VERSION`]: [`SCHEMA_V1`], then
 /// [`MIGRATION_V2`] and [`MIGRATION_V3`], so a new file and a migrated one
 /// are alike (`docs/eval.md`, "History" documents each column).
@@ -172,7 +188,8 @@ pub const SCHEMA: &str = concat!(
     schema_v1!(),
     migration_v2!(),
     migration_v3!(),
-    migration_v4!()
+    migration_v4!(),
+    migration_v5!()
 );
 
 /// What a history operation failed on: the database file, its schema, or
@@ -430,19 +447,24 @@ impl History {
             // find the current version.
             1 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V2} {MIGRATION_V3} {MIGRATION_V4} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V2} {MIGRATION_V3} {MIGRATION_V4} {MIGRATION_V5} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 4")),
+                .map_err(fail("migrating the eval history to schema version 5")),
             2 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V3} {MIGRATION_V4} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V3} {MIGRATION_V4} {MIGRATION_V5} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 4")),
+                .map_err(fail("migrating the eval history to schema version 5")),
             3 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V4} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V4} {MIGRATION_V5} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 4")),
+                .map_err(fail("migrating the eval history to schema version 5")),
+            4 => conn
+                .execute_batch(&format!(
+                    "{MIGRATION_V5} PRAGMA user_version = {SCHEMA_VERSION};"
+                ))
+                .map_err(fail("migrating the eval history to schema version 5")),
             SCHEMA_VERSION => Ok(()),
             other => Err(HistoryError {
                 action: "opening the eval history".to_owned(),
@@ -549,9 +571,9 @@ impl History {
                    interaction_fingerprint, request_fingerprint, provider, model, sampling, code,
                    schema_valid, latency_ms, input_tokens, output_tokens, attempts,
                    output_fingerprint, output, cached, transport, response, message, help,
-                   finish_reason, provider_message, queue_ms, variant, cost)
+                   finish_reason, provider_message, queue_ms, variant, cost, recovered)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)",
+                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
                 )
                 .map_err(fail("storing an execution"))?;
             insert
@@ -584,6 +606,7 @@ impl History {
                     record.queue_ms,
                     record.variant,
                     record.cost,
+                    record.recovered,
                 ])
                 .map_err(fail("storing an execution"))?;
             let execution = self.conn.last_insert_rowid();
@@ -987,7 +1010,7 @@ impl Drop for History {
 /// The columns [`read_record`] reads, in its order.
 const RECORD_COLUMNS: &str = "id, contract, fixture, repeat, code, schema_valid, latency_ms, \
     input_tokens, output_tokens, attempts, output_fingerprint, output, cached, response, \
-    message, help, finish_reason, provider_message, queue_ms, variant, cost";
+    message, help, finish_reason, provider_message, queue_ms, variant, cost, recovered";
 
 /// An execution's row ([`RECORD_COLUMNS`]): its id, its record (no checks,
 /// no violations yet; the schema-invalid output as its evidence's output)
@@ -1013,6 +1036,8 @@ fn read_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, ExecutionRecord,
             // Null before version 4.
             variant: r.get(19)?,
             cost: r.get(20)?,
+            // Null before version 5: no recovery.
+            recovered: r.get::<_, Option<bool>>(21)?.unwrap_or(false),
             evidence: Evidence {
                 output: r.get(13)?,
                 message: r.get(14)?,
@@ -1113,6 +1138,7 @@ mod tests {
             cached: false,
             variant: None,
             cost: None,
+            recovered: false,
             evidence: Evidence::default(),
         }
     }

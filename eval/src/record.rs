@@ -63,6 +63,13 @@ pub struct ExecutionRecord {
     /// counts reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
+    /// Whether output recovery read the output out of the model's text
+    /// (`--recover-output`; `docs/runtime.md`, "Output recovery"): the
+    /// execution carries a `TQX_OUTPUT_RECOVERED` warning, whether the
+    /// recovered output then validated or not. `false` when the output was
+    /// taken as the model gave it.
+    #[serde(default)]
+    pub recovered: bool,
     /// What explains the outcome: the output the model gave, the failure's
     /// message and help, the finish reason and the schema violations
     /// (`docs/eval.md`, "What each execution records").

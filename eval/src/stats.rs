@@ -107,6 +107,12 @@ impl Rate {
     pub fn failed(&self) -> u64 {
         self.total - self.passed
     }
+
+    /// 0 of 0: what a rate a results file does not hold reads as.
+    #[must_use]
+    pub fn zero() -> Rate {
+        Rate::new(0, 0)
+    }
 }
 
 /// The pass rate of one `expect` check.
@@ -140,6 +146,12 @@ pub struct Summary {
     pub pass_rate: Rate,
     /// Executions whose output was schema-valid out of all executions.
     pub schema_valid_rate: Rate,
+    /// Executions whose output output recovery read out of the model's
+    /// text ([`ExecutionRecord::recovered`]; `--recover-output`) out of all
+    /// executions: a prompt that passes only through recovery shows here.
+    /// 0 of n without recovery; absent from older results, read as 0 of 0.
+    #[serde(default = "Rate::zero")]
+    pub recovered_rate: Rate,
     /// The pass rate of each check. For a fixture: its checks in the
     /// fixture's order. For a contract or the run: pooled by check id over
     /// the fixtures (in the order of [`RunStats::fixtures`], each id where
@@ -278,6 +290,7 @@ struct Counts {
     executions: u64,
     passed: u64,
     schema_valid: u64,
+    recovered: u64,
     checks: Vec<CheckCount>,
     latency: Histogram,
     input_tokens: TokenTotals,
@@ -295,6 +308,7 @@ impl Counts {
         self.executions += 1;
         self.passed += u64::from(record.passed());
         self.schema_valid += u64::from(record.schema_valid);
+        self.recovered += u64::from(record.recovered);
         for check in &record.checks {
             let pass = u64::from(check.verdict == crate::Verdict::Pass);
             match self.checks.iter_mut().find(|c| c.id == check.id) {
@@ -345,6 +359,7 @@ impl Counts {
             executions: self.executions,
             pass_rate: Rate::new(self.passed, self.executions),
             schema_valid_rate: Rate::new(self.schema_valid, self.executions),
+            recovered_rate: Rate::new(self.recovered, self.executions),
             checks,
             pass_all,
             distinct_outputs,
@@ -383,6 +398,7 @@ impl Pool {
         into.executions += from.executions;
         into.passed += from.passed;
         into.schema_valid += from.schema_valid;
+        into.recovered += from.recovered;
         for check in &from.checks {
             match self.check_index.get(&check.id) {
                 Some(&i) => {
@@ -617,6 +633,7 @@ pub(crate) mod tests {
             cached: false,
             variant: None,
             cost: None,
+            recovered: false,
             evidence: crate::record::Evidence::default(),
         }
     }

@@ -101,7 +101,10 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
     let contracts = || inputs.iter().flat_map(|i| &i.contracts);
     let provider = match adapter {
         Some(provider) => provider,
-        None => Provider::Fake(FakeAdapter::new(contracts(), options.target.iter())),
+        None => Provider::Fake(
+            FakeAdapter::new(contracts(), options.target.iter())
+                .with_output_recovery(crate::provider::recovery(&options.provider.wire)),
+        ),
     };
     let mut eval = Eval::new(contracts())
         .filter(filter)

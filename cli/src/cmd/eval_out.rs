@@ -300,6 +300,14 @@ fn details(s: &Summary) -> Vec<String> {
             s.input_tokens.total, s.output_tokens.total
         ));
     }
+    if s.recovered_rate.passed > 0 {
+        lines.push(format!(
+            "recovered: {} ({} of {}): outputs read out of the model's text by --recover-output",
+            rate(&s.recovered_rate),
+            s.recovered_rate.passed,
+            s.recovered_rate.total
+        ));
+    }
     if s.cached > 0 {
         lines.push(format!("cached: {} of {}", s.cached, s.executions));
     }
@@ -372,6 +380,14 @@ pub(crate) fn table(ui: &mut Ui, stats: &RunStats) -> io::Result<()> {
         rate(&o.summary.schema_valid_rate),
         if o.summary.pass_all { "yes" } else { "no" },
     ))?;
+    if o.summary.recovered_rate.passed > 0 {
+        ui.line(&format!(
+            "recovered: {} of {} outputs were read out of the model's text by --recover-output ({})",
+            o.summary.recovered_rate.passed,
+            o.summary.recovered_rate.total,
+            rate(&o.summary.recovered_rate),
+        ))?;
+    }
     ui.line("")
 }
 

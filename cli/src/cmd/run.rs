@@ -253,6 +253,10 @@ fn report(
         Ok(e) => e.route.as_ref(),
         Err(e) => e.route.as_ref(),
     };
+    // The receipt's warnings: `TQX_OUTPUT_RECOVERED` when output recovery
+    // read the output out of the model's text (`--recover-output`).
+    let mut diagnostics = diagnostics;
+    diagnostics.extend(receipt.diagnostics().iter().cloned());
     let status = Status::of(&diagnostics);
     if ui.json() {
         let body = Report {

@@ -5,7 +5,9 @@
 
 use std::sync::{Arc, Barrier};
 use templiqx_eval::RunInfo;
-use templiqx_eval::history::{History, MIGRATION_V2, MIGRATION_V3, SCHEMA_V1, SCHEMA_VERSION};
+use templiqx_eval::history::{
+    History, MIGRATION_V2, MIGRATION_V3, MIGRATION_V4, SCHEMA_V1, SCHEMA_VERSION,
+};
 
 fn run_info() -> RunInfo {
     RunInfo {
@@ -96,17 +98,22 @@ fn connections_opening_one_version_1_history_together_migrate_it_once() {
     }
 }
 
-/// A file of version 3 (templiqx before variants and cost), of version 2
-/// (before `runs.interrupted_at` and `executions.queue_ms`) and of version
-/// 1 are migrated to version 4 in place: their runs keep what they had (one
-/// variant, no cost), and a run can be marked interrupted in them.
+/// A file of version 4 (templiqx before output recovery), of version 3
+/// (before variants and cost), of version 2 (before `runs.interrupted_at`
+/// and `executions.queue_ms`) and of version 1 are migrated to version 5
+/// in place: their runs keep what they had (one variant, no cost, nothing
+/// recovered), and a run can be marked interrupted in them.
 #[test]
-fn histories_of_versions_1_2_and_3_are_migrated_to_4_and_keep_their_runs() {
+fn histories_of_versions_1_to_4_are_migrated_to_5_and_keep_their_runs() {
     let dir = tempfile::tempdir().unwrap();
     for (version, schema) in [
         (1, SCHEMA_V1.to_owned()),
         (2, format!("{SCHEMA_V1} {MIGRATION_V2}")),
         (3, format!("{SCHEMA_V1} {MIGRATION_V2} {MIGRATION_V3}")),
+        (
+            4,
+            format!("{SCHEMA_V1} {MIGRATION_V2} {MIGRATION_V3} {MIGRATION_V4}"),
+        ),
     ] {
         let db = dir.path().join(format!("v{version}.sqlite"));
         rusqlite::Connection::open(&db)
@@ -129,7 +136,7 @@ fn histories_of_versions_1_2_and_3_are_migrated_to_4_and_keep_their_runs() {
             .collect::<Result<_, _>>()
             .unwrap();
         assert!(columns.iter().any(|c| c == "queue_ms"), "{columns:?}");
-        for column in ["variant", "cost"] {
+        for column in ["variant", "cost", "recovered"] {
             assert!(columns.iter().any(|c| c == column), "{columns:?}");
         }
         let old = history.run("1").unwrap().unwrap();
@@ -165,7 +172,7 @@ fn histories_of_versions_1_2_and_3_are_migrated_to_4_and_keep_their_runs() {
             "version {version}"
         );
     }
-    assert_eq!(SCHEMA_VERSION, 4);
+    assert_eq!(SCHEMA_VERSION, 5);
 }
 
 #[test]

@@ -7,4 +7,5 @@ mod common;
 mod evidence;
 mod history;
 mod interrupt;
+mod recovery;
 mod variants;
