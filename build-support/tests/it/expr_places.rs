@@ -258,17 +258,15 @@ fn every_kind_is_accepted_in_expect_checks() {
 /// and render; now it is refused, and the same expression is a check.
 #[test]
 fn the_same_expression_is_refused_in_content_and_accepted_as_a_check() {
-    let expression = format!(
-        "{{ kind: compare, op: gt, left: {{ kind: length, of: {{ kind: ref, path: inputs.tags }} }}, right: {{ kind: literal, value: 0 }} }}"
-    );
-    let content = contract(&when(&expression), TEXT, &[]);
+    let expression = "{ kind: compare, op: gt, left: { kind: length, of: { kind: ref, path: inputs.tags } }, right: { kind: literal, value: 0 } }";
+    let content = contract(&when(expression), TEXT, &[]);
     let diags = diagnostics(&content);
     assert_eq!(diags.len(), 1, "{diags:#?}");
     assert_eq!(diags[0].code, Code::ExprKindNotAllowed);
     let check = contract(
         &interpolate("{ kind: ref, path: inputs.name }"),
         TEXT,
-        &[&expression],
+        &[expression],
     );
     let diags = diagnostics(&check);
     assert!(diags.is_empty(), "{diags:#?}");
