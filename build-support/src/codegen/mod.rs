@@ -1,11 +1,13 @@
 //! Rust code generation: a compiled contract becomes a module with typed
-//! `Inputs`, `Context` and `Output` types, the interaction and its eval
+//! `Inputs`, `Context` and `Output` types, the partial types of the output
+//! (`PartialOutput`, module `partial`), the interaction and its eval
 //! fixtures as static data, fingerprint constants, typed entry points
-//! (`render`, `decode_output`, the `execute` calls) and eval tests
-//! (`docs/format.md`, "Generated Rust").
+//! (`render`, `decode_output`, the `execute` calls, `execute_partial`) and
+//! eval tests (`docs/format.md`, "Generated Rust").
 //!
 //! - `names` decides every identifier the generator writes;
-//! - `types` generates the structs and enums of the schemas;
+//! - `types` generates the structs and enums of the schemas, and the
+//!   partial types of the output's (`docs/format.md`, "Partial types");
 //! - `statics` writes the interaction IR as static tokens;
 //! - this module drives them and assembles the contract module; [`check`]
 //!   and [`check_all`] run the same walk without building tokens.
@@ -54,9 +56,16 @@ pub fn generate(
     sources: &Sources,
     options: &Options,
 ) -> Result<TokenStream, Vec<Diagnostic>> {
-    let items = type_items(contract, interaction, sources, true)?;
+    let (items, partials) = type_items(contract, interaction, sources, true)?;
     let checks = crate::check::compile_checks(contract, interaction, sources);
-    Ok(module(contract, interaction, options, &items, &checks))
+    Ok(module(
+        contract,
+        interaction,
+        options,
+        &items,
+        &partials,
+        &checks,
+    ))
 }
 
 /// Checks that [`generate`] would generate the module of one compiled
@@ -75,8 +84,13 @@ pub fn check(
     type_items(contract, interaction, sources, false).map(drop)
 }
 
+/// The items of a contract module's types: its own, and those of its
+/// `partial` module.
+type Items = (Vec<TokenStream>, Vec<TokenStream>);
+
 /// Decides the names of `Inputs`, `Context`, `Output` and every type they
-/// need, and builds their items when `emit` is set (else none).
+/// need, and builds their items, and the partial types of the output's,
+/// when `emit` is set (else none).
 ///
 /// # Errors
 /// `TQX_CODEGEN_COLLISION`, as [`generate`].
@@ -85,17 +99,19 @@ fn type_items(
     interaction: &Interaction,
     sources: &Sources,
     emit: bool,
-) -> Result<Vec<TokenStream>, Vec<Diagnostic>> {
+) -> Result<Items, Vec<Diagnostic>> {
     let mut g = Gen {
         sources,
         emit,
         items: Vec::new(),
+        partial: false,
+        partials: Vec::new(),
         names: TypeNames::default(),
         diags: Vec::new(),
     };
     root_types(&mut g, contract, interaction);
     if g.diags.is_empty() {
-        Ok(g.items)
+        Ok((g.items, g.partials))
     } else {
         Err(g.diags)
     }
@@ -208,6 +224,8 @@ fn root_types(g: &mut Gen<'_>, contract: &Contract, interaction: &Interaction) {
     let output_doc = format!("The structured output of contract `{id}` (its `output_schema`).");
     let output_loc = Loc::new(contract.loc.file, "/output_schema");
     let schema = &interaction.output_schema;
+    // The output's types, and theirs only, get a partial type each.
+    g.partial = true;
     if is_struct(schema) {
         let props = g.props(schema, &output_loc);
         g.struct_item(
@@ -218,17 +236,32 @@ fn root_types(g: &mut Gen<'_>, contract: &Contract, interaction: &Interaction) {
             Some("Output"),
         );
     } else {
-        let ty = g.ty(schema, "OutputValue", "", &output_loc);
-        let ty = if schema.types.contains(JsonType::Null) && !schema.types.is_any() {
-            quote! { ::core::option::Option<#ty> }
+        let (ty, partial) = g.ty(schema, "OutputValue", "", &output_loc);
+        let nullable = schema.types.contains(JsonType::Null) && !schema.types.is_any();
+        let enumerated = schema.enum_values.is_some() && schema.types.is_only(JsonType::String);
+        let (ty, partial) = if nullable {
+            (
+                quote! { ::core::option::Option<#ty> },
+                quote! { ::core::option::Option<#partial> },
+            )
+        } else if enumerated {
+            // An enum has no default: the snapshot's value before it is
+            // complete.
+            (ty, quote! { ::core::option::Option<#partial> })
         } else {
-            ty
+            (ty, partial)
         };
         if g.emit {
             let doc = doc_attr(&output_doc);
             g.items.push(quote! { #doc pub type Output = #ty; });
+            g.partials.push(quote! {
+                /// `super::Output` as far as it was written while streaming
+                /// (`docs/format.md`, "Partial types").
+                pub type Output = #partial;
+            });
         }
     }
+    g.partial = false;
 }
 
 /// The contract module around the generated types.
@@ -237,6 +270,7 @@ fn module(
     interaction: &Interaction,
     options: &Options,
     items: &[TokenStream],
+    partials: &[TokenStream],
     checks: &[Vec<ir::Check>],
 ) -> TokenStream {
     let p = private();
@@ -272,6 +306,13 @@ fn module(
     } else {
         TokenStream::new()
     };
+    let partial_tokens = quote! { #(#partials)* };
+    // Only a partial module that names a runtime item imports it.
+    let partial_use = if partial_tokens.to_string().contains(RUNTIME) {
+        quote! { use super::#p; }
+    } else {
+        TokenStream::new()
+    };
     quote! {
         #module_doc
         #[allow(dead_code)]
@@ -290,6 +331,22 @@ fn module(
             pub const INTERACTION_FINGERPRINT: &str = #interaction_fp;
 
             #(#items)*
+
+            /// The output as far as it was written while streaming
+            /// (`partial::Output`; `docs/format.md`, "Partial types"):
+            /// what `execute_partial` shows as the model writes.
+            pub type PartialOutput = partial::Output;
+
+            /// The partial types of the output: `Output` and each struct in
+            /// it under its own name, every field an `Option` that is
+            /// `None` until its value shows anything; strings and arrays
+            /// grow, numbers, booleans, enum values and `null` show once
+            /// complete, objects are partial in turn (`docs/format.md`,
+            /// "Partial types").
+            pub mod partial {
+                #partial_use
+                #partial_tokens
+            }
 
             /// The compiled interaction, as static data.
             pub static INTERACTION: #p::Interaction = #interaction_tokens;
@@ -392,6 +449,39 @@ fn module(
                 Output = ::core::result::Result<#p::Executed<Output>, #p::ExecuteError>,
             > + ::core::marker::Send {
                 #p::execute_streaming_async(adapter, &INTERACTION, inputs, context, sink)
+            }
+
+            /// `execute_streaming` with the output as it is written: `sink`
+            /// gets every stream event (`Streamed::Event`) and, after each
+            /// delta that changed what the output shows, a snapshot of the
+            /// `PartialOutput` (`Streamed::Partial`: the output so far and
+            /// the pointer of the value still being written); then the
+            /// typed `Output` comes back with its receipt.
+            ///
+            /// # Errors
+            /// As `execute`.
+            pub fn execute_partial<A: #p::RuntimeAdapter + ?::core::marker::Sized>(
+                adapter: &A,
+                inputs: &Inputs,
+                context: &Context,
+                sink: &mut dyn ::core::ops::FnMut(#p::Streamed<'_, PartialOutput>),
+            ) -> ::core::result::Result<#p::Executed<Output>, #p::ExecuteError> {
+                #p::execute_partial(adapter, &INTERACTION, inputs, context, sink)
+            }
+
+            /// `execute_partial` through an async adapter.
+            ///
+            /// # Errors
+            /// As `execute`.
+            pub fn execute_partial_async<A: #p::AsyncRuntimeAdapter>(
+                adapter: &A,
+                inputs: &Inputs,
+                context: &Context,
+                sink: &mut (dyn ::core::ops::FnMut(#p::Streamed<'_, PartialOutput>) + ::core::marker::Send),
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<#p::Executed<Output>, #p::ExecuteError>,
+            > + ::core::marker::Send {
+                #p::execute_partial_async(adapter, &INTERACTION, inputs, context, sink)
             }
 
 

@@ -75,6 +75,10 @@ pub(crate) const MODULE_ITEMS: &[&str] = &[
     "execute_streaming",
     "execute_async",
     "execute_streaming_async",
+    "execute_partial",
+    "execute_partial_async",
+    "PartialOutput",
+    "partial",
     "evals",
 ];
 

@@ -28,6 +28,9 @@ struct Member<'f> {
     /// The Rust field name (`r#type` for a keyword).
     rust: String,
     ty: TokenStream,
+    /// The field's type in the partial struct (`docs/format.md`, "Partial
+    /// types"): always an `Option`.
+    partial: TokenStream,
     nullable: bool,
 }
 
@@ -46,6 +49,13 @@ pub(super) struct Gen<'a> {
     pub(super) emit: bool,
     /// Every item generated so far, in declaration order.
     pub(super) items: Vec<TokenStream>,
+    /// Whether the types being generated are the output's, which get a
+    /// partial type each (`docs/format.md`, "Partial types").
+    pub(super) partial: bool,
+    /// The items of the `partial` module, in declaration order: a
+    /// partial struct per output struct, the `Grow` impl of each output
+    /// enum.
+    pub(super) partials: Vec<TokenStream>,
     pub(super) names: TypeNames,
     pub(super) diags: Vec<Diagnostic>,
 }
@@ -107,7 +117,13 @@ impl Gen<'_> {
                 continue;
             }
             let nullable = nullable(&f.schema);
-            let inner = self.ty(&f.schema, &f.name, parent, &f.schema_loc);
+            let (inner, partial) = self.ty(&f.schema, &f.name, parent, &f.schema_loc);
+            // Not there yet is `None`; a complete `null` is `Some(None)`.
+            let partial = if nullable {
+                quote! { ::core::option::Option<::core::option::Option<#partial>> }
+            } else {
+                quote! { ::core::option::Option<#partial> }
+            };
             // Optional and nullable: `None` is absent, `Some(None)` is null.
             let ty = match (f.required, nullable) {
                 (true, false) => inner,
@@ -120,6 +136,7 @@ impl Gen<'_> {
                 spec: f,
                 rust,
                 ty,
+                partial,
                 nullable,
             });
         }
@@ -172,6 +189,10 @@ impl Gen<'_> {
         } else {
             TokenStream::new()
         };
+        if self.partial {
+            let item = partial_struct(&ident, &members, closed, &eid);
+            self.partials.push(item);
+        }
         let sdoc = doc_attr(doc);
         let view = object_view(&ident, &members, closed, &eid);
         let decode = decode_struct(&ident, &members, closed, &eid);
@@ -196,13 +217,23 @@ impl Gen<'_> {
         });
     }
 
-    /// The Rust type of a schema (without the `Option` for nullability);
-    /// `name` is the property's name, `parent` the enclosing type's.
-    pub(super) fn ty(&mut self, s: &Schema, name: &str, parent: &str, loc: &Loc) -> TokenStream {
+    /// The Rust type of a schema (without the `Option` for nullability),
+    /// and its type in the `partial` module (`docs/format.md`, "Partial
+    /// types"; the same but for enums, named from the module inside it,
+    /// and the partial structs, which take the same names there); `name` is
+    /// the property's name, `parent` the enclosing type's.
+    pub(super) fn ty(
+        &mut self,
+        s: &Schema,
+        name: &str,
+        parent: &str,
+        loc: &Loc,
+    ) -> (TokenStream, TokenStream) {
         let p = private();
         let t = s.types.without_null();
+        let same = |t: TokenStream| (t.clone(), t);
         if untyped(s) {
-            return quote! { #p::Json };
+            return same(quote! { #p::Json });
         }
         match t.iter().next() {
             Some(JsonType::String) => match &s.enum_values {
@@ -210,28 +241,34 @@ impl Gen<'_> {
                     let ty = self.names.fresh(name, parent);
                     self.enum_item(&ty, s, values);
                     let id = Ident::new(&ty, Span::call_site());
-                    quote! { #id }
+                    (quote! { #id }, quote! { super::#id })
                 }
-                _ => quote! { ::std::string::String },
+                _ => same(quote! { ::std::string::String }),
             },
-            Some(JsonType::Integer) => quote! { i64 },
-            Some(JsonType::Number) => quote! { f64 },
-            Some(JsonType::Boolean) => quote! { bool },
+            Some(JsonType::Integer) => same(quote! { i64 }),
+            Some(JsonType::Number) => same(quote! { f64 }),
+            Some(JsonType::Boolean) => same(quote! { bool }),
             Some(JsonType::Array) => {
-                let item = match &s.items {
+                let (item, partial) = match &s.items {
                     // A nullable element is `Option<T>`: `null` is `None`.
                     Some(items) if nullable(items) => {
                         let item_name = format!("{} Item", names::pascal(name));
-                        let t = self.ty(items, &item_name, parent, &loc.child("items"));
-                        quote! { ::core::option::Option<#t> }
+                        let (t, pt) = self.ty(items, &item_name, parent, &loc.child("items"));
+                        (
+                            quote! { ::core::option::Option<#t> },
+                            quote! { ::core::option::Option<#pt> },
+                        )
                     }
                     Some(items) => {
                         let item_name = format!("{} Item", names::pascal(name));
                         self.ty(items, &item_name, parent, &loc.child("items"))
                     }
-                    None => quote! { #p::Json },
+                    None => same(quote! { #p::Json }),
                 };
-                quote! { ::std::vec::Vec<#item> }
+                (
+                    quote! { ::std::vec::Vec<#item> },
+                    quote! { ::std::vec::Vec<#partial> },
+                )
             }
             Some(JsonType::Object) if !s.properties.is_empty() => {
                 let ty = self.names.fresh(name, parent);
@@ -243,12 +280,10 @@ impl Gen<'_> {
                     .unwrap_or_else(|| format!("The object at {}.", code(&loc.pointer)));
                 self.struct_item(&ty, &doc, &props, !s.additional_properties, None);
                 let id = Ident::new(&ty, Span::call_site());
-                quote! { #id }
+                same(quote! { #id })
             }
-            Some(JsonType::Object) => {
-                quote! { #p::JsonMap }
-            }
-            _ => quote! { #p::Json },
+            Some(JsonType::Object) => same(quote! { #p::JsonMap }),
+            _ => same(quote! { #p::Json }),
         }
     }
 
@@ -258,6 +293,21 @@ impl Gen<'_> {
         }
         let p = private();
         let ident = Ident::new(name, Span::call_site());
+        if self.partial {
+            // An enum value shows once complete: read whole, as `Decode`
+            // reads it.
+            self.partials.push(quote! {
+                impl #p::Grow for super::#ident {
+                    fn start<'r>(
+                        node: #p::PartialNode<'r>,
+                        _: &mut #p::Follow<'r>,
+                    ) -> ::core::option::Option<Self> {
+                        #p::typed::complete(node)
+                    }
+                    fn grow<'r>(&mut self, _: #p::PartialNode<'r>, _: &mut #p::Follow<'r>) {}
+                }
+            });
+        }
         let mut used = VariantNames::default();
         let mut variants = Vec::new();
         let mut arms = Vec::new();
@@ -436,6 +486,118 @@ fn object_view(ident: &Ident, members: &[Member<'_>], closed: bool, eid: &Ident)
         }
         #p::object_view!(#ident);
     }
+}
+
+/// The partial struct of a generated output struct, in the `partial`
+/// module under the same name (`docs/format.md`, "Partial types"): every
+/// field an `Option` of its partial type (`None` until its value shows
+/// anything), an open struct's extra members as partial JSON, `Default`
+/// (nothing shown), and its `Grow` impl, which brings each member that
+/// changed up to date through the runtime's generic code (one match arm
+/// per field).
+fn partial_struct(ident: &Ident, members: &[Member<'_>], closed: bool, eid: &Ident) -> TokenStream {
+    let p = private();
+    let defs = members.iter().map(|m| {
+        let (fid, ty) = (m.ident(), &m.partial);
+        let doc = doc_attr(&partial_field_doc(m));
+        quote! { #doc pub #fid: #ty, }
+    });
+    let extra = if closed {
+        TokenStream::new()
+    } else {
+        quote! {
+            /// Members not declared in `properties`, as far as each was
+            /// written (partial JSON by the same rules).
+            pub #eid: #p::JsonMap,
+        }
+    };
+    let arms = members.iter().map(|m| {
+        let (fid, json) = (m.ident(), Literal::string(&m.spec.name));
+        quote! { #json => #p::typed::field(&mut self.#fid, member, follow), }
+    });
+    let other = if closed {
+        quote! { _ => {} }
+    } else {
+        quote! { _ => #p::typed::extra(&mut self.#eid, key, member, follow), }
+    };
+    // One arm and nothing else to do is an `if` (clippy's `single_match`).
+    let body = match (members, closed) {
+        ([], true) => quote! { let _ = (key, member, follow); },
+        ([m], true) => {
+            let (fid, json) = (m.ident(), Literal::string(&m.spec.name));
+            quote! {
+                if key == #json {
+                    #p::typed::field(&mut self.#fid, member, follow);
+                }
+            }
+        }
+        _ => quote! {
+            match key {
+                #(#arms)*
+                #other
+            }
+        },
+    };
+    let doc = Literal::string(&format!(
+        " `{ident}` as far as it was written while streaming: each field `None` until its value shows anything (`docs/format.md`, \"Partial types\")."
+    ));
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, PartialEq, Default)]
+        pub struct #ident {
+            #(#defs)*
+            #extra
+        }
+
+        impl #p::Grow for #ident {
+            fn start<'r>(
+                node: #p::PartialNode<'r>,
+                follow: &mut #p::Follow<'r>,
+            ) -> ::core::option::Option<Self> {
+                #p::typed::start_struct(node, follow)
+            }
+            fn grow<'r>(&mut self, node: #p::PartialNode<'r>, follow: &mut #p::Follow<'r>) {
+                follow.members(node, &mut |key, member, follow| {
+                    #body
+                });
+            }
+        }
+    }
+}
+
+/// A partial field's doc comment: its description (or its JSON name), and
+/// when it shows what.
+fn partial_field_doc(m: &Member<'_>) -> String {
+    let f = m.spec;
+    let mut doc = f
+        .description
+        .as_deref()
+        .map(doc_text)
+        .unwrap_or_else(|| code(&f.name));
+    let t = f.schema.types.without_null();
+    let rule = if untyped(&f.schema) {
+        "`None` until the value starts; then as far as it was written (strings and containers grow, numbers, booleans and `null` show once complete)."
+    } else {
+        match t.iter().next() {
+            Some(JsonType::String) if f.schema.enum_values.is_some() => {
+                "`None` until the value is complete."
+            }
+            Some(JsonType::String) => {
+                "`None` until the string starts; then its text so far, growing."
+            }
+            Some(JsonType::Array) => {
+                "`None` until the array starts; then its items so far, growing (an item shows once it shows anything; a number, boolean or enum value once complete)."
+            }
+            Some(JsonType::Object) => "`None` until the object starts; then its members so far.",
+            _ => "`None` until the value is complete.",
+        }
+    };
+    doc.push_str("\n\n");
+    doc.push_str(rule);
+    if m.nullable {
+        doc.push_str(" A complete `null` is `Some(None)`.");
+    }
+    doc
 }
 
 /// A field's doc comment: its description (or its JSON name), and what

@@ -75,18 +75,13 @@ pub fn run(
     let started = Instant::now();
     let mut deltas = 0usize;
     let mut printed = false;
-    let json = ui.json();
+    let mut partials = Partials::new(ui.json());
     let result = {
         let mut sink = |event: StreamEvent| {
             if let StreamEvent::Delta { text } = &event {
                 deltas += 1;
                 spinner.stop();
-                if !json {
-                    let mut out = io::stdout().lock();
-                    let _ = out.write_all(text.as_bytes());
-                    let _ = out.flush();
-                    printed = true;
-                }
+                printed |= partials.delta(text);
             }
         };
         let sink = stream.then_some(&mut sink as &mut (dyn FnMut(StreamEvent) + Send));
@@ -100,6 +95,7 @@ pub fn run(
     };
     let latency = started.elapsed();
     spinner.stop();
+    partials.finish();
     if printed {
         ui.line("")?;
     }
@@ -405,4 +401,96 @@ fn route_lines(route: &Route) -> Vec<(&'static str, String)> {
         ));
     }
     lines
+}
+
+/// What `run --stream` shows of the output while it arrives
+/// (`docs/cli.md`, "run"): the partial output read from the deltas
+/// (`templiqx::PartialStream`, `docs/runtime.md`, "Typed streaming") — with
+/// `--format json` one line `{"event":"partial","output":…,"writing":…}`
+/// each time what it shows changes, before the envelope; on a terminal,
+/// drawn in place as it grows — else the text as it comes.
+struct Partials {
+    json: bool,
+    stream: templiqx::PartialStream<templiqx_contracts::Json>,
+    /// On a terminal (human format): the partial output drawn in place;
+    /// hidden otherwise.
+    view: ProgressBar,
+    /// The text so far, while it is drawn as a partial output (shown as
+    /// text if it stops being JSON).
+    text: String,
+}
+
+/// One `--format json` line of `run --stream`: the output so far and the
+/// JSON Pointer of the value being written (`null` once complete).
+#[derive(serde::Serialize)]
+struct PartialLine<'a> {
+    event: &'static str,
+    output: &'a templiqx_contracts::Json,
+    writing: Option<&'a str>,
+}
+
+impl Partials {
+    fn new(json: bool) -> Partials {
+        let view = if !json && io::stdout().is_terminal() {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stdout());
+            bar.set_style(
+                ProgressStyle::with_template("{msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        Partials {
+            json,
+            stream: templiqx::PartialStream::new(),
+            view,
+            text: String::new(),
+        }
+    }
+
+    /// Shows one delta; returns whether it printed text (a line must end
+    /// it).
+    fn delta(&mut self, text: &str) -> bool {
+        let drawing = !self.view.is_hidden();
+        if !self.json && !drawing {
+            let mut out = io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            return true;
+        }
+        if drawing {
+            self.text.push_str(text);
+        }
+        if let Some(snapshot) = self.stream.feed(text) {
+            if self.json {
+                let line = PartialLine {
+                    event: "partial",
+                    output: snapshot.output,
+                    writing: snapshot.writing,
+                };
+                if let Ok(line) = serde_json::to_string(&line) {
+                    let mut out = io::stdout().lock();
+                    let _ = writeln!(out, "{line}");
+                    let _ = out.flush();
+                }
+            } else if let Ok(pretty) = serde_json::to_string_pretty(snapshot.output) {
+                self.view.set_message(pretty);
+            }
+        } else if drawing && self.stream.error().is_some() {
+            // Not JSON (prose, a fence): the text as it comes instead.
+            self.view.finish_and_clear();
+            self.view = ProgressBar::hidden();
+            let mut out = io::stdout().lock();
+            let _ = out.write_all(std::mem::take(&mut self.text).as_bytes());
+            let _ = out.flush();
+            return true;
+        }
+        false
+    }
+
+    /// Clears the drawing: the report shows the whole output.
+    fn finish(&self) {
+        self.view.finish_and_clear();
+    }
 }

@@ -164,11 +164,71 @@ fn run_streams_deltas_as_they_come() {
         "the deltas, in order:\n{text}"
     );
     assert!(text.contains("streamed     2 deltas"), "{text}");
+    assert!(
+        !text.contains('\x1b'),
+        "no control characters off a terminal"
+    );
     let json = run_openai(&base, &["--stream", "--format", "json"]);
-    let env = &envelopes(&json)[0];
+    let lines = envelopes(&json);
+    let env = lines.last().unwrap();
+    assert_envelope(env, "execute");
     assert_eq!(env["result"]["deltas"], 2);
     assert_eq!(env["ok"], true);
+    // Before the envelope, the partial output after each delta.
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[1]["output"], env["result"]["output"]);
+    assert_eq!(lines[1]["writing"], Value::Null);
     assert_eq!(fake.seen.lock().unwrap()[0].1["stream"], true);
+}
+
+/// `next` is what `prev` may become while streaming (`docs/format.md`,
+/// "Partial types"): strings grow, arrays and objects keep what they
+/// showed, complete scalars stay.
+fn follows(prev: &Value, next: &Value, at: &str) {
+    match (prev, next) {
+        (Value::String(a), Value::String(b)) => assert!(b.starts_with(a.as_str()), "{at}"),
+        (Value::Array(a), Value::Array(b)) => {
+            assert!(b.len() >= a.len(), "{at}: shrank");
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                follows(x, y, &format!("{at}/{i}"));
+            }
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, x) in a {
+                follows(x, &b[k], &format!("{at}/{k}"));
+            }
+        }
+        (a, b) => assert_eq!(a, b, "{at}: a complete value changed"),
+    }
+}
+
+#[test]
+fn run_stream_format_json_prints_each_partial_output_before_the_envelope() {
+    let output = eval_output();
+    let base = serve_scripted(
+        "/v1/chat/completions",
+        vec![templiqx_fake_provider::openai_deltas(&output, 1)],
+    );
+    let json = run_openai(&base, &["--stream", "--format", "json"]);
+    assert_eq!(json.status.code(), Some(0), "{}", stdout(&json));
+    let mut lines = envelopes(&json);
+    let env = lines.pop().unwrap();
+    assert_envelope(&env, "execute");
+    assert_eq!(env["result"]["deltas"], output.chars().count());
+    assert!(lines.len() > 50, "{} partial lines", lines.len());
+    let mut prev = json!({});
+    for line in &lines {
+        assert_eq!(line["event"], "partial", "{line}");
+        follows(&prev, &line["output"], "");
+        prev = line["output"].clone();
+    }
+    // Partway, the rent is left out while its digits arrive.
+    assert!(lines.iter().any(|l| l["writing"] == "/monthly_rent"
+        && l["output"].get("monthly_rent").is_none()
+        && l["output"]["end_date"] == "2027-02-28"));
+    let last = lines.last().unwrap();
+    assert_eq!(last["output"], env["result"]["output"]);
+    assert_eq!(last["writing"], Value::Null);
 }
 
 #[test]

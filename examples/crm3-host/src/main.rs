@@ -10,8 +10,11 @@
 //! 3. Evaluate the fixture's `expect` checks against that output.
 //! 4. Convert it into the drafting contract's typed input.
 //! 5. Execute the drafting contract with streaming
-//!    (`drafting::execute_streaming`, scenario `lease-summary-streamed`),
-//!    getting its typed output.
+//!    (`drafting::execute_partial`, scenario `lease-summary-streamed`):
+//!    the generated `PartialOutput` is shown as the model writes it (on a
+//!    terminal, one line updated in place; otherwise a line each time the
+//!    value being written moves on, `docs/runtime.md`, "Typed
+//!    streaming"), then the typed output with its receipt.
 //!
 //! Each model call starts with a header line naming its step, its contract
 //! and what it runs on (`== lease-term-extraction: step 1 of 2, extraction
@@ -40,10 +43,13 @@ use crm3_host::{
     lease_summary_drafting as drafting, lease_term_extraction as extraction, lease_terms,
 };
 use std::future::Future;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use templiqx::contracts::Diagnostics;
-use templiqx::{ExecuteError, Executed, Receipt, RenderedInteraction, StreamEvent};
+use templiqx::{
+    ExecuteError, Executed, Receipt, RenderedInteraction, Snapshot, StreamEvent, Streamed,
+};
 use templiqx_mock::{Inventory, MockError, ScriptedRuntime, VirtualClock};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -94,6 +100,115 @@ fn print_receipt(receipt: &Receipt, attempts: u32, clock: &VirtualClock) {
     }
     println!("   receipt fingerprint     {}", receipt.fingerprint());
     println!("   attempts {attempts}, virtual time {} ms", clock.now_ms());
+}
+
+/// One line describing the drafting output as far as it was written: each
+/// field done, being written (with what it shows so far) or not started.
+fn describe(snapshot: &Snapshot<'_, drafting::PartialOutput>) -> String {
+    let state = |pointer: &str| {
+        if snapshot.is_writing(pointer) {
+            "writing"
+        } else {
+            "done"
+        }
+    };
+    let text = |name: &str, value: &Option<String>| match value {
+        None => format!("{name} not started"),
+        Some(v) => {
+            let chars = v.chars().count();
+            let shown: String = if chars > 24 {
+                let tail: String = v.chars().skip(chars - 24).collect();
+                format!("…{tail}")
+            } else {
+                v.clone()
+            };
+            format!(
+                "{name} {} {shown:?} ({chars} chars)",
+                state(&format!("/{name}"))
+            )
+        }
+    };
+    let output = snapshot.output;
+    let merge = match &output.merge_fields {
+        None => "merge_fields not started".to_owned(),
+        Some(m) => {
+            let filled = [&m.client, &m.term, &m.rent]
+                .iter()
+                .filter(|f| f.is_some())
+                .count();
+            format!(
+                "merge_fields {}, {filled} of 3 started",
+                state("/merge_fields")
+            )
+        }
+    };
+    format!(
+        "   partial after delta {}: {}; {}; {merge}",
+        snapshot.delta,
+        text("title", &output.title),
+        text("summary", &output.summary)
+    )
+}
+
+/// What the drafting step shows while it streams: the deltas and the
+/// receipt of the terminal event, and the partial output (in place on a
+/// terminal; else a line each time the value being written moves on).
+struct Shown {
+    deltas: usize,
+    completed: Option<Receipt>,
+    in_place: bool,
+    writing: Option<Option<String>>,
+    partials: usize,
+}
+
+impl Shown {
+    fn new() -> Shown {
+        Shown {
+            deltas: 0,
+            completed: None,
+            in_place: std::io::stdout().is_terminal(),
+            writing: None,
+            partials: 0,
+        }
+    }
+
+    fn event(&mut self, event: Streamed<'_, drafting::PartialOutput>) {
+        match event {
+            Streamed::Event(StreamEvent::Delta { .. }) => self.deltas += 1,
+            Streamed::Event(StreamEvent::Complete { receipt }) => {
+                self.completed = Some(receipt.clone());
+            }
+            Streamed::Event(_) => {}
+            Streamed::Partial(snapshot) => {
+                self.partials += 1;
+                let line = describe(&snapshot);
+                if self.in_place {
+                    // Back to the start of the line, clear it, redraw.
+                    print!("\r\x1b[K{line}");
+                    let _ = std::io::stdout().flush();
+                } else {
+                    let writing = snapshot.writing.map(str::to_owned);
+                    if self.writing.as_ref() != Some(&writing) {
+                        println!("{line}");
+                        self.writing = Some(writing);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ends the in-place line, then says what streamed.
+    fn finish(&self, receipt: &Receipt) {
+        if self.in_place && self.partials > 0 {
+            println!();
+        }
+        println!(
+            "   streamed {} deltas, {} partial outputs; Complete carried the execute receipt: {}",
+            self.deltas,
+            self.partials,
+            self.completed.as_ref() == Some(receipt)
+        );
+    }
 }
 
 /// A real model, chosen by `CRM3_PROVIDER`.
@@ -357,7 +472,8 @@ fn run() -> Result<()> {
         locale: Some("nl-NL".to_owned()),
     };
 
-    // 5. Execute with streaming; the terminal event carries the receipt.
+    // 5. Execute with streaming, showing the typed partial output as it is
+    //    written; the terminal event carries the receipt.
     print_step(
         drafting::CONTRACT_ID,
         2,
@@ -368,34 +484,29 @@ fn run() -> Result<()> {
             on_mock("lease-summary-streamed")
         },
     );
-    let mut deltas = 0;
-    let mut completed = None;
-    let mut sink = |event: StreamEvent| match event {
-        StreamEvent::Delta { .. } => deltas += 1,
-        StreamEvent::Complete { receipt } => completed = Some(receipt),
-        _ => {}
-    };
+    let mut shown = Shown::new();
     let executed = match &live {
         Some(live) => {
+            let mut sink = |event: Streamed<'_, drafting::PartialOutput>| shown.event(event);
             let executed = on_live!(live, adapter => {
-                drafting::execute_streaming_async(adapter, &inputs, &context, &mut sink)
-            })?;
-            println!(
-                "   streamed {deltas} deltas; Complete carried the execute receipt: {}",
-                completed.as_ref() == Some(&executed.receipt)
-            );
+                drafting::execute_partial_async(adapter, &inputs, &context, &mut sink)
+            });
+            if shown.in_place && shown.partials > 0 {
+                println!();
+            }
+            let executed = executed?;
+            shown.finish(&executed.receipt);
             executed
         }
         None => {
             let clock = VirtualClock::new();
             let model = ScriptedRuntime::new(scenario("lease-summary-streamed")?, &target)?
                 .with_clock(clock.clone());
-            let executed = drafting::execute_streaming(&model, &inputs, &context, &mut sink)?;
+            let executed = drafting::execute_partial(&model, &inputs, &context, &mut |event| {
+                shown.event(event)
+            })?;
+            shown.finish(&executed.receipt);
             print_request(&executed.request);
-            println!(
-                "   streamed {deltas} deltas; Complete carried the execute receipt: {}",
-                completed.as_ref() == Some(&executed.receipt)
-            );
             print_receipt(&executed.receipt, executed.attempts, &clock);
             executed
         }

@@ -12,7 +12,10 @@
 //! events with a chosen line ending (LF, CRLF or CR: WHATWG HTML, 9.2.6
 //! "Interpreting an event stream", accepts all three) and can put
 //! keep-alives — comment lines and events without data, as proxies and
-//! load balancers send them — before, between and after the real events.
+//! load balancers send them — before, between and after the real events;
+//! [`openai_deltas`] writes a whole OpenAI-compatible stream of a text in
+//! deltas of a chosen number of characters (one, as a model streaming
+//! token by token may).
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -319,6 +322,33 @@ impl Default for SseBody {
     fn default() -> Self {
         SseBody::new()
     }
+}
+
+/// An OpenAI-compatible Chat Completions stream (`text/event-stream`)
+/// whose content is `text`, one chunk event per `per_delta` characters (1:
+/// every character its own delta, a multi-byte character whole), then a
+/// chunk with `finish_reason: stop`, one with `usage` and `[DONE]`: what a
+/// model that streams token by token sends, for tests of what a consumer
+/// makes of the deltas (`docs/runtime.md`, "Typed streaming").
+pub fn openai_deltas(text: &str, per_delta: usize) -> Reply {
+    let chunk = |delta: Value, finish: Option<&str>| {
+        json!({ "id": "c", "object": "chat.completion.chunk", "created": 1, "model": "fake-model",
+                "choices": [{ "index": 0, "delta": delta, "finish_reason": finish }] })
+        .to_string()
+    };
+    let chars: Vec<char> = text.chars().collect();
+    let mut body = SseBody::new().data(chunk(json!({ "role": "assistant", "content": "" }), None));
+    for piece in chars.chunks(per_delta.max(1)) {
+        let piece: String = piece.iter().collect();
+        body = body.data(chunk(json!({ "content": piece }), None));
+    }
+    let usage = json!({ "id": "c", "object": "chat.completion.chunk", "choices": [],
+        "usage": { "prompt_tokens": 42, "completion_tokens": chars.len(), "total_tokens": 42 + chars.len() } });
+    let body = body
+        .data(chunk(json!({}), Some("stop")))
+        .data(usage.to_string())
+        .data("[DONE]");
+    Reply::sse(body.render("\n", KeepAlive::None))
 }
 
 /// The lease-terms contract the suites execute: a system, a developer

@@ -27,6 +27,7 @@ mod host_looked_for;
 mod msrv;
 mod narrowing;
 mod no_panic;
+mod partial_types;
 mod readme;
 mod render_sites;
 mod typed_calls;

@@ -37,7 +37,9 @@ fn the_main_job_chains_extraction_into_drafting_on_the_mock_runtime() {
         "checks of `fixed-term-lease`: 5 of 5 passed",
         "== lease-summary-drafting",
         "Term: 01-03-2026 to 28-02-2027\nMonthly rent: EUR 1.450,50",
-        "Complete carried the execute receipt: true",
+        "   partial after delta 1: title done \"Lease summary\" (13 chars); summary writing",
+        "merge_fields writing, 0 of 3 started",
+        "streamed 3 deltas, 3 partial outputs; Complete carried the execute receipt: true",
         "decoded: \"Lease summary\"",
     ] {
         assert!(stdout.contains(needle), "missing {needle:?} in\n{stdout}");

@@ -91,7 +91,7 @@ fn the_main_job_runs_on_an_openai_compatible_server_when_asked() {
         "== lease-term-extraction",
         "decoded: 2026-03-01 .. 2027-02-28, EUR 1450.5 per month, 60 days' notice, 4 evidence links",
         "tokens: 300 in, 80 out",
-        "streamed 2 deltas; Complete carried the execute receipt: true",
+        "streamed 2 deltas, 2 partial outputs; Complete carried the execute receipt: true",
         "decoded: \"Lease summary\"",
     ] {
         assert!(stdout.contains(needle), "missing {needle:?} in\n{stdout}");
