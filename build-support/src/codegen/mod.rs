@@ -631,6 +631,12 @@ fn eval_fixtures(evals: &[EvalDecl], checks: &[Vec<ir::Check>]) -> Vec<EvalFixtu
                 .into(),
             fake_output_json: e.fake_output.as_ref().map(|v| v.to_string().into()),
             checks: Seq::Owned(checks.get(i).cloned().unwrap_or_default()),
+            // Rows stay in their file: by path and digest, never embedded
+            // (`docs/format.md`, "Datasets").
+            dataset: e.dataset.as_ref().map(|d| DatasetRef {
+                path: d.path.clone().into(),
+                sha256: d.sha256.clone().into(),
+            }),
         })
         .collect()
 }
@@ -646,6 +652,7 @@ fn eval_tests(evals: &[EvalDecl], checks: &[Vec<ir::Check>]) -> Vec<TokenStream>
     evals
         .iter()
         .enumerate()
+        .filter(|(_, e)| e.dataset.is_none())
         .map(|(i, e)| {
             let test = Ident::new(&used.fresh(&e.id), Span::call_site());
             let checked = e.fake_output.is_some() && checks.get(i).is_some_and(|c| !c.is_empty());
@@ -701,10 +708,3 @@ mod tests {
         assert_eq!(code("two\nlines"), "`two lines`");
     }
 }
-            // Rows stay in their file: by path and digest, never embedded
-            // (`docs/format.md`, "Datasets").
-            dataset: e.dataset.as_ref().map(|d| DatasetRef {
-                path: d.path.clone().into(),
-                sha256: d.sha256.clone().into(),
-            }),
-        .filter(|(_, e)| e.dataset.is_none())
