@@ -2,8 +2,8 @@
 //! workspace: the CRM3 example contracts carry checks that pass against
 //! their fixtures' `fake_output` and catch a wrong output; without
 //! `expect` they fingerprint exactly as before the field existed; and the
-//! expression kinds checks brought (`compare`, `contains`, `length`)
-//! render in content as well.
+//! expression kinds checks brought (`compare`, `contains`, `length`) are
+//! refused in content and evaluated in checks.
 
 use crate::common;
 
@@ -151,47 +151,82 @@ fn without_expect_the_crm3_contracts_fingerprint_exactly_as_before() {
     }
 }
 
+/// `compare`, `contains` and `length` are eval operators: refused in
+/// content (`TQX_EXPR_KIND_NOT_ALLOWED`, `docs/format.md`, "Where each
+/// kind is allowed"), evaluated in checks by the renderer's own evaluator.
 #[test]
-fn the_new_kinds_work_in_content_too() {
-    let text = r#"api_version: templiqx/v1alpha1
+fn the_eval_operators_are_refused_in_content_and_evaluated_in_checks() {
+    let contract = |content: &str, expect: &str| {
+        format!(
+            r#"api_version: templiqx/v1alpha1
 id: tags
 version: 0.1.0
 inputs:
-  tags: { schema: { type: array, items: { type: string } }, required: true }
-  name: { schema: { type: string }, required: true }
+  tags: {{ schema: {{ type: array, items: {{ type: string }} }}, required: true }}
+  name: {{ schema: {{ type: string }}, required: true }}
 capabilities: [structured_output]
 messages:
   - role: user
     content:
-      - { kind: interpolate, expression: { kind: length, of: { kind: ref, path: inputs.tags } } }
-      - kind: when
-        condition:
-          kind: and
-          operands:
-            - { kind: contains, container: { kind: ref, path: inputs.tags }, item: { kind: literal, value: urgent } }
-            - kind: compare
-              op: ge
-              left: { kind: length, of: { kind: ref, path: inputs.name } }
-              right: { kind: literal, value: 3 }
-        then: [{ kind: text, value: " urgent" }]
-output_schema: { type: object }
-"#;
-    let c = templiqx_build::compile_str(text, "contracts/tags.yaml", &common::structured_output());
-    assert!(c.diagnostics.is_empty(), "{}", c.render_diagnostics());
-    let i = c.interaction.unwrap();
-    let render = |v: serde_json::Value| {
-        templiqx::render(&i, v.as_object().unwrap(), &serde_json::Map::new())
-            .unwrap()
-            .messages[0]
-            .content
-            .clone()
+      - {content}
+output_schema: {{ type: object }}
+evals:
+  - id: zoe
+    inputs: {{ tags: [a, urgent], name: "Zoë" }}
+    expect:
+      - {{ id: urgent-and-named, check: {expect} }}
+"#
+        )
+    };
+    let condition = "{ kind: and, operands: [{ kind: contains, container: { kind: ref, path: inputs.tags }, item: { kind: literal, value: urgent } }, { kind: compare, op: ge, left: { kind: length, of: { kind: ref, path: inputs.name } }, right: { kind: literal, value: 3 } }] }";
+    let when = format!(
+        "{{ kind: when, condition: {condition}, then: [{{ kind: text, value: urgent }}] }}"
+    );
+    let literal = "{ kind: literal, value: true }";
+    let text = contract(&when, literal);
+    let c = templiqx_build::compile_str(&text, "contracts/tags.yaml", &common::structured_output());
+    let refused: Vec<(&str, Option<&str>)> = c
+        .diagnostics
+        .iter()
+        .map(|d| (d.code.as_str(), d.json_pointer.as_deref()))
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            (
+                "TQX_EXPR_KIND_NOT_ALLOWED",
+                Some("/messages/0/content/0/condition/operands/0/kind")
+            ),
+            (
+                "TQX_EXPR_KIND_NOT_ALLOWED",
+                Some("/messages/0/content/0/condition/operands/1/kind")
+            ),
+        ]
+    );
+    assert!(c.interaction.is_none());
+
+    // The same expression as a check compiles, and evaluates.
+    let text = contract("{ kind: text, value: hi }", condition);
+    let c = templiqx_build::compile_str(&text, "contracts/tags.yaml", &common::structured_output());
+    assert!(c.diagnostics.is_empty(), "{:#?}", c.diagnostics);
+    let (contract, interaction) = (c.contract.unwrap(), c.interaction.unwrap());
+    let checks = compile_checks(&contract, &interaction, &c.sources);
+    let eval = &contract.evals[0];
+    let output = serde_json::json!({});
+    let check = |inputs: serde_json::Value| {
+        evaluate_check(
+            &checks[0][0],
+            inputs.as_object().unwrap(),
+            &eval.context,
+            output.as_value(),
+        )
     };
     assert_eq!(
-        render(serde_json::json!({"tags": ["a", "urgent"], "name": "Zoë"})),
-        "2 urgent"
+        check(serde_json::json!({"tags": ["a", "urgent"], "name": "Zoë"})),
+        Ok(true)
     );
     assert_eq!(
-        render(serde_json::json!({"tags": ["urgent"], "name": "Al"})),
-        "1"
+        check(serde_json::json!({"tags": ["urgent"], "name": "Al"})),
+        Ok(false)
     );
 }
