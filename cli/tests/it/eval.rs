@@ -163,7 +163,19 @@ fn the_crm3_example_passes_offline_with_the_fake_provider() {
     ] {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
-    for fixture in ["fixed-term-lease", "dutch-client"] {
+    // The 24 rows of the extraction's dataset (`docs/eval.md`, "Datasets")
+    // run as fixtures of their own, each checked against its own `case`.
+    assert!(
+        text.contains("Evaluating 26 fixture(s) × 3 repeat(s)"),
+        "{text}{}",
+        String::from_utf8_lossy(&human.stderr)
+    );
+    for fixture in [
+        "fixed-term-lease",
+        "dutch-client",
+        "labelled-leases#lease-0100",
+        "labelled-leases#lease-0123",
+    ] {
         // n, passed, pass rate, schema-valid, pass^n, distinct outputs.
         assert_eq!(
             row(&text, fixture)[1..7],
@@ -192,6 +204,7 @@ fn the_crm3_example_passes_offline_with_the_fake_provider() {
     for name in [
         "lease-term-extraction::fixed-term-lease",
         "lease-summary-drafting::dutch-client",
+        "lease-term-extraction::labelled-leases#lease-0107",
     ] {
         let f = fixture(&r, name);
         assert_eq!(f["executions"], 3, "{f}");
@@ -202,7 +215,8 @@ fn the_crm3_example_passes_offline_with_the_fake_provider() {
         assert_eq!(f["distinct_outputs"], 1);
         assert!(f["interaction_fingerprint"].is_string());
     }
-    // Two runs of 2 fixtures × 3 repeats are in the history.
+    // Two runs of 26 fixtures (2 inline, 24 dataset rows) × 3 repeats are
+    // in the history.
     let conn = rusqlite::Connection::open(&db).unwrap();
     let (runs, executions): (i64, i64) = conn
         .query_row(
@@ -211,7 +225,7 @@ fn the_crm3_example_passes_offline_with_the_fake_provider() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    assert_eq!((runs, executions), (2, 12));
+    assert_eq!((runs, executions), (2, 156));
 }
 
 #[test]
