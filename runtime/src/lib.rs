@@ -108,6 +108,11 @@
 //!   an adapter implements `invoke`; the provided `execute` methods gate
 //!   capabilities, validate the output and build the payload-free
 //!   [`Receipt`] (`docs/runtime.md`, "Receipts").
+//! - [`Fallback`] runs an execution on one of several member adapters: a
+//!   fallback chain or a round robin, moving on after the failure classes
+//!   its [`FallbackPolicy`] names, each member's port intact, the
+//!   [`Route`] on the result (the [`fallback`] module, `docs/runtime.md`,
+//!   "Fallback and round robin").
 //! - [`execute()`] (and [`execute_async`], [`execute_streaming`],
 //!   [`execute_streaming_async`]) is one typed call: render, the port's
 //!   `execute`, decode into the generated `Output` ([`Executed`]), each
