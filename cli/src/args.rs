@@ -274,6 +274,28 @@ A package directory named `show` is written `./show`.",
         /// they read, and an excerpt of the output (0: none).
         #[arg(long, default_value_t = 3, value_name = "N")]
         show_failures: usize,
+        /// Also run every fixture on this model (repeatable): NAME its name
+        /// in the table and the history, PROVIDER openai, anthropic or fake,
+        /// @URL the API base URL (none for fake). The wire flags apply to
+        /// every variant. Variants are compared with the first by Fisher's
+        /// exact test (docs/eval.md, "Comparing models").
+        #[arg(
+            long = "variant",
+            value_name = "NAME=PROVIDER:MODEL@URL",
+            conflicts_with = "chain"
+        )]
+        variants: Vec<String>,
+        /// Price every execution by this YAML price table (per model, per
+        /// million input and output tokens): cost per execution, fixture,
+        /// variant and run; unknown prices print "unknown" (docs/eval.md,
+        /// "Cost").
+        #[arg(long, value_name = "FILE")]
+        prices: Option<PathBuf>,
+        /// Stop the run once its executions cost this much (in the price
+        /// table's currency): no further execution starts, the gate fails
+        /// (exit 1).
+        #[arg(long, value_name = "AMOUNT", requires = "prices", value_parser = parse_amount)]
+        max_cost: Option<f64>,
     },
 
     /// Compare two versions of contracts or packages: what changed, whether
@@ -596,6 +618,14 @@ Examples:
     },
 }
 
+/// An amount above 0 (`--max-cost`).
+fn parse_amount(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(a) if a.is_finite() && a > 0.0 => Ok(a),
+        _ => Err(format!("`{text}` is not an amount above 0")),
+    }
+}
+
 /// Which provider `eval` uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EvalProviderKind {
@@ -630,10 +660,13 @@ pub struct EvalProviderArgs {
     #[arg(long, value_name = "URL", conflicts_with = "chain",
           required_if_eq_any([("provider", "openai"), ("provider", "anthropic")]))]
     pub base_url: Option<String>,
-    /// The model name sent with every request (openai and anthropic).
+    /// The model name sent with every request (openai and anthropic; for
+    /// fake: fake, empty or flaky-N). Repeatable: each model is a variant
+    /// on this provider and base URL, every fixture run on each and the
+    /// variants compared (docs/eval.md, "Comparing models").
     #[arg(long, value_name = "MODEL", conflicts_with = "chain",
           required_if_eq_any([("provider", "openai"), ("provider", "anthropic")]))]
-    pub model: Option<String>,
+    pub model: Vec<String>,
     #[command(flatten)]
     pub wire: WireArgs,
 }

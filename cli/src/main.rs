@@ -122,6 +122,9 @@ fn run(ui: &mut Ui, command: &Command) -> io::Result<Status> {
             report,
             junit,
             show_failures,
+            variants,
+            prices,
+            max_cost,
         } => cmd::eval::run(
             ui,
             &cmd::eval::Options {
@@ -140,6 +143,9 @@ fn run(ui: &mut Ui, command: &Command) -> io::Result<Status> {
                 report: report.as_deref(),
                 junit: junit.as_deref(),
                 show_failures: *show_failures,
+                variants,
+                prices: prices.as_deref(),
+                max_cost: *max_cost,
             },
         ),
         Command::Diff {

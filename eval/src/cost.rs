@@ -264,7 +264,7 @@ fn price(model: &str, value: &Node, pointer: &str, errors: &mut Vec<Diagnostic>)
             }
         };
         match &value.value {
-            NodeValue::Number(n) => match n.clone().as_f64() {
+            NodeValue::Number(n) => match (*n).as_f64() {
                 p if p.is_finite() && p >= 0.0 => *slot = Some(p),
                 _ => errors.push(
                     Diagnostic::error(

@@ -11,7 +11,7 @@
 //! "Interrupting a run").
 
 use crate::args::{EvalProviderKind, GateScopeArg, ProviderKind};
-use crate::cmd::eval_out;
+use crate::cmd::{eval_out, eval_variants};
 use crate::compile::compile_inputs;
 use crate::provider::{Adapter, Chain};
 use crate::ui::{Status, Ui};
@@ -58,6 +58,13 @@ pub struct Options<'a> {
     pub junit: Option<&'a Path>,
     /// `--show-failures`: failing executions printed per fixture.
     pub show_failures: usize,
+    /// `--variant NAME=PROVIDER:MODEL@URL` (`docs/eval.md`, "Comparing
+    /// models").
+    pub variants: &'a [String],
+    /// `--prices` (`docs/eval.md`, "Cost").
+    pub prices: Option<&'a Path>,
+    /// `--max-cost`.
+    pub max_cost: Option<f64>,
 }
 
 /// What answers the fixtures.
@@ -106,15 +113,42 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
                 .with_output_recovery(crate::provider::recovery(&options.provider.wire)),
         ),
     };
+    // Several models, or a model of the fake provider: the variants, and
+    // the price table (`docs/eval.md`, "Comparing models", "Cost").
+    let variants = if eval_variants::wanted(options) {
+        match eval_variants::configure(options, || contracts().collect(), &options.target) {
+            Ok(v) => Some(v),
+            Err(d) => return usage(ui, d),
+        }
+    } else {
+        None
+    };
+    let prices = match options.prices.map(eval_variants::prices).transpose() {
+        Ok(p) => p,
+        Err(d) => return usage(ui, d),
+    };
+    let endpoint = variants.as_ref().map_or(endpoint, |v| v[0].0.endpoint());
+    let fake_only = match &variants {
+        Some(v) => v
+            .iter()
+            .all(|(_, a)| matches!(a, eval_variants::VariantAdapter::Fake(_))),
+        None => matches!(provider, Provider::Fake(_)),
+    };
     let mut eval = Eval::new(contracts())
         .filter(filter)
-        .fake_outputs_only(matches!(provider, Provider::Fake(_)))
+        .fake_outputs_only(fake_only)
         .endpoint(endpoint.clone())
         .repeat(options.repeat)
         .concurrency(options.concurrency)
         .cache(options.cache)
         .samples(options.show_failures.max(templiqx_eval::DEFAULT_SAMPLES))
         .gate(gate(options));
+    if let Some(prices) = prices {
+        eval = eval.prices(prices);
+    }
+    if let Some(budget) = options.max_cost {
+        eval = eval.max_cost(budget);
+    }
     // The fixtures are settled before the history is opened.
     match eval.select() {
         Ok(_) => {}
@@ -173,6 +207,9 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
         .grace(GRACE)
         .on_progress(|event| progress(ui, options, &endpoint, event, &mut unwritten, &bar));
     let ran = runtime.block_on(async {
+        if let Some(variants) = &variants {
+            return eval.run_variants(variants).await;
+        }
         match &provider {
             Provider::Real(adapter) => match &**adapter {
                 Adapter::OpenAi(a) => eval.run(a).await,
@@ -219,21 +256,28 @@ fn progress(
 ) -> ControlFlow<()> {
     match event {
         Progress::Started {
+            run,
             fixtures,
             executions,
             skipped,
-            ..
         } => {
             let mut started = || -> io::Result<()> {
                 if !ui.json() {
                     for name in skipped {
                         ui.status("Skipping", &format!("{name} (no fake_output)"))?;
                     }
+                    let on = if run.variants.is_empty() {
+                        format!("{} `{}`", endpoint.provider, endpoint.model)
+                    } else {
+                        let names: Vec<&str> =
+                            run.variants.iter().map(|v| v.name.as_str()).collect();
+                        format!("{} variants ({})", names.len(), names.join(", "))
+                    };
                     ui.status(
                         "Evaluating",
                         &format!(
-                            "{fixtures} fixture(s) × {} repeat(s) on {} `{}`, {} at a time",
-                            options.repeat, endpoint.provider, endpoint.model, options.concurrency
+                            "{fixtures} fixture(s) × {} repeat(s) on {on}, {} at a time",
+                            options.repeat, options.concurrency
                         ),
                     )?;
                 }
@@ -386,7 +430,7 @@ fn configure(options: &Options<'_>) -> Result<(Option<Provider>, Endpoint), Diag
     };
     // clap requires both for these providers.
     let base_url = args.base_url.as_deref().unwrap_or_default();
-    let model = args.model.clone().unwrap_or_default();
+    let model = args.model.first().cloned().unwrap_or_default();
     match Adapter::new(kind, base_url, &model, &args.wire) {
         Ok(a) => {
             let wire = &args.wire;
@@ -419,7 +463,7 @@ fn configure(options: &Options<'_>) -> Result<(Option<Provider>, Endpoint), Diag
 
 /// `url` without the `user:password@` a URL may carry: what the history
 /// keeps is never a secret.
-fn without_userinfo(url: &str) -> String {
+pub(crate) fn without_userinfo(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };

@@ -112,8 +112,19 @@ pub fn finish(
         ui.json_line(&env)?;
         return Ok(status);
     }
-    table(ui, stats)?;
-    failures(ui, stats, &outcome.samples, options.show_failures)?;
+    // Several variants side by side (`docs/eval.md`, "Comparing models").
+    if outcome.variants.is_empty() {
+        table_priced(ui, stats, outcome.run.currency.as_deref())?;
+    } else {
+        crate::cmd::eval_variants::table(ui, &outcome)?;
+    }
+    failures_of_variants(
+        ui,
+        stats,
+        &outcome.variants,
+        &outcome.samples,
+        options.show_failures,
+    )?;
     if let (Some(source), Some(c)) = (&outcome.baseline, comparison) {
         compared(ui, source, c)?;
     }
@@ -121,7 +132,8 @@ pub fn finish(
         ui.line(&format!("note: {note}"))?;
     }
     ui.diagnostics(&diagnostics, &SourceTexts::default())?;
-    let gated = options.min_pass_rate.is_some() || options.fail_on_regression;
+    let gated =
+        options.min_pass_rate.is_some() || options.fail_on_regression || options.max_cost.is_some();
     gate_lines(ui, run, gated, verdict)?;
     Ok(status)
 }
@@ -139,8 +151,13 @@ fn write_reports(options: &Options<'_>, outcome: &Outcome, diagnostics: &mut Vec
     } = outcome;
     let mut files = Vec::new();
     if let Some(path) = options.report {
-        let html =
-            templiqx_eval::report::html_with_samples(stats, run, comparison.as_ref(), samples);
+        let html = templiqx_eval::report::html_with_variants(
+            stats,
+            run,
+            comparison.as_ref(),
+            samples,
+            &outcome.variants,
+        );
         files.push((path, html, "report"));
     }
     if let Some(path) = options.junit {
@@ -270,8 +287,9 @@ fn row(name: String, s: &Summary) -> Vec<String> {
 }
 
 /// The lines under a row: each check's pass rate, the failure codes, the
-/// tokens and what came from the cache.
-fn details(s: &Summary) -> Vec<String> {
+/// tokens, the cost (with a price table in `currency`) and what came from
+/// the cache.
+fn details(s: &Summary, currency: Option<&str>) -> Vec<String> {
     let width = s.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
     let mut lines: Vec<String> = s
         .checks
@@ -300,6 +318,12 @@ fn details(s: &Summary) -> Vec<String> {
             s.input_tokens.total, s.output_tokens.total
         ));
     }
+    if let Some(currency) = currency {
+        lines.push(format!(
+            "cost: {}",
+            crate::cmd::eval_variants::cost_text(s, currency)
+        ));
+    }
     if s.recovered_rate.passed > 0 {
         lines.push(format!(
             "recovered: {} ({} of {}): outputs read out of the model's text by --recover-output",
@@ -316,15 +340,21 @@ fn details(s: &Summary) -> Vec<String> {
 
 /// The human table: per contract, a header, a row per fixture with its
 /// checks and failures beneath, and the contract's pooled row when it has
-/// more than one fixture; then the run's overall line.
-pub(crate) fn table(ui: &mut Ui, stats: &RunStats) -> io::Result<()> {
+/// more than one fixture; then the run's overall line. With a price table
+/// in `currency`, each fixture's cost and the run's under it
+/// (`docs/eval.md`, "Cost").
+pub(crate) fn table_priced(
+    ui: &mut Ui,
+    stats: &RunStats,
+    currency: Option<&str>,
+) -> io::Result<()> {
     let bold = Style::new().bold();
     for c in &stats.contracts {
         let mut rows = vec![header_row()];
         let mut under: Vec<Vec<String>> = vec![Vec::new()];
         for f in stats.fixtures_of(&c.contract) {
             rows.push(row(f.fixture.clone(), &f.summary));
-            under.push(details(&f.summary));
+            under.push(details(&f.summary, currency));
         }
         if c.fixtures > 1 {
             rows.push(row("(all fixtures)".to_owned(), &c.summary));
@@ -388,16 +418,24 @@ pub(crate) fn table(ui: &mut Ui, stats: &RunStats) -> io::Result<()> {
             rate(&o.summary.recovered_rate),
         ))?;
     }
+    if let Some(currency) = currency {
+        ui.line(&format!(
+            "cost of the run: {}",
+            crate::cmd::eval_variants::cost_text(&o.summary, currency)
+        ))?;
+    }
     ui.line("")
 }
 
 /// After the table: per fixture with failing executions, the first
 /// `show` of them (`--show-failures`; 0 prints nothing) — the failure or
 /// the checks that failed with the values they read, the schema
-/// violations, the help, and an excerpt of the output.
-pub(crate) fn failures(
+/// violations, the help, and an excerpt of the output. In a run of several
+/// `variants` (none: a run of one), per fixture and variant.
+pub(crate) fn failures_of_variants(
     ui: &mut Ui,
     stats: &RunStats,
+    variants: &[templiqx_eval::VariantOutcome],
     samples: &[ExecutionRecord],
     show: usize,
 ) -> io::Result<()> {
@@ -407,11 +445,34 @@ pub(crate) fn failures(
     let bold = Style::new().bold();
     let red = Style::new().fg_color(Some(AnsiColor::Red.into()));
     let mut any = false;
-    for f in &stats.fixtures {
+    let subjects: Vec<(Option<&str>, &templiqx_eval::stats::FixtureStats)> = if variants.is_empty()
+    {
+        stats.fixtures.iter().map(|f| (None, f)).collect()
+    } else {
+        // Per fixture, each variant in turn.
+        let mut subjects: Vec<(usize, Option<&str>, &templiqx_eval::stats::FixtureStats)> =
+            Vec::new();
+        for v in variants {
+            for f in &v.stats.fixtures {
+                let at = subjects
+                    .iter()
+                    .position(|(_, _, g)| (&g.contract, &g.fixture) > (&f.contract, &f.fixture))
+                    .unwrap_or(subjects.len());
+                subjects.insert(at, (0, Some(v.variant.name.as_str()), f));
+            }
+        }
+        subjects.into_iter().map(|(_, v, f)| (v, f)).collect()
+    };
+    for (variant, f) in subjects {
         let failed = f.summary.executions - f.summary.pass_rate.passed;
         let shown: Vec<&ExecutionRecord> = samples
             .iter()
-            .filter(|r| r.contract == f.contract && r.fixture == f.fixture && !r.passed())
+            .filter(|r| {
+                r.contract == f.contract
+                    && r.fixture == f.fixture
+                    && r.variant.as_deref() == variant
+                    && !r.passed()
+            })
             .take(show)
             .collect();
         if failed == 0 || shown.is_empty() {
@@ -426,8 +487,9 @@ pub(crate) fn failures(
         } else {
             format!("; the first {}", shown.len())
         };
+        let on = variant.map_or_else(String::new, |v| format!(" on variant {v}"));
         ui.line(&format!(
-            "  {}::{}: {failed} of {} executions failed{which}",
+            "  {}::{}{on}: {failed} of {} executions failed{which}",
             excerpt(&f.contract, 200),
             excerpt(&f.fixture, 200),
             f.summary.executions
@@ -538,7 +600,7 @@ fn compared(ui: &mut Ui, source: &str, c: &Comparison) -> io::Result<()> {
 fn gate_lines(ui: &mut Ui, run: &RunInfo, gated: bool, verdict: &GateVerdict) -> io::Result<()> {
     let id = run.id.map_or_else(String::new, |id| format!("run {id}: "));
     let verdict_text = match (gated, verdict.passed) {
-        (false, _) => "no gate set (--min-pass-rate, --fail-on-regression)".to_owned(),
+        (false, _) => "no gate set (--min-pass-rate, --fail-on-regression, --max-cost)".to_owned(),
         (true, true) => ui.verdict(true),
         (true, false) => ui.verdict(false),
     };

@@ -73,11 +73,12 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
     };
     let mut diagnostics = Vec::new();
     if let Some(path) = options.report {
-        let html = templiqx_eval::report::html_with_samples(
+        let html = templiqx_eval::report::html_with_variants(
             &outcome.stats,
             &outcome.run,
             None,
             &outcome.samples,
+            &outcome.variants,
         );
         if let Err(e) = std::fs::write(path, html) {
             diagnostics.push(io_diagnostic(&format!(
@@ -99,16 +100,36 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
         (None, Some(at)) => format!("interrupted at {at} (its figures cover what ran)"),
         (None, None) => "not finished (still running, or killed)".to_owned(),
     };
+    let on = if run.variants.is_empty() {
+        format!("{} `{}`", run.provider, run.model)
+    } else {
+        let names: Vec<&str> = run.variants.iter().map(|v| v.name.as_str()).collect();
+        format!("{} variants ({})", names.len(), names.join(", "))
+    };
     ui.line(&format!(
-        "run {}: {} `{}`, {} repeat(s), started {}, {when}",
+        "run {}: {on}, {} repeat(s), started {}, {when}",
         run.id.unwrap_or_default(),
-        run.provider,
-        run.model,
         run.repeat,
         run.started_at,
     ))?;
-    eval_out::table(ui, &outcome.stats)?;
-    eval_out::failures(ui, &outcome.stats, &outcome.samples, options.show_failures)?;
+    // Several variants side by side (`docs/eval.md`, "Comparing models").
+    if outcome.variants.is_empty() {
+        eval_out::table_priced(ui, &outcome.stats, run.currency.as_deref())?;
+    } else {
+        crate::cmd::eval_variants::table_of(
+            ui,
+            &outcome.variants,
+            run.currency.as_deref(),
+            outcome.cost.as_ref(),
+        )?;
+    }
+    eval_out::failures_of_variants(
+        ui,
+        &outcome.stats,
+        &outcome.variants,
+        &outcome.samples,
+        options.show_failures,
+    )?;
     for note in &outcome.notes {
         ui.line(&format!("note: {note}"))?;
     }

@@ -5,6 +5,7 @@ pub mod diff;
 pub mod eval;
 pub mod eval_out;
 pub mod eval_show;
+pub mod eval_variants;
 pub mod fingerprint;
 pub mod mcp;
 pub mod render;
