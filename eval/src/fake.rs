@@ -96,17 +96,6 @@ impl FakeAdapter {
                 continue;
             };
             for eval in &contract.evals {
-                let Some(output) = &eval.fake_output else {
-                    continue;
-                };
-                by_fixture.insert(format!("{}::{}", c.id, eval.id), Json::from(output.clone()));
-                if let Ok(rendered) = templiqx::render(interaction, &eval.inputs, &eval.context) {
-                    outputs
-                        .entry(rendered.request_fingerprint())
-                        .or_insert_with(|| Json::from(output.clone()));
-                }
-            }
-        }
                 if eval.dataset.is_some() {
                     // Each row of a dataset entry answers as its own
                     // fixture, `contract::entry#row` (`docs/eval.md`,
@@ -120,6 +109,17 @@ impl FakeAdapter {
                     }
                     continue;
                 }
+                let Some(output) = &eval.fake_output else {
+                    continue;
+                };
+                by_fixture.insert(format!("{}::{}", c.id, eval.id), Json::from(output.clone()));
+                if let Ok(rendered) = templiqx::render(interaction, &eval.inputs, &eval.context) {
+                    outputs
+                        .entry(rendered.request_fingerprint())
+                        .or_insert_with(|| Json::from(output.clone()));
+                }
+            }
+        }
         FakeAdapter {
             descriptor: AdapterDescriptor::new("fake", capabilities),
             model: FakeModel::Fake,
