@@ -255,3 +255,82 @@ fn closing_the_pipe_early_stops_quietly_with_the_sigpipe_status() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// The schema keeps content expressions to the format's kinds and lets
+/// checks use every kind (`docs/format.md`, "Where each kind is allowed"),
+/// as the compiler does (`TQX_EXPR_KIND_NOT_ALLOWED`).
+#[test]
+fn eval_operators_are_refused_in_content_and_accepted_in_checks() {
+    let validator = validator();
+    let compare = serde_json::json!({"kind": "compare", "op": "ge",
+        "left": {"kind": "literal", "value": 2}, "right": {"kind": "literal", "value": 1}});
+    let contains = serde_json::json!({"kind": "contains",
+        "container": {"kind": "ref", "path": "inputs.tags"}, "item": {"kind": "literal", "value": "a"}});
+    let length =
+        serde_json::json!({"kind": "length", "of": {"kind": "ref", "path": "inputs.name"}});
+    let contract = |node: Value, check: Value| {
+        serde_json::json!({
+            "api_version": "templiqx/v1alpha1", "id": "kinds", "version": "0.1.0",
+            "inputs": {
+                "name": {"schema": {"type": "string"}, "required": true},
+                "tags": {"schema": {"type": "array", "items": {"type": "string"}}, "required": true}
+            },
+            "capabilities": ["structured_output"],
+            "components": {"show": {"parameters": {"n": {"schema": {"type": "integer"}}}, "content": []}},
+            "messages": [{"role": "user", "content": [node]}],
+            "output_schema": {"type": "object"},
+            "evals": [{"id": "e", "inputs": {"name": "Ada", "tags": ["a"]},
+                "expect": [{"id": "c", "check": check}]}]
+        })
+    };
+    let yes = serde_json::json!({"kind": "literal", "value": true});
+    let text = serde_json::json!({"kind": "text", "value": "."});
+    for kind in [&compare, &contains, &length] {
+        let nested = serde_json::json!({"kind": "not", "operand": kind});
+        for node in [
+            serde_json::json!({"kind": "when", "condition": kind, "then": [text]}),
+            serde_json::json!({"kind": "when", "condition": nested, "then": [text]}),
+            serde_json::json!({"kind": "interpolate", "expression": kind}),
+            serde_json::json!({"kind": "component", "name": "show", "with": {"n": kind}}),
+            serde_json::json!({"kind": "for_each", "collection": kind, "item": "i", "body": []}),
+        ] {
+            let doc = contract(node.clone(), yes.clone());
+            assert!(!validator.is_valid(&doc), "accepted in content: {node}");
+            // The compiler refuses it too.
+            let compiled = compile_str(
+                &doc.to_string(),
+                "c.json",
+                &CapabilityProfile::parse_list("structured_output"),
+            );
+            assert!(
+                compiled
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.code.as_str() == "TQX_EXPR_KIND_NOT_ALLOWED"),
+                "{node}: {:#?}",
+                compiled.diagnostics
+            );
+        }
+    }
+    let interpolate = serde_json::json!({"kind": "interpolate",
+        "expression": {"kind": "ref", "path": "inputs.name"}});
+    let equals_length = serde_json::json!({"kind": "equals", "left": length, "right": {"kind": "literal", "value": 3}});
+    for check in [&compare, &contains, &equals_length] {
+        let nested = serde_json::json!({"kind": "and", "operands": [yes, check]});
+        for check in [check, &nested] {
+            let doc = contract(interpolate.clone(), check.clone());
+            let errors = errors(&validator, &doc);
+            assert!(errors.is_empty(), "{check}: {errors:#?}");
+            let compiled = compile_str(
+                &doc.to_string(),
+                "c.json",
+                &CapabilityProfile::parse_list("structured_output"),
+            );
+            assert!(
+                compiled.diagnostics.is_empty(),
+                "{:#?}",
+                compiled.diagnostics
+            );
+        }
+    }
+}
