@@ -17,6 +17,7 @@ mod lsp;
 mod mcp_providers;
 mod mcp_python;
 mod neovim;
+mod recover_output;
 mod render;
 mod run;
 mod scenarios;

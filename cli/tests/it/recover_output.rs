@@ -1,0 +1,119 @@
+//! `--recover-output` on `templiqx run` and `templiqx eval` against a
+//! scripted OpenAI-compatible server on loopback whose model wraps its JSON
+//! in a Markdown fence (`docs/runtime.md`, "Output recovery"; `docs/eval.md`,
+//! "Output recovery"): without the flag the answer fails with
+//! `TQX_OUTPUT_SCHEMA`; with it, `run` succeeds and prints the
+//! `TQX_OUTPUT_RECOVERED` warning, and `eval` reports the recovery rate of
+//! the fixture in its table, its JSON result and its history.
+
+use crate::common::*;
+use crate::eval::{answer, completion, contract_dir, eval_openai, result, server};
+
+const FENCED: &str = "Here is the answer:\n```json\n{\"notice_days\": 60}\n```";
+
+fn run_openai(dir: &std::path::Path, base: &str, extra: &[&str]) -> std::process::Output {
+    std::fs::write(
+        dir.join("request.json"),
+        r#"{"inputs": {"clause": "Notice period: 60 days."}}"#,
+    )
+    .unwrap();
+    templiqx_in(dir)
+        .args([
+            "run",
+            "notice.yaml",
+            "-r",
+            "request.json",
+            "-t",
+            "structured_output",
+        ])
+        .args(["--provider", "openai", "--base-url", &format!("{base}/v1")])
+        .args(["--model", "fake-model", "--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn run_recovers_a_fenced_answer_only_when_asked_and_says_so() {
+    let dir = contract_dir();
+    let (_rt, base) = server(vec![completion(FENCED), completion(FENCED)]);
+
+    let out = run_openai(dir.path(), &base, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let env = &envelopes(&out)[0];
+    assert_eq!(env["diagnostics"][0]["code"], "TQX_OUTPUT_SCHEMA");
+    assert_eq!(env["result"]["receipt"]["outcome"], "failure");
+
+    let out = run_openai(dir.path(), &base, &["--recover-output"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let env = &envelopes(&out)[0];
+    assert_envelope(env, "execute");
+    assert_eq!(
+        env["result"]["output"],
+        serde_json::json!({"notice_days": 60})
+    );
+    let receipt = &env["result"]["receipt"];
+    assert_eq!(receipt["outcome"], "success");
+    assert_eq!(receipt["diagnostics"][0]["code"], "TQX_OUTPUT_RECOVERED");
+    assert_eq!(receipt["diagnostics"][0]["severity"], "warning");
+    // The warning is the envelope's too, and the status stays a success.
+    assert_eq!(env["diagnostics"][0]["code"], "TQX_OUTPUT_RECOVERED");
+    assert_eq!(env["diagnostics"][0]["severity"], "warning");
+}
+
+#[test]
+fn eval_reports_the_recovery_rate_of_each_fixture() {
+    let dir = contract_dir();
+    // Repeats 0 and 2 fenced, repeat 1 JSON alone.
+    let replies = || vec![completion(FENCED), answer(60), completion(FENCED)];
+
+    let (_rt, base) = server(replies());
+    let out = eval_openai(dir.path(), &base, &["--repeat", "3"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("failures: TQX_OUTPUT_SCHEMA × 2"),
+        "without the flag the fenced answers fail:\n{text}"
+    );
+    assert!(!text.contains("recovered:"), "{text}");
+
+    let (_rt, base) = server(replies());
+    let out = eval_openai(dir.path(), &base, &["--repeat", "3", "--recover-output"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(
+            "    recovered: 66.7% [20.8, 93.9] (2 of 3): outputs read out of the model's text by --recover-output"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("recovered: 2 of 3 outputs were read out of the model's text"),
+        "{text}"
+    );
+    assert!(!text.contains("TQX_OUTPUT_SCHEMA"), "{text}");
+
+    let (_rt, base) = server(replies());
+    let out = eval_openai(
+        dir.path(),
+        &base,
+        &["--repeat", "3", "--recover-output", "--format", "json"],
+    );
+    let r = result(&out);
+    let fixture = &r["stats"]["fixtures"][0];
+    assert_eq!(fixture["fixture"], "sixty-days");
+    assert_eq!(fixture["pass_rate"]["passed"], 3);
+    assert_eq!(fixture["recovered_rate"]["passed"], 2);
+    assert_eq!(fixture["recovered_rate"]["total"], 3);
+
+    // The history keeps each execution's flag: none in the first run, two
+    // in each of the others.
+    let conn = rusqlite::Connection::open(dir.path().join("eval.sqlite")).unwrap();
+    let per_run: Vec<(i64, i64)> = conn
+        .prepare("SELECT run_id, sum(coalesce(recovered, 0)) FROM executions GROUP BY run_id ORDER BY run_id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(per_run, [(1, 0), (2, 2), (3, 2)]);
+}
