@@ -418,7 +418,18 @@ struct Partials {
     /// The text so far, while it is drawn as a partial output (shown as
     /// text if it stops being JSON).
     text: String,
+    /// When the partial output was last drawn: drawing writes the whole
+    /// output, so it happens at most every [`REDRAW`].
+    drawn: Option<Instant>,
 }
+
+/// The shortest time between two drawings of the partial output on a
+/// terminal.
+const REDRAW: Duration = Duration::from_millis(50);
+
+/// The most lines of the partial output drawn on a terminal: a taller one
+/// shows its last lines, where it grows.
+const DRAWN_LINES: usize = 20;
 
 /// One `--format json` line of `run --stream`: the output so far and the
 /// JSON Pointer of the value being written (`null` once complete).
@@ -446,6 +457,7 @@ impl Partials {
             stream: templiqx::PartialStream::new(),
             view,
             text: String::new(),
+            drawn: None,
         }
     }
 
@@ -474,8 +486,18 @@ impl Partials {
                     let _ = writeln!(out, "{line}");
                     let _ = out.flush();
                 }
-            } else if let Ok(pretty) = serde_json::to_string_pretty(snapshot.output) {
-                self.view.set_message(pretty);
+            } else if self.drawn.is_none_or(|at| at.elapsed() >= REDRAW)
+                && let Ok(pretty) = serde_json::to_string_pretty(snapshot.output)
+            {
+                self.drawn = Some(Instant::now());
+                let lines: Vec<&str> = pretty.lines().collect();
+                let message = if lines.len() > DRAWN_LINES {
+                    let above = lines.len() - (DRAWN_LINES - 1);
+                    format!("… {above} lines above\n{}", lines[above..].join("\n"))
+                } else {
+                    pretty
+                };
+                self.view.set_message(message);
             }
         } else if drawing && self.stream.error().is_some() {
             // Not JSON (prose, a fence): the text as it comes instead.
