@@ -76,6 +76,48 @@ fn an_unknown_reference_is_reported_where_it_is_and_cleared_when_fixed() {
     client.shutdown();
 }
 
+/// An eval operator in content is the compiler's
+/// `TQX_EXPR_KIND_NOT_ALLOWED`, on its `kind` (`docs/format.md`, "Where
+/// each kind is allowed").
+#[test]
+fn an_eval_operator_in_content_is_reported_on_its_kind() {
+    let pkg = Package::crm3();
+    let url = pkg.url(EXTRACTION);
+    let text = pkg.text(EXTRACTION);
+    let mut client = Client::start(json!({ "target": ["structured_output"] }));
+    client.open(&url, &text);
+    assert_eq!(client.diagnostics(&url), Vec::<Value>::new());
+    let edited = text.replacen(
+        "expression: { kind: ref, path: inputs.clause_id }",
+        "expression: { kind: length, of: { kind: ref, path: inputs.clause_id } }",
+        1,
+    );
+    assert_ne!(edited, text);
+    client.replace(&url, 2, &edited);
+    let diagnostics = client.diagnostics(&url);
+    assert_eq!(
+        codes(&diagnostics),
+        ["TQX_EXPR_KIND_NOT_ALLOWED"],
+        "{diagnostics:#?}"
+    );
+    let (line, character) = position(&edited, "length, of:", 0);
+    assert_eq!(
+        diagnostics[0]["range"],
+        json!({
+            "start": { "line": line, "character": character },
+            "end": { "line": line, "character": character + 6 },
+        })
+    );
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "`length` is not allowed in an interpolation\nhelp: `length` is allowed only in the `expect` checks of eval fixtures"
+        ),
+        "{message}"
+    );
+    client.shutdown();
+}
+
 #[test]
 fn columns_are_utf16_code_units_on_non_ascii_lines() {
     let pkg = Package::crm3();
