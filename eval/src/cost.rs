@@ -213,19 +213,22 @@ impl CostTotals {
     }
 }
 
-/// An amount in words: four significant decimals for small amounts
-/// (`0.001235`), two for large ones (`12.35`).
+/// An amount in words: four significant digits for small amounts
+/// (`0.001235`), two decimals for large ones (`123.45`), trailing zeros
+/// dropped (`0.005`, `12.5`).
 #[must_use]
 pub fn amount(a: f64) -> String {
     if a == 0.0 {
-        "0".to_owned()
-    } else if a.abs() >= 100.0 {
+        return "0".to_owned();
+    }
+    let text = if a.abs() >= 100.0 {
         format!("{a:.2}")
     } else {
         // Four significant digits.
         let digits = (3 - a.abs().log10().floor() as i32).clamp(2, 12) as usize;
         format!("{a:.digits$}")
-    }
+    };
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// The prices of `model` in `value`, or why not (into `errors`).
@@ -359,11 +362,14 @@ mod tests {
         t.add(None);
         assert_eq!(t.describe("USD"), "unknown");
         t.add(Some(0.0015));
-        assert_eq!(t.describe("USD"), "≥ 0.001500 USD (1 of 2 unknown)");
+        assert_eq!(t.describe("USD"), "≥ 0.0015 USD (1 of 2 unknown)");
         let mut known = CostTotals::default();
         known.add(Some(12.345));
         assert_eq!(known.describe("EUR"), "12.35 EUR");
         assert_eq!(amount(0.0), "0");
+        assert_eq!(amount(0.000001), "0.000001");
+        assert_eq!(amount(120.5), "120.5");
+        assert_eq!(amount(0.020625), "0.02063");
     }
 
     #[test]

@@ -381,7 +381,7 @@ pub fn table_of(
         .unwrap_or(0);
     for v in variants {
         ui.line(&format!(
-            "  {:<width$}  {} `{}`",
+            "  {}: {} `{}`",
             v.variant.name, v.variant.provider, v.variant.model
         ))?;
     }

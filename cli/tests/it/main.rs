@@ -11,6 +11,7 @@ mod eval;
 mod eval_failures;
 mod eval_interrupt;
 mod eval_queue;
+mod eval_variants;
 mod fingerprint;
 mod lint;
 mod lsp;
