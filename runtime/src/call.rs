@@ -651,6 +651,43 @@ mod tests {
     }
 
     #[test]
+    fn a_walk_resumes_only_at_a_node_that_can_be_the_child_named() {
+        let mut reader = PartialJson::new();
+        reader.feed(r#"[10, [20], {"a": 1, "b": [2]}, 4"#).unwrap();
+        let root = reader.root().unwrap();
+        let PartialValue::Array(items) = root.value() else {
+            panic!("an array")
+        };
+        let third = items.get(2).unwrap();
+        let rest: Vec<usize> = items.iter_from(2, third).unwrap().map(|n| n.id()).collect();
+        let all: Vec<usize> = items.iter().skip(2).map(|n| n.id()).collect();
+        assert_eq!(rest, all);
+        assert_eq!(reader.node(third.id()).map(|n| n.id()), Some(third.id()));
+        assert!(reader.node(usize::MAX).is_none());
+        // Past the count, before the first item, another reader's node.
+        assert!(items.iter_from(4, third).is_none());
+        assert!(items.iter_from(0, third).is_none());
+        assert!(items.iter_from(0, root).is_none());
+        let mut other = PartialJson::new();
+        other.feed("[1, 2, 3]").unwrap();
+        let foreign = other.root().unwrap();
+        assert!(items.iter_from(1, foreign).is_none());
+        // Members too; a member that is not the one named gives wrong
+        // members, never a panic.
+        let PartialValue::Object(members) = third.value() else {
+            panic!("an object")
+        };
+        let b = members.get("b").unwrap();
+        let keys: Vec<&str> = members.iter_from(1, b).unwrap().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["b"]);
+        let inner = match b.value() {
+            PartialValue::Array(a) => a.get(0).unwrap(),
+            _ => panic!("an array"),
+        };
+        let _ = members.iter_from(1, inner).map(|i| i.count());
+    }
+
+    #[test]
     fn snapshots_come_only_when_what_shows_changes() {
         let mut stream = PartialStream::<Json>::new();
         assert!(stream.feed(" ").is_none(), "nothing has started");

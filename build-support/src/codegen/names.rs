@@ -396,6 +396,11 @@ mod tests {
         assert_eq!(types.fresh("Render", "Inputs"), "InputsRender");
         assert_eq!(types.fresh("render", "Inputs"), "InputsRender2");
         assert_eq!(types.fresh("2x", "Inputs"), "T2x");
+        // The partial output's alias is the module's own name.
+        assert_eq!(
+            types.fresh("partial_output", "Output"),
+            "OutputPartialOutput"
+        );
         assert_eq!(types.fresh("", "Inputs"), "Value");
         // Long names are capped (rustdoc writes one file per type), and
         // stay distinct and deterministic.
