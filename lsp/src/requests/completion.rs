@@ -458,9 +458,14 @@ fn on_line(workspace: &Workspace, path: &Path, text: &str, offset: usize) -> Com
             references(&decl, &hit, value.trim_start_matches(['"', '\'']))
         }
         "kind" => {
-            let mut all = kinds(templiqx_build::NODE_KINDS, "content node");
+            let place = place_on_line(text, offset);
+            let allowed: Vec<&str> = place.kinds().map(Kind::as_str).collect();
+            let mut all = match place {
+                Place::Content => kinds(templiqx_build::NODE_KINDS, "content node"),
+                _ => Completions::default(),
+            };
             all.candidates
-                .extend(kinds(templiqx_build::EXPR_KINDS, "expression").candidates);
+                .extend(kinds(&allowed, "expression").candidates);
             all
         }
         "filters" => filters(workspace).wrapped(!value.starts_with('[')),
@@ -476,6 +481,33 @@ fn on_line(workspace: &Workspace, path: &Path, text: &str, offset: usize) -> Com
         },
         _ => Completions::default(),
     }
+}
+
+/// Where the cursor at `offset` is when nothing parses, by the text alone:
+/// in an eval check when `check:` is before it on its line, or is the key
+/// of a line above it indented less than every line between (an enclosing
+/// mapping); in content otherwise.
+fn place_on_line(text: &str, offset: usize) -> Place {
+    let start = line_start(text, offset);
+    if text[start..offset].contains("check:") {
+        return Place::Check;
+    }
+    let indent = |line: &str| line.len() - line.trim_start_matches([' ', '-']).len();
+    let mut within = indent(&text[start..offset]);
+    for line in text[..start].lines().rev() {
+        let trimmed = line.trim_start_matches([' ', '-']);
+        if trimmed.is_empty() || trimmed.starts_with('#') || indent(line) >= within {
+            continue;
+        }
+        if trimmed.starts_with("check:") {
+            return Place::Check;
+        }
+        within = indent(line);
+        if within == 0 {
+            break;
+        }
+    }
+    Place::Content
 }
 
 /// The key whose value the cursor is in on `line` (`path` in
@@ -1138,6 +1170,22 @@ messages:
         {
             assert!(kind_fields(kind).is_some(), "{kind}");
         }
+    }
+
+    #[test]
+    fn the_place_is_read_from_the_lines_when_nothing_parses() {
+        let at = |text: &str| place_on_line(&text.replace('|', ""), text.find('|').unwrap());
+        let check = "evals:\n  - id: e\n    expect:\n      - id: x\n        check:\n          kind: not\n          operand:\n            kind: |";
+        assert_eq!(at(check), Place::Check);
+        assert_eq!(
+            at("      - { id: x, check: { kind: not, operand: { kind: |"),
+            Place::Check
+        );
+        let content = "messages:\n  - role: user\n    content:\n      - kind: when\n        condition:\n          kind: |";
+        assert_eq!(at(content), Place::Content);
+        // A check of an earlier fixture is no enclosing mapping.
+        let after = "evals:\n  - id: e\n    expect:\n      - { id: x, check: { kind: literal, value: true } }\nmessages:\n  - role: user\n    content:\n      - kind: |";
+        assert_eq!(at(after), Place::Content);
     }
 
     #[test]
