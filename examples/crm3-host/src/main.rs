@@ -103,8 +103,9 @@ fn print_receipt(receipt: &Receipt, attempts: u32, clock: &VirtualClock) {
 }
 
 /// One line describing the drafting output as far as it was written: each
-/// field done, being written (with what it shows so far) or not started.
-fn describe(snapshot: &Snapshot<'_, drafting::PartialOutput>) -> String {
+/// field done, being written (with what it shows so far, unless `short`:
+/// a line redrawn in place must fit a terminal's width) or not started.
+fn describe(snapshot: &Snapshot<'_, drafting::PartialOutput>, short: bool) -> String {
     let state = |pointer: &str| {
         if snapshot.is_writing(pointer) {
             "writing"
@@ -116,16 +117,17 @@ fn describe(snapshot: &Snapshot<'_, drafting::PartialOutput>) -> String {
         None => format!("{name} not started"),
         Some(v) => {
             let chars = v.chars().count();
+            let state = state(&format!("/{name}"));
+            if short {
+                return format!("{name} {state} ({chars})");
+            }
             let shown: String = if chars > 24 {
                 let tail: String = v.chars().skip(chars - 24).collect();
                 format!("…{tail}")
             } else {
                 v.clone()
             };
-            format!(
-                "{name} {} {shown:?} ({chars} chars)",
-                state(&format!("/{name}"))
-            )
+            format!("{name} {state} {shown:?} ({chars} chars)")
         }
     };
     let output = snapshot.output;
@@ -136,10 +138,12 @@ fn describe(snapshot: &Snapshot<'_, drafting::PartialOutput>) -> String {
                 .iter()
                 .filter(|f| f.is_some())
                 .count();
-            format!(
-                "merge_fields {}, {filled} of 3 started",
-                state("/merge_fields")
-            )
+            let state = state("/merge_fields");
+            if short {
+                format!("merge_fields {state} ({filled}/3)")
+            } else {
+                format!("merge_fields {state}, {filled} of 3 started")
+            }
         }
     };
     format!(
@@ -181,7 +185,7 @@ impl Shown {
             Streamed::Event(_) => {}
             Streamed::Partial(snapshot) => {
                 self.partials += 1;
-                let line = describe(&snapshot);
+                let line = describe(&snapshot, self.in_place);
                 if self.in_place {
                     // Back to the start of the line, clear it, redraw.
                     print!("\r\x1b[K{line}");
