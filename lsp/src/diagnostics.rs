@@ -129,6 +129,10 @@ impl<'c> Converter<'c, '_> {
         let here = name.and_then(|name| self.file(name));
         let range = match (here, &d.span) {
             (Some(file), Some(span)) => file.index.range(span),
+            // A file read but not kept as a source: a dataset, read as a
+            // stream (`docs/format.md`, "Datasets"), whose row diagnostics
+            // span one line from its first column.
+            (None, Some(span)) if name.is_some() => line_range(span),
             _ => lsp_types::Range::default(),
         };
         // The compiler's fix, for the quick fix.
@@ -225,6 +229,17 @@ pub(crate) struct Fix {
 }
 
 /// The `data` of the protocol diagnostic of a compiler diagnostic with
+/// The protocol range of `span` in a file whose text the server does not
+/// hold: its 1-based lines and columns made 0-based (a row of a dataset is
+/// one line from its first column, so UTF-16 and characters agree at its
+/// start).
+fn line_range(span: &templiqx_contracts::Span) -> lsp_types::Range {
+    let at = |p: templiqx_contracts::Position| {
+        lsp_types::Position::new(p.line.saturating_sub(1), p.column.saturating_sub(1))
+    };
+    lsp_types::Range::new(at(span.start), at(span.end))
+}
+
 /// suggestion `s`, in the file `text` it is located in (`index` is the
 /// text's line index); `None` when the span is not in the text.
 fn data(text: &str, index: &LineIndex, s: &Suggestion) -> Option<serde_json::Value> {

@@ -307,6 +307,19 @@ pub(crate) fn resolve<'a>(
                 let d = field(what, format!("{first}.{name}"), Side::Decl, key, node);
                 return walk(d, rest_after);
             }
+            // A dataset row's expected data, in the checks of an entry
+            // with a `case_schema` (`docs/format.md`, "Datasets").
+            "case" => {
+                let (key, schema) = case_schema(hit)?;
+                Some(Declared {
+                    what: "case",
+                    name: "case".to_owned(),
+                    schema: Some((Side::Here, schema)),
+                    required: Some(true),
+                    description: schema.get("description").and_then(Node::as_str),
+                    at: Some((Side::Here, key.span)),
+                })
+            }
             "output" => {
                 let (key, schema) = entry(&decl.root, "output_schema")?;
                 Some(Declared {
@@ -322,6 +335,17 @@ pub(crate) fn resolve<'a>(
         };
     }
     walk(declared?, rest)
+}
+
+/// The `case_schema` of the eval entry whose `expect` holds `hit`
+/// (`/evals/i/expect/…`): its key and its schema.
+pub(crate) fn case_schema<'a>(hit: &Hit<'a>) -> Option<(&'a templiqx_build::yaml::Key, &'a Node)> {
+    if hit.tokens.first().map(String::as_str) != Some("evals")
+        || hit.tokens.get(2).map(String::as_str) != Some("expect")
+    {
+        return None;
+    }
+    entry(hit.nodes.get(2)?, "case_schema")
 }
 
 /// Steps from a declaration into its schema: a property of an object, the

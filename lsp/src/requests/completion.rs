@@ -755,6 +755,13 @@ fn roots(decl: &Tree, hit: &Hit<'_>) -> Vec<Candidate> {
             documentation: (!names.is_empty()).then(|| names.join(", ")),
         });
     }
+    // A dataset row's expected data, in the checks of an entry with a
+    // `case_schema` (`docs/format.md`, "Datasets").
+    if tree::case_schema(hit).is_some()
+        && let Some(d) = tree::resolve(decl, hit, depth, &["case"], BUDGET)
+    {
+        out.push(declared("case", &d, CompletionItemKind::MODULE));
+    }
     out
 }
 

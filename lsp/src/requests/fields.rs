@@ -5,7 +5,7 @@
 //!
 //! A field is an input or a context field of a contract, or a property
 //! below one (`inputs.customer.name` is `name` under `customer`; through
-//! the `items` of arrays too). Its name is written in four kinds of places:
+//! the `items` of arrays too). Its name is written in five kinds of places:
 //!
 //! * its declaration key, and its entry in the `required` list of the
 //!   object schema it is a property of;
@@ -22,7 +22,10 @@
 //!   undeclared keys). A request fit for two contracts of the package is
 //!   edited with either. They are read through the workspace's file view
 //!   (an open buffer wins over the disk), and edited as JSON: the key's
-//!   token, its new name escaped as JSON escapes it.
+//!   token, its new name escaped as JSON escapes it;
+//! * the keys of the rows of the contract's JSON Lines datasets
+//!   (`docs/format.md`, "Datasets") that set it, edited as a request
+//!   file's keys (a CSV dataset's header is not rewritten).
 //!
 //! A reference is matched by resolving it as go to definition does
 //! ([`tree::resolve`]): to the same declaration key, never by its
@@ -170,6 +173,9 @@ pub(crate) struct Files {
     pub(crate) packages: BTreeMap<PathBuf, PathBuf>,
     /// The request files each package (by root) lists ([`listed_requests`]).
     pub(crate) requests: BTreeMap<PathBuf, Vec<Tree>>,
+    /// The JSON Lines datasets of each contract's eval entries
+    /// ([`dataset_rows`]), by the contract's path.
+    pub(crate) datasets: BTreeMap<PathBuf, Vec<Tree>>,
 }
 
 impl Files {
@@ -229,6 +235,12 @@ impl Files {
                 let requests = listed_requests(workspace, &root);
                 files.requests.insert(root.clone(), requests);
             }
+            let datasets = files
+                .contracts
+                .get(contract)
+                .map(|tree| dataset_rows(workspace, &root, &tree.root))
+                .unwrap_or_default();
+            files.datasets.insert(contract.clone(), datasets);
             files.packages.insert(contract.clone(), root);
         }
         files
@@ -414,7 +426,98 @@ pub(crate) fn spellings<'t>(
         }
         out.extend(keys.into_iter().map(key(request, What::Request)));
     }
+    // The rows of the contract's JSON Lines datasets: JSON keys, as in a
+    // request file.
+    for dataset in files.datasets.get(&contract.path).into_iter().flatten() {
+        let mut keys = Vec::new();
+        for row in dataset.root.as_seq().unwrap_or_default() {
+            if let Some(values) = row.get(field.scope) {
+                keys_below(values, &field.steps, &mut keys);
+            }
+        }
+        out.extend(keys.into_iter().map(key(dataset, What::Request)));
+    }
     (out, shared)
+}
+
+/// The JSON Lines datasets the eval entries of `contract` name
+/// (`docs/format.md`, "Datasets"), in the package at `root`, as the
+/// workspace shows them: each a tree whose root is a sequence of its rows,
+/// each row parsed on its own and placed at its line of the file, so the
+/// spans of its keys are the file's. A path that leaves the package, a
+/// file that cannot be read, a CSV file, and a line that is not a JSON
+/// object are left out (a rename does not rewrite CSV headers).
+fn dataset_rows(workspace: &Workspace, root: &Path, contract: &Node) -> Vec<Tree> {
+    let mut out = Vec::new();
+    let entries = contract.get("evals").and_then(Node::as_seq);
+    for entry in entries.unwrap_or_default() {
+        let Some(path) = entry.get("dataset").and_then(Node::as_str) else {
+            continue;
+        };
+        if !path.ends_with(".jsonl") {
+            continue;
+        }
+        let Some(path) = in_package(root, path) else {
+            continue;
+        };
+        if out.iter().any(|t: &Tree| t.path == path) {
+            continue;
+        }
+        let Some(text) = workspace.text(&path) else {
+            continue;
+        };
+        let mut rows = Vec::new();
+        let mut offset = 0;
+        for (index, line) in text.split_inclusive('\n').enumerate() {
+            let start = offset;
+            offset += line.len();
+            let row = line.trim_end_matches(['\n', '\r']);
+            if !row.trim_start().starts_with('{') {
+                continue;
+            }
+            let Ok(mut node) = yaml::parse_spans(row) else {
+                continue;
+            };
+            let lines = u32::try_from(index).unwrap_or(u32::MAX);
+            shift(&mut node, lines, start);
+            rows.push(node);
+        }
+        let whole = templiqx_contracts::Span {
+            start: templiqx_contracts::Position { line: 1, column: 1 },
+            end: templiqx_contracts::Position { line: 1, column: 1 },
+            bytes: (0, text.len()),
+        };
+        out.push(Tree {
+            path,
+            text,
+            root: std::sync::Arc::new(Node {
+                value: yaml::NodeValue::Seq(rows),
+                span: whole,
+            }),
+        });
+    }
+    out
+}
+
+/// Moves the spans of `node` (parsed from one line) `lines` lines and
+/// `bytes` bytes down, to where the line is in its file.
+fn shift(node: &mut Node, lines: u32, bytes: usize) {
+    let move_span = |span: &mut templiqx_contracts::Span| {
+        span.start.line += lines;
+        span.end.line += lines;
+        span.bytes = (span.bytes.0 + bytes, span.bytes.1 + bytes);
+    };
+    move_span(&mut node.span);
+    match &mut node.value {
+        yaml::NodeValue::Seq(items) => items.iter_mut().for_each(|n| shift(n, lines, bytes)),
+        yaml::NodeValue::Map(entries) => {
+            for (key, value) in entries {
+                move_span(&mut key.span);
+                shift(value, lines, bytes);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The request files the manifest of the package at `root` lists under

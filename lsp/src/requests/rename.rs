@@ -2,7 +2,8 @@
 //! one (`docs/cli.md`, "lsp"): every place `super::fields` finds that spells
 //! it is rewritten, in the contract, the partials it includes (and the
 //! fields of other contracts a shared partial ties to it), its eval
-//! fixtures and the package's request files; a name that is not a field
+//! fixtures, the package's request files and the rows of its JSON Lines
+//! datasets; a name that is not a field
 //! name, or is taken, is refused.
 
 use super::fields::{Field, Shared, Sites, Spelling, What, field_at, fields, locate, spellings};

@@ -719,3 +719,61 @@ fn a_partial_completes_from_the_contract_that_includes_it() {
     assert_eq!(labels(&items).len(), templiqx_build::NODE_KINDS.len());
     client.shutdown();
 }
+
+#[test]
+fn case_completes_from_the_case_schema_and_a_bad_row_shows_at_its_line() {
+    let pkg = Package::crm3();
+    // Row 3 of the dataset with an empty clause: its diagnostic is
+    // published on the data file, at the row's line.
+    let data = pkg.path("evals/labelled-leases.jsonl");
+    let rows = std::fs::read_to_string(&data).unwrap();
+    let mut lines: Vec<String> = rows.lines().map(str::to_owned).collect();
+    let clause = lines[2].find("\"clause_text\": \"").unwrap() + "\"clause_text\": \"".len();
+    let end = clause + lines[2][clause..].find('"').unwrap();
+    lines[2].replace_range(clause..end, "");
+    std::fs::write(&data, lines.join("\n") + "\n").unwrap();
+
+    let url = pkg.url(EXTRACTION);
+    let text = pkg.text(EXTRACTION);
+    let mut client = Client::start(json!({ "target": ["structured_output"] }));
+    client.open(&url, &text);
+    let data_url = Url::from_file_path(data.canonicalize().unwrap()).unwrap();
+    let diagnostics = client.diagnostics(&data_url);
+    assert_eq!(
+        codes(&diagnostics),
+        ["TQX_EVAL_INVALID"],
+        "{diagnostics:#?}"
+    );
+    assert_eq!(
+        diagnostics[0]["range"]["start"],
+        json!({ "line": 2, "character": 0 })
+    );
+    assert!(
+        diagnostics[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("at /inputs/clause_text"),
+        "{diagnostics:#?}"
+    );
+
+    // In a check of the dataset entry: `case` beside the roots, then the
+    // properties of its `case_schema`.
+    let (line, character) = position(&text, "path: case.monthly_rent", 0);
+    let items = complete(&mut client, &url, (line, character + 6));
+    assert_eq!(labels(&items), ["inputs", "context", "output", "case"]);
+    assert_eq!(item(&items, "case")["detail"], "object, required");
+    let items = complete(&mut client, &url, (line, character + 11));
+    assert_eq!(
+        labels(&items),
+        ["start_date", "end_date", "monthly_rent", "notice_days"]
+    );
+    // Not in the checks of an inline fixture.
+    let (line, character) = position(
+        &text,
+        "path: output.start_date }, right: { kind: literal",
+        0,
+    );
+    let items = complete(&mut client, &url, (line, character + 6));
+    assert_eq!(labels(&items), ["inputs", "context", "output"]);
+    client.shutdown();
+}

@@ -190,6 +190,18 @@ fn references_of_an_input_are_its_reads_checks_and_fixture_keys() {
             "clause_text".to_owned(),
         ),
     ];
+    // Then the key in each of the 24 rows of its dataset, one a line
+    // (`docs/format.md`, "Datasets").
+    let want: Vec<_> = want
+        .into_iter()
+        .chain((0..24).map(|row| {
+            (
+                "labelled-leases.jsonl".to_owned(),
+                row,
+                "clause_text".to_owned(),
+            )
+        }))
+        .collect();
     assert_eq!(found, want);
     // Not the description that mentions it, nor `clause_id`.
     assert!(text.contains("whose text is in `clause_text`"));
@@ -561,9 +573,16 @@ fn rename_on_crm3_compiles_and_leaves_descriptions_alone() {
     let at = position(&text, "  clause_text:", 0);
     let edit = rename(&mut client, &url, right(at, 5), "clause_body").unwrap();
     let all = changes(&edit);
-    assert_eq!(all.len(), 2, "{edit:#}");
+    assert_eq!(all.len(), 3, "{edit:#}");
     assert_eq!(all[0].0, url.as_str());
     assert_eq!(all[0].1.len(), 4);
+    // Each row of the dataset's key, between its quotes.
+    let rows = pkg.text("evals/labelled-leases.jsonl");
+    assert_eq!(all[2].0, pkg.url("evals/labelled-leases.jsonl").as_str());
+    assert_eq!(
+        apply(&rows, &all[2].1),
+        rows.replace("\"clause_text\":", "\"clause_body\":")
+    );
     // The request file's key, between its quotes.
     assert_eq!(all[1].0, pkg.url(REQUEST).as_str());
     let request = pkg.text(REQUEST);
@@ -616,8 +635,10 @@ fn rename_after_an_unsaved_edit_uses_the_buffer_and_its_version() {
     let edit = rename(&mut client, &url, right(at, 10), "clause_ref").unwrap();
     assert!(edit.get("changes").is_none(), "{edit:#}");
     let documents = edit["documentChanges"].as_array().unwrap();
-    // The contract, and the request file (not open: no version).
-    assert_eq!(documents.len(), 2, "{edit:#}");
+    // The contract, the request file and the dataset (neither open: no
+    // version).
+    assert_eq!(documents.len(), 3, "{edit:#}");
+    assert_eq!(documents[2]["textDocument"]["version"], Value::Null);
     assert_eq!(
         documents[1]["textDocument"]["uri"],
         pkg.url(REQUEST).as_str()
@@ -930,13 +951,20 @@ fn rename_edits_the_request_files_the_manifest_lists_so_they_still_render() {
             .all(Result::is_ok)
     );
 
-    // An input: its contract and the request that targets it.
+    // An input: its contract, the request that targets it and the rows of
+    // its dataset (`docs/format.md`, "Datasets").
     let at = position(&text, "  clause_text:", 0);
     let edit = rename(&mut client, &url, right(at, 3), "passage").unwrap();
-    assert_eq!(save(&pkg, &edit), [EXTRACTION, REQUEST]);
+    assert_eq!(
+        save(&pkg, &edit),
+        [EXTRACTION, REQUEST, "evals/labelled-leases.jsonl"]
+    );
     let request = pkg.text(REQUEST);
     assert!(request.contains("    \"passage\": \"The lease starts"));
     assert!(!request.contains("clause_text"));
+    let rows = pkg.text("evals/labelled-leases.jsonl");
+    assert_eq!(rows.matches("\"passage\": \"").count(), 24, "{rows}");
+    assert!(!rows.contains("clause_text"));
     let rendered = render_requests(&pkg.root, &requests);
     let extraction = rendered[0].as_ref().unwrap();
     assert!(
@@ -1042,10 +1070,15 @@ fn files_the_manifest_does_not_list_or_that_are_not_requests_are_left_alone() {
         .into_iter()
         .map(|(u, _)| u.rsplit('/').next().unwrap().to_owned())
         .collect();
-    // The outputs the manifest lists are not requests either.
+    // The outputs the manifest lists are not requests either; the
+    // contract's dataset is edited.
     assert_eq!(
         files,
-        ["lease-term-extraction.yaml", "extraction-request.json"]
+        [
+            "lease-term-extraction.yaml",
+            "extraction-request.json",
+            "labelled-leases.jsonl"
+        ]
     );
     client.shutdown();
 }
