@@ -11,9 +11,11 @@
 //!   Wilson interval), and on rows `data-schema-valid-rate`,
 //!   `data-schema-valid-low`, `data-schema-valid-high`, `data-pass-all`,
 //!   `data-distinct-outputs`, `data-p50-ms`, `data-p95-ms`,
-//!   `data-output-tokens-per-s`, `data-cached` (an absent figure is an
-//!   empty attribute); bars carry `data-series` (`current` or
-//!   `baseline`).
+//!   `data-output-tokens-per-s`, `data-cached`, `data-recovered` (the
+//!   executions whose output output recovery read out of the model's
+//!   text; listed as `TQX_OUTPUT_RECOVERED` beside the failure codes when
+//!   above 0) (an absent figure is an empty attribute); bars carry
+//!   `data-series` (`current` or `baseline`).
 //! - `tr.check`: `data-fixture`, `data-check`, `data-passed`,
 //!   `data-total`, `data-rate`, `data-low`, `data-high`.
 //! - `rect.latency`: `data-contract`, `data-low-ms`, `data-high-ms`,
@@ -773,7 +775,8 @@ fn fixture_table(out: &mut String, fixtures: &[&FixtureStats], currency: Option<
             "<tr class=\"fixture\" data-fixture=\"{}\" data-contract=\"{}\" data-fixture-id=\"{}\" \
              {} data-schema-valid-rate=\"{}\" data-schema-valid-low=\"{}\" \
              data-schema-valid-high=\"{}\" data-distinct-outputs=\"{}\" data-p50-ms=\"{}\" \
-             data-p95-ms=\"{}\" data-output-tokens-per-s=\"{}\" data-cached=\"{}\">\
+             data-p95-ms=\"{}\" data-output-tokens-per-s=\"{}\" data-cached=\"{}\" \
+             data-recovered=\"{}\">\
              <td class=\"id\"><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
             esc(&key),
@@ -788,6 +791,7 @@ fn fixture_table(out: &mut String, fixtures: &[&FixtureStats], currency: Option<
             opt_num(s.latency.p95_ms),
             opt_num(s.output_tokens_per_s),
             s.cached,
+            s.recovered_rate.passed,
             esc(&f.fixture),
             s.executions,
             rate_text(&s.pass_rate),
@@ -811,7 +815,8 @@ fn fixture_table(out: &mut String, fixtures: &[&FixtureStats], currency: Option<
             );
         }
         out.push_str("<td>");
-        if !s.failure_codes.is_empty() {
+        let recovered = s.recovered_rate.passed;
+        if !s.failure_codes.is_empty() || recovered > 0 {
             out.push_str("<ul class=\"codes\">");
             for (code, count) in &s.failure_codes {
                 let _ = write!(
@@ -819,6 +824,14 @@ fn fixture_table(out: &mut String, fixtures: &[&FixtureStats], currency: Option<
                     "<li class=\"code\" data-code=\"{}\" data-count=\"{count}\"><code>{}</code> × {count}</li>",
                     esc(code),
                     esc(code),
+                );
+            }
+            // Output recovery's warnings: a fixture that passes only
+            // through recovery shows (`docs/eval.md`, "Output recovery").
+            if recovered > 0 {
+                let _ = write!(
+                    out,
+                    "<li class=\"code recovered\" data-code=\"TQX_OUTPUT_RECOVERED\" data-count=\"{recovered}\"><code>TQX_OUTPUT_RECOVERED</code> × {recovered} (recovered)</li>",
                 );
             }
             out.push_str("</ul>");

@@ -77,9 +77,20 @@ fn eval_reports_the_recovery_rate_of_each_fixture() {
     assert!(!text.contains("recovered:"), "{text}");
 
     let (_rt, base) = server(replies());
-    let out = eval_openai(dir.path(), &base, &["--repeat", "3", "--recover-output"]);
+    let out = eval_openai(
+        dir.path(),
+        &base,
+        &["--repeat", "3", "--recover-output", "--report", "eval.html"],
+    );
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
+    // The HTML report lists the warning beside the failure codes.
+    let html = std::fs::read_to_string(dir.path().join("eval.html")).unwrap();
+    assert!(html.contains("data-recovered=\"2\""), "{html}");
+    assert!(
+        html.contains("<code>TQX_OUTPUT_RECOVERED</code> × 2 (recovered)"),
+        "{html}"
+    );
     assert!(
         text.contains(
             "    recovered: 66.7% [20.8, 93.9] (2 of 3): outputs read out of the model's text by --recover-output"
