@@ -627,3 +627,45 @@ fn an_eval_operator_is_compared_in_a_check_and_refused_in_content() {
     );
     assert!(!report.sufficient);
 }
+
+#[test]
+fn a_changed_dataset_is_an_eval_change_that_needs_no_new_version() {
+    // `docs/format.md`, "Datasets": the file's SHA-256 is in the contract,
+    // so a row edited is a change of the eval entry, not of the interaction.
+    let contract = "api_version: templiqx/v1alpha1
+id: a
+version: 1.0.0
+inputs:
+  name: { schema: { type: string }, required: true }
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.name } }
+output_schema: { type: object, properties: { greeting: { type: string } } }
+evals:
+  - id: names
+    dataset: evals/names.jsonl
+    case_schema: { type: object, properties: { greeting: { type: string } } }
+    expect:
+      - id: greets
+        check: { kind: equals, left: { kind: ref, path: output.greeting }, right: { kind: ref, path: case.greeting } }
+";
+    let dir = tempfile::tempdir().unwrap();
+    for (side, name) in [("old", "Ada"), ("new", "Grace")] {
+        let root = dir.path().join(side);
+        write(&root.join("templiqx.yaml"), &manifest("1.0.0", "a"));
+        write(&root.join("contracts/a.yaml"), contract);
+        write(
+            &root.join("evals/names.jsonl"),
+            &format!(
+                "{{\"inputs\": {{\"name\": \"{name}\"}}, \"case\": {{\"greeting\": \"Hi {name}\"}}}}\n"
+            ),
+        );
+    }
+    let (report, change) = only_change(dir.path());
+    assert_eq!(change.rule, Rule::EvalChanged, "{change:?}");
+    assert_eq!(change.message, "eval fixture `names` changed");
+    assert_eq!(change.class, templiqx_diff::Class::NoCompiledChange);
+    // The same version on both sides is enough.
+    assert!(report.sufficient, "{report:?}");
+}
