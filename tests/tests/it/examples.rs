@@ -26,6 +26,18 @@ fn the_example_package_compiles_and_its_evals_render() {
             .as_ref()
             .unwrap_or_else(|| panic!("{}: {:#?}", c.file, c.diagnostics));
         for eval in &c.contract.as_ref().unwrap().evals {
+            if eval.dataset.is_some() {
+                // Each row of a dataset entry renders and its fake output
+                // validates (`docs/format.md`, "Datasets").
+                for row in templiqx_build::dataset::EntryRows::open(i, eval).unwrap() {
+                    let row = row.unwrap();
+                    templiqx::render(i, &row.inputs, &row.context)
+                        .unwrap_or_else(|e| panic!("{}#{}: {e}", eval.id, row.id));
+                    let output = row.fake_output.as_ref().unwrap();
+                    templiqx::validate_output(i, output.as_value()).unwrap();
+                }
+                continue;
+            }
             templiqx::render(i, &eval.inputs, &eval.context)
                 .unwrap_or_else(|e| panic!("{}: {e}", eval.id));
             templiqx::validate_output(i, eval.fake_output.as_ref().unwrap().as_value()).unwrap();

@@ -380,10 +380,28 @@ fn evals_hold_each_fixture_once_as_data() {
     assert_eq!(error[0].code, Code::EvalInvalid);
     assert!(error[0].message.contains("eval fixture `ada`"), "{error}");
 
-    // The CRM3 extraction: one fixture with five checks.
+    // The CRM3 extraction: one fixture with five checks, and a dataset
+    // entry named by path and digest, its rows not embedded
+    // (`docs/format.md`, "Datasets").
     let fixtures = lease_term_extraction::EVALS;
     let ids: Vec<&str> = fixtures.iter().map(|f| &*f.id).collect();
-    assert_eq!(ids, ["fixed-term-lease"]);
+    assert_eq!(ids, ["fixed-term-lease", "labelled-leases"]);
+    let dataset = fixtures[1].dataset.as_ref().expect("a dataset entry");
+    assert_eq!(dataset.path, "evals/labelled-leases.jsonl");
+    let bytes = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/crm3/evals/labelled-leases.jsonl"),
+    )
+    .unwrap();
+    assert_eq!(
+        dataset.sha256,
+        templiqx_contracts::canonical::sha256_hex(&bytes)
+    );
+    assert_eq!(
+        (&*fixtures[1].inputs_json, fixtures[1].checks.len()),
+        ("{}", 4)
+    );
+    assert!(fixtures[0].dataset.is_none());
     let fixture = &fixtures[0];
     let checks: Vec<(&str, Option<&str>)> = fixture
         .checks
