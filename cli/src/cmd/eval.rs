@@ -440,14 +440,20 @@ fn configure(options: &Options<'_>) -> Result<(Option<Provider>, Endpoint), Diag
                 .iter()
                 .map(|h| h.split_once(':').map_or(h.as_str(), |(n, _)| n.trim()))
                 .collect();
-            let transport = serde_json::json!({
+            let mut transport = serde_json::json!({
                 "base_url": without_userinfo(base_url),
                 "structured_output": format!("{:?}", wire.structured_output),
                 "developer_as_system": wire.developer_as_system,
                 "max_tokens_field_legacy": wire.max_tokens_field_legacy,
                 "headers": headers,
-            })
-            .to_string();
+            });
+            // Recovery changes outcomes: `--cache` reuses only executions
+            // run with the same setting (absent when off, so earlier
+            // runs' executions are reused as before).
+            if wire.recover_output {
+                transport["recover_output"] = true.into();
+            }
+            let transport = transport.to_string();
             Ok((
                 Some(Provider::Real(Box::new(a))),
                 Endpoint::new(kind.name(), model).transport(transport),

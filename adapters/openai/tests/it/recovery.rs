@@ -90,9 +90,9 @@ async fn a_streamed_fenced_reply_completes_with_the_recovered_receipt() {
     };
     let mut body = SseBody::new();
     for piece in FENCED.split_inclusive('\n') {
-        body = body.data(&chunk(json!({ "content": piece }), None));
+        body = body.data(chunk(json!({ "content": piece }), None));
     }
-    body = body.data(&chunk(json!({}), Some("stop"))).data("[DONE]");
+    body = body.data(chunk(json!({}), Some("stop"))).data("[DONE]");
     let (base, _fake) = serve(vec![Reply::sse(body.render("\n", KeepAlive::None))]).await;
     let mut events = Vec::new();
     let execution = adapter(&base, OutputRecovery::On)
