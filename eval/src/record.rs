@@ -272,8 +272,8 @@ pub struct RunInfo {
 /// environment, and a base URL's `user:password@` is never kept).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Variant {
-    /// Its name: letters, digits, `.`, `_`, `-`, `:` and `/`, at most 64
-    /// characters, unique within the run.
+    /// Its name: letters, digits, `.`, `_`, `-`, `:`, `/`, `@` and `+`, at
+    /// most 64 characters, unique within the run.
     pub name: String,
     /// The provider.
     pub provider: String,
@@ -301,13 +301,14 @@ impl Variant {
     }
 
     /// Whether `name` is a valid variant name: 1 to 64 characters, each an
-    /// ASCII letter or digit or one of `.`, `_`, `-`, `:`, `/`.
+    /// ASCII letter or digit or one of `.`, `_`, `-`, `:`, `/`, `@`, `+`
+    /// (a model name such as `claude-sonnet@20250514` is one).
     #[must_use]
     pub fn valid_name(name: &str) -> bool {
         (1..=64).contains(&name.len())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | ':' | '/'))
+            && name.chars().all(|c| {
+                c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | ':' | '/' | '@' | '+')
+            })
     }
 }
 

@@ -460,7 +460,8 @@ impl<'a, P> Eval<'a, P> {
     /// has every variant's statistics and each later variant's comparison
     /// with the first; [`Outcome::stats`], the baseline comparison and the
     /// history's `runs.stats` are the first variant's; the gate applies to
-    /// every variant. With one variant this is [`Eval::run`] on it.
+    /// every variant. With one variant this is [`Eval::run`] on it. The
+    /// endpoints are the variants' own: [`Eval::endpoint`] is not used.
     ///
     /// # Errors
     ///
@@ -488,7 +489,7 @@ impl<'a, P> Eval<'a, P> {
         A: AsyncRuntimeAdapter,
         P: FnMut(Progress<'_>) -> ControlFlow<()>,
     {
-        refuse_variants(&variants, self.prices.as_ref(), self.max_cost)?;
+        refuse_variants(&variants, several, self.prices.as_ref(), self.max_cost)?;
         self.select()?;
         let Eval {
             repeat,
@@ -1074,9 +1075,11 @@ fn cached(
 }
 
 /// Why `variants` cannot run: none, a name that is not valid or given
-/// twice, or a budget without a price for a variant's model.
+/// twice (`several`: a run of one is named after its model, whatever it
+/// is), or a budget without a price for a variant's model.
 fn refuse_variants<A>(
     variants: &[(Variant, &A)],
+    several: bool,
     prices: Option<&Prices>,
     max_cost: Option<f64>,
 ) -> Result<(), EvalError> {
@@ -1085,11 +1088,11 @@ fn refuse_variants<A>(
             Diagnostic::error(Code::InvalidValue, message).help(help.to_owned()),
         ])))
     };
-    let names = "a variant name is 1 to 64 letters, digits, `.`, `_`, `-`, `:` or `/` (docs/eval.md, \"Comparing models\")";
+    let names = "a variant name is 1 to 64 letters, digits, `.`, `_`, `-`, `:`, `/`, `@` or `+` (docs/eval.md, \"Comparing models\")";
     if variants.is_empty() {
         return refuse("no variant to run".to_owned(), names);
     }
-    for (i, (v, _)) in variants.iter().enumerate() {
+    for (i, (v, _)) in variants.iter().enumerate().filter(|_| several) {
         if !Variant::valid_name(&v.name) {
             return refuse(
                 format!("`{}` is not a valid variant name", v.name.escape_debug()),

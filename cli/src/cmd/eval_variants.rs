@@ -130,7 +130,7 @@ fn parse_spec(text: &str) -> Result<Spec, Diagnostic> {
     }
     if !Variant::valid_name(name) {
         return Err(usage(format!(
-            "`{}` is not a valid variant name: 1 to 64 letters, digits, `.`, `_`, `-`, `:` or `/`",
+            "`{}` is not a valid variant name: 1 to 64 letters, digits, `.`, `_`, `-`, `:`, `/`, `@` or `+`",
             name.escape_debug()
         )));
     }
@@ -231,6 +231,7 @@ fn adapter<'c>(
     let kind = match spec.provider {
         EvalProviderKind::Fake => {
             let fake = FakeAdapter::new(contracts(), target.iter())
+                .with_output_recovery(crate::provider::recovery(&options.provider.wire))
                 .model(&spec.model)
                 .map_err(|message| {
                     Diagnostic::error(Code::InvalidValue, message).help(

@@ -318,3 +318,16 @@ fn variant_names_are_checked() {
         assert!(d.iter().any(|d| d.message.contains(wrong)), "{d:?}");
     }
 }
+
+#[test]
+fn the_documented_price_table_parses() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/examples/prices.yaml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let prices = Prices::parse(&text, "docs/examples/prices.yaml").unwrap();
+    assert_eq!(prices.currency, "USD");
+    let fake = prices.price("fake").unwrap();
+    assert_eq!(
+        (fake.input, fake.output, fake.cached_input),
+        (2.5, 10.0, Some(1.25))
+    );
+}
