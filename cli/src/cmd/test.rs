@@ -144,11 +144,18 @@ fn run_contract(c: &CompiledContract, sources: &Sources, target: &CapabilityProf
     let file = contract.loc.file;
     let in_fixture = |d: &Diagnostic, i: usize| {
         let prefix = format!("/evals/{i}");
-        d.file.as_deref() == Some(c.file.as_str())
-            && d.json_pointer.as_deref().is_some_and(|p| {
-                p.strip_prefix(&prefix)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-            })
+        // A dataset row's diagnostic is in the data file
+        // (`docs/format.md`, "Datasets").
+        let in_rows = contract.evals[i]
+            .dataset
+            .as_ref()
+            .is_some_and(|ds| !ds.display.is_empty() && d.file.as_deref() == Some(&ds.display));
+        in_rows
+            || d.file.as_deref() == Some(c.file.as_str())
+                && d.json_pointer.as_deref().is_some_and(|p| {
+                    p.strip_prefix(&prefix)
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+                })
     };
     let outside_fixtures = c
         .diagnostics
@@ -176,13 +183,16 @@ fn run_contract(c: &CompiledContract, sources: &Sources, target: &CapabilityProf
         .evals
         .iter()
         .enumerate()
-        .map(|(i, eval)| {
+        .flat_map(|(i, eval)| {
             let mut diagnostics: Vec<Diagnostic> = c
                 .diagnostics
                 .iter()
                 .filter(|d| in_fixture(d, i))
                 .cloned()
                 .collect();
+            if diagnostics.is_empty() && eval.dataset.is_some() {
+                return dataset_cases(&contract.id, interaction, eval);
+            }
             if diagnostics.is_empty() {
                 let at = format!("/evals/{i}");
                 let relocate = |mut d: Diagnostic, under: &str| {
@@ -213,12 +223,52 @@ fn run_contract(c: &CompiledContract, sources: &Sources, target: &CapabilityProf
                     }
                 }
             }
-            Case {
+            vec![Case {
                 contract: contract.id.clone(),
                 fixture: Some(eval.id.clone()),
                 ok: !diagnostics.iter().any(Diagnostic::is_error),
                 diagnostics,
-            }
+            }]
         })
         .collect()
+}
+
+/// The cases of a dataset entry that compiled: one per row
+/// (`entry#ID`, `docs/format.md`, "Datasets"), each rendered and its
+/// `fake_output` validated; the file read again, one row at a time. A
+/// file that cannot be read again is one failing case for the entry.
+fn dataset_cases(
+    contract: &str,
+    interaction: &templiqx_contracts::Interaction,
+    eval: &templiqx_build::dto::EvalDecl,
+) -> Vec<Case> {
+    let case = |fixture: String, diagnostics: Vec<Diagnostic>| Case {
+        contract: contract.to_owned(),
+        fixture: Some(fixture),
+        ok: !diagnostics.iter().any(Diagnostic::is_error),
+        diagnostics,
+    };
+    let rows = match templiqx_build::dataset::EntryRows::open(interaction, eval) {
+        Ok(rows) => rows,
+        Err(d) => return vec![case(eval.id.clone(), vec![d])],
+    };
+    rows.map(|row| {
+        let row = match row {
+            Ok(row) => row,
+            Err(ds) => return case(eval.id.clone(), ds),
+        };
+        let mut diagnostics = Vec::new();
+        match templiqx::render(interaction, &row.inputs, &row.context) {
+            Err(e) => diagnostics.extend(e.diagnostics),
+            Ok(_) => {
+                if let Some(out) = &row.fake_output
+                    && let Err(ds) = templiqx::validate_output(interaction, out.as_value())
+                {
+                    diagnostics.extend(ds);
+                }
+            }
+        }
+        case(format!("{}#{}", eval.id, row.id), diagnostics)
+    })
+    .collect()
 }

@@ -5,8 +5,8 @@ use predicates::prelude::*;
 use std::path::Path;
 
 /// Runs `templiqx test` over `packages` and checks that each of `lines`
-/// is printed and that all three evals pass.
-fn packages_pass(packages: &[&Path], lines: &[&str]) {
+/// is printed and that all `total` evals pass.
+fn packages_pass(packages: &[&Path], lines: &[&str], total: usize) {
     let output = templiqx()
         .arg("test")
         .args(packages)
@@ -18,7 +18,8 @@ fn packages_pass(packages: &[&Path], lines: &[&str]) {
     for line in lines {
         assert!(text.lines().any(|l| l == *line), "{line}\n{text}");
     }
-    assert_eq!(text.lines().last(), Some("3 passed, 0 failed"), "{text}");
+    let last = format!("{total} passed, 0 failed");
+    assert_eq!(text.lines().last(), Some(last.as_str()), "{text}");
 }
 
 #[test]
@@ -30,9 +31,14 @@ fn the_example_packages_pass() {
         ],
         &[
             "test lease-term-extraction::fixed-term-lease ... ok",
+            // Each row of the extraction's dataset is a case of its own
+            // (`docs/format.md`, "Datasets").
+            "test lease-term-extraction::labelled-leases#lease-0100 ... ok",
+            "test lease-term-extraction::labelled-leases#lease-0123 ... ok",
             "test lease-summary-drafting::dutch-client ... ok",
             "test greeting::ada ... ok",
         ],
+        27,
     );
 }
 
@@ -48,13 +54,21 @@ fn the_external_corpus_packages_pass() {
             "test bli-62-document-drafting::synthetic-draft ... ok",
             "test greeting::ryan ... ok",
         ],
+        3,
     );
 }
 
+/// CRM3 with a `fake_output` of the wrong type in the extraction's one
+/// inline fixture; its dataset entry (the contract's last) left out, so
+/// the cases are the three fixtures.
 fn broken_example(dir: &Path) {
     templiqx_conformance_suites::copy_tree(&repo().join("examples/crm3"), dir);
     let path = dir.join("contracts/lease-term-extraction.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
+    let cut = text
+        .find("  # Synthetic clauses")
+        .expect("the dataset entry");
+    let text = text[..cut].to_owned();
     let broken = text.replace("      notice_days: 60\n", "      notice_days: \"sixty\"\n");
     assert_ne!(text, broken);
     std::fs::write(&path, broken).unwrap();
@@ -87,6 +101,43 @@ fn a_broken_fake_output_fails_its_fixture_only() {
 
     1 passed, 1 failed
     "#);
+}
+
+/// A row of a dataset that does not fit the contract fails its entry's
+/// case, with the diagnostic in the data file at the row's line
+/// (`docs/format.md`, "Datasets"); the contract's other fixtures still run.
+#[test]
+fn a_bad_dataset_row_fails_its_entry_with_the_rows_line() {
+    let dir = tempfile::tempdir().unwrap();
+    templiqx_conformance_suites::copy_tree(&repo().join("examples/crm3"), dir.path());
+    let path = dir.path().join("evals/labelled-leases.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let broken = text.replacen(
+        "\"notice_days\": 30}, \"fake_output\"",
+        "\"notice_days\": -30}, \"fake_output\"",
+        1,
+    );
+    assert_ne!(text, broken);
+    std::fs::write(&path, broken).unwrap();
+    let output = templiqx_in(dir.path())
+        .args(["test", ".", "--target", "structured_output"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let out = stdout(&output);
+    for line in [
+        "test lease-term-extraction::fixed-term-lease ... ok",
+        "test lease-term-extraction::labelled-leases ... FAILED",
+        "test lease-summary-drafting::dutch-client ... ok",
+        "--> evals/labelled-leases.jsonl:1:1",
+        "2 passed, 1 failed",
+    ] {
+        assert!(out.lines().any(|l| l.trim() == line), "{line}\n{out}");
+    }
+    assert!(
+        out.contains("error[TQX_EVAL_INVALID]: row `lease-0100` (line 1) of `evals/labelled-leases.jsonl` at /case/notice_days has an invalid `case`"),
+        "{out}"
+    );
 }
 
 /// A fixture id holding an escape sequence (refused by the compiler, so
