@@ -122,6 +122,15 @@ impl AsyncRuntimeAdapter for Adapter {
         }
     }
 
+    /// The adapter's own (`--recover-output`), so a chain's member
+    /// recovers as it does alone (`docs/runtime.md`, "Output recovery").
+    fn output_recovery(&self) -> templiqx::OutputRecovery {
+        match self {
+            Adapter::OpenAi(a) => a.output_recovery(),
+            Adapter::Anthropic(a) => a.output_recovery(),
+        }
+    }
+
     async fn invoke(
         &self,
         request: &RenderedInteraction<'_>,

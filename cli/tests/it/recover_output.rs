@@ -62,6 +62,47 @@ fn run_recovers_a_fenced_answer_only_when_asked_and_says_so() {
 }
 
 #[test]
+fn every_member_of_a_chain_recovers_with_the_flag() {
+    let dir = contract_dir();
+    let (_rt, base) = server(vec![completion(FENCED)]);
+    let chain = serde_json::json!({
+        "api_version": "templiqx.chain/v1alpha1",
+        "members": [{ "name": "local", "provider": "openai",
+                      "base_url": format!("{base}/v1"), "model": "fake-model" }],
+    });
+    std::fs::write(dir.path().join("chain.json"), chain.to_string()).unwrap();
+    std::fs::write(
+        dir.path().join("request.json"),
+        r#"{"inputs": {"clause": "Notice period: 60 days."}}"#,
+    )
+    .unwrap();
+    let out = templiqx_in(dir.path())
+        .args([
+            "run",
+            "notice.yaml",
+            "-r",
+            "request.json",
+            "-t",
+            "structured_output",
+        ])
+        .args([
+            "--chain",
+            "chain.json",
+            "--recover-output",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let env = &envelopes(&out)[0];
+    assert_eq!(
+        env["result"]["receipt"]["diagnostics"][0]["code"],
+        "TQX_OUTPUT_RECOVERED"
+    );
+}
+
+#[test]
 fn eval_reports_the_recovery_rate_of_each_fixture() {
     let dir = contract_dir();
     // Repeats 0 and 2 fenced, repeat 1 JSON alone.
