@@ -193,7 +193,10 @@ Example:
     /// that failed and the values they read, the provider's message);
     /// stores every execution in the SQLite history (--db), which `eval
     /// show` prints again; compares with a --baseline run by Fisher's exact
-    /// test. `--provider fake` answers each fixture
+    /// test. `--model` repeated or `--variant` runs every fixture on several
+    /// models, side by side, each compared with the first by the same test;
+    /// `--prices` prices each execution, and `--max-cost` stops a run at its
+    /// budget. `--provider fake` answers each fixture
     /// with its fake_output, offline. SIGINT (Ctrl-C) or SIGTERM stops
     /// issuing executions, gives those in flight 5 s to finish (then
     /// cancels them), writes the reports of what ran marked incomplete,
@@ -210,6 +213,8 @@ Examples:
     --developer-as-system --repeat 20 --concurrency 2 --min-pass-rate 0.9
   templiqx eval examples/crm3 -t structured_output --provider openai --base-url URL \\
     --model M --repeat 20 --baseline last --fail-on-regression --report eval.html --junit eval.xml
+  templiqx eval examples/crm3 -t structured_output --provider fake --variant broken=fake:empty \\
+    --repeat 6 --prices docs/examples/prices.yaml
   templiqx eval show            # the last run again, from the history
   templiqx eval show 12 --db ci/eval.sqlite --fixture 'lease-*::*' --report run-12.html
 
