@@ -383,6 +383,49 @@ pub enum ExprKind {
         /// A non-nullable string or array.
         of: Box<Expr>,
     },
+    /// `{kind: judge, contract, with, pass}`: a model-graded check, a whole
+    /// `expect` check only (`docs/format.md`, "Model-graded checks").
+    Judge {
+        /// The id of the judge contract, a contract of the same package.
+        #[cfg_attr(
+            feature = "json-schema",
+            schemars(pattern(crate::json_schema::ID_PATTERN))
+        )]
+        contract: String,
+        /// The judge's inputs by name, as expressions over `inputs`,
+        /// `context`, `case` and `output`.
+        #[cfg_attr(feature = "json-schema", schemars(default))]
+        with: OrderedMap<Expr>,
+        /// A boolean expression over `judge`, the judge's output.
+        pass: Box<Expr>,
+        /// The judge contract as the package resolved it, set when the
+        /// package composes the contract (not serialised; `None` for a
+        /// contract compiled without its package).
+        #[serde(skip)]
+        #[cfg_attr(feature = "json-schema", schemars(skip))]
+        resolved: Option<JudgeResolution>,
+    },
+}
+
+/// The judge contract a `judge` check names, as the package resolved it
+/// (`docs/format.md`, "Model-graded checks"): what the compiler checks the
+/// check against, and what an eval run renders and executes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JudgeResolution {
+    /// The judge compiled for the target.
+    Compiled(std::sync::Arc<templiqx_contracts::Interaction>),
+    /// The package lists no contract of that id; the ids it lists.
+    Unlisted(Vec<String>),
+    /// The judge did not compile: its file and its first error's message.
+    Failed {
+        /// The judge contract's file.
+        file: String,
+        /// Its first error, as one line.
+        first: String,
+    },
+    /// The judge is judged, through other judges, by the contract naming
+    /// it: the ids around the cycle, from that contract back to it.
+    Cycle(Vec<String>),
 }
 
 /// A typed extension (`docs/format.md`, "Extensions").

@@ -381,12 +381,22 @@ impl JsonSchema for Expr {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        expression_schema(generator, Place::Content, "Expression")
+        let allowed: Vec<&str> = Place::Content.kinds().map(Kind::as_str).collect();
+        expression_schema(
+            generator,
+            |kind| Place::Content.allows(kind),
+            "Expression",
+            format!(
+                "An expression of contract content: {} (`compare`, `contains`, `length` and `judge` are for eval checks only).",
+                allowed.join(", ")
+            ),
+        )
     }
 }
 
 /// An expression of an eval fixture's `expect` check: every kind
-/// [`Place::Check`] allows, operands included.
+/// [`Place::Check`] allows, its operands [`CheckOperand`]s (a `judge` is a
+/// whole check only: [`Place::allows_operand`]).
 pub struct CheckExpression;
 
 impl JsonSchema for CheckExpression {
@@ -395,22 +405,62 @@ impl JsonSchema for CheckExpression {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        expression_schema(generator, Place::Check, "CheckExpression")
+        let allowed: Vec<&str> = Place::Check.kinds().map(Kind::as_str).collect();
+        // Defines `CheckOperand`, which the operands refer to.
+        generator.subschema_for::<CheckOperand>();
+        expression_schema(
+            generator,
+            |kind| Place::Check.allows(kind),
+            "CheckOperand",
+            format!("An expression of an eval check: {}.", allowed.join(", ")),
+        )
     }
 }
 
-/// The schema of an expression written in `place` and defined as `name`:
-/// the variants of [`ExprKind`] whose kind `place` allows
-/// (`docs/format.md`, "Where each kind is allowed"), their operands
-/// referring to `name` again, so a nested kind is held to the same rule.
-fn expression_schema(generator: &mut SchemaGenerator, place: Place, name: &str) -> Schema {
+/// An operand inside an eval check — a `judge`'s `with` values and `pass`
+/// included: every kind [`Place::allows_operand`] allows in a check.
+pub struct CheckOperand;
+
+impl JsonSchema for CheckOperand {
+    fn schema_name() -> Cow<'static, str> {
+        "CheckOperand".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let allowed: Vec<&str> = Place::Check
+            .kinds()
+            .filter(|k| Place::Check.allows_operand(*k))
+            .map(Kind::as_str)
+            .collect();
+        expression_schema(
+            generator,
+            |kind| Place::Check.allows_operand(kind),
+            "CheckOperand",
+            format!(
+                "An operand of an eval check, or a `with` value or the `pass` of a `judge`: {} (a `judge` is a whole check only).",
+                allowed.join(", ")
+            ),
+        )
+    }
+}
+
+/// The schema of an expression: the variants of [`ExprKind`] whose kind
+/// `allows` (`docs/format.md`, "Where each kind is allowed"), their
+/// operands referring to `operands`, so a nested kind is held to the rule
+/// of operands.
+fn expression_schema(
+    generator: &mut SchemaGenerator,
+    allows: impl Fn(Kind) -> bool,
+    operands: &str,
+    description: String,
+) -> Schema {
     let mut value = ExprKind::json_schema(generator).to_value();
     let allowed = |variant: &serde_json::Value| {
         variant
             .pointer("/properties/kind/const")
             .and_then(serde_json::Value::as_str)
             .and_then(Kind::parse)
-            .is_some_and(|kind| place.allows(kind))
+            .is_some_and(&allows)
     };
     if let Some(variants) = value
         .get_mut("oneOf")
@@ -418,17 +468,9 @@ fn expression_schema(generator: &mut SchemaGenerator, place: Place, name: &str) 
     {
         variants.retain(allowed);
     }
-    let own = format!("#/$defs/{name}");
+    let own = format!("#/$defs/{operands}");
     let content = format!("#/$defs/{}", Expr::schema_name());
     retarget(&mut value, &content, &own);
-    let allowed: Vec<&str> = place.kinds().map(Kind::as_str).collect();
-    let description = match place {
-        Place::Content => format!(
-            "An expression of contract content: {} (`compare`, `contains` and `length` are for eval checks only).",
-            allowed.join(", ")
-        ),
-        Place::Check => format!("An expression of an eval check: {}.", allowed.join(", ")),
-    };
     if let serde_json::Value::Object(map) = &mut value {
         map.insert("description".to_owned(), description.into());
     }

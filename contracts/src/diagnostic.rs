@@ -99,6 +99,18 @@ codes! {
     /// An eval fixture violates its schemas, names undeclared fields, or
     /// repeats an id.
     EvalInvalid => "TQX_EVAL_INVALID",
+    /// The judge contract of a model-graded check cannot be used: the
+    /// package lists no such contract, it does not compile for the target,
+    /// or the contract was compiled without its package
+    /// (`docs/format.md`, "Model-graded checks").
+    JudgeUnresolved => "TQX_JUDGE_UNRESOLVED",
+    /// The `with` of a model-graded check does not fit its judge's inputs:
+    /// a required input missing, an undeclared one, a value of the wrong
+    /// type, or a judge that requires context.
+    JudgeInput => "TQX_JUDGE_INPUT",
+    /// Model-graded checks form a cycle: a contract judged, directly or
+    /// through other judges, by itself.
+    JudgeCycle => "TQX_JUDGE_CYCLE",
     /// A render exceeded a budget (iterations, nesting depth, output bytes).
     RenderBudget => "TQX_RENDER_BUDGET",
     /// A request value (inputs/context) violates its declaration.

@@ -35,6 +35,7 @@
 //!     ),
 //!     source: "compare(ge, output.score, 0.5)".into(),
 //!     site: None,
+//!     judge: None,
 //! };
 //! let none = serde_json::Map::new();
 //! let output = serde_json::json!({ "score": 0.93 });
@@ -95,8 +96,96 @@ pub fn evaluate_check_with_case(
         context,
         case,
         output,
+        judge: None,
     };
     expr::boolean(&scopes, &check.expr, "an `expect` check").map_err(|d| locate(*d, check))
+}
+
+/// The inputs of the judge of a model-graded check (`kind: judge`;
+/// `docs/format.md`, "Model-graded checks"): each `with` expression
+/// evaluated over the judged execution's `inputs`, `context`, `case` and
+/// `output`, as a JSON object to render the judge contract with. `None`
+/// for a check that is not model-graded.
+///
+/// # Errors
+/// As [`evaluate_check`], for a `with` expression that cannot be
+/// evaluated (`TQX_VALUE_MISSING` for an absent value).
+pub fn judge_inputs(
+    check: &Check,
+    inputs: &dyn ObjectView,
+    context: &dyn ObjectView,
+    case: Option<ValueRef<'_>>,
+    output: ValueRef<'_>,
+) -> Option<Result<serde_json::Map<String, serde_json::Value>, Diagnostic>> {
+    let judge = check.judge.as_ref()?;
+    let scopes = Scopes {
+        inputs,
+        context,
+        case,
+        output,
+        judge: None,
+    };
+    let mut out = serde_json::Map::new();
+    for input in judge.with.iter() {
+        match expr::eval(&scopes, &input.value) {
+            Ok(v) => {
+                out.insert(input.name.to_string(), v.to_json());
+            }
+            Err(d) => {
+                let d = (*d).note(format!("in the judge's input `{}`", input.name));
+                return Some(Err(locate(d, check)));
+            }
+        }
+    }
+    Some(Ok(out))
+}
+
+/// Evaluates the `pass` expression of a model-graded check against the
+/// judged execution and `judge`, the judge contract's output (validated
+/// against its `output_schema` first; `docs/format.md`, "Model-graded
+/// checks"). For a check that is not model-graded, `judge` is not read
+/// and this is [`evaluate_check_with_case`].
+///
+/// # Errors
+/// As [`evaluate_check`].
+pub fn evaluate_judged(
+    check: &Check,
+    inputs: &dyn ObjectView,
+    context: &dyn ObjectView,
+    case: Option<ValueRef<'_>>,
+    output: ValueRef<'_>,
+    judge: ValueRef<'_>,
+) -> Result<bool, Diagnostic> {
+    let scopes = Scopes {
+        inputs,
+        context,
+        case,
+        output,
+        judge: Some(judge),
+    };
+    expr::boolean(&scopes, &check.expr, "an `expect` check").map_err(|d| locate(*d, check))
+}
+
+/// [`observed_values_with_case`] for the `pass` expression of a
+/// model-graded check, with the judge's output (see [`evaluate_judged`]).
+pub fn observed_values_judged(
+    check: &Check,
+    inputs: &dyn ObjectView,
+    context: &dyn ObjectView,
+    case: Option<ValueRef<'_>>,
+    output: ValueRef<'_>,
+    judge: ValueRef<'_>,
+) -> Vec<Observed> {
+    let scopes = Scopes {
+        inputs,
+        context,
+        case,
+        output,
+        judge: Some(judge),
+    };
+    let mut out = Vec::new();
+    scopes.observe(&check.expr, &mut out);
+    out
 }
 
 /// A value a check reads, for failure reports: each reference and each
@@ -135,6 +224,7 @@ pub fn observed_values_with_case(
         context,
         case,
         output,
+        judge: None,
     };
     let mut out = Vec::new();
     scopes.observe(&check.expr, &mut out);
@@ -177,6 +267,9 @@ struct Scopes<'a> {
     context: &'a dyn ObjectView,
     case: Option<ValueRef<'a>>,
     output: ValueRef<'a>,
+    /// The judge contract's output, in the `pass` expression of a
+    /// model-graded check evaluated by an eval run.
+    judge: Option<ValueRef<'a>>,
 }
 
 impl<'a> Scope<'a> for Scopes<'a> {
@@ -197,6 +290,19 @@ impl<'a> Scope<'a> for Scopes<'a> {
                         ),
                     )
                     .help("`case` holds a dataset row's expected data; evaluate the check with the row's `case`"),
+                )
+            }),
+            Root::Judge => self.judge.ok_or_else(|| {
+                Box::new(
+                    Diagnostic::error(
+                        Code::ValueMissing,
+                        format!(
+                            "`{}` reads `judge`, the output of the check's judge contract, \
+                             which only an eval run that executes the judge has",
+                            path.source
+                        ),
+                    )
+                    .help("model-graded checks are evaluated by `templiqx eval`, which renders and executes the judge contract"),
                 )
             }),
             Root::Local(slot) => Err(Box::new(
@@ -326,6 +432,7 @@ mod tests {
             expr,
             source: source.into(),
             site: None,
+            judge: None,
         }
     }
 

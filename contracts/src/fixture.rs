@@ -26,6 +26,7 @@
 //!         expr: Expr::Compare(CompareOp::Gt, Ptr::Static(&SCORE), Ptr::Static(&ZERO)),
 //!         source: Cow::Borrowed("compare(gt, output.score, 0)"),
 //!         site: None,
+//!         judge: None,
 //!     }]),
 //!     dataset: None,
 //! }];

@@ -90,6 +90,10 @@ pub enum Root {
     /// (only in a [`Check`] of an eval entry with a `dataset`, never in an
     /// interaction's content; `docs/format.md`, "Datasets").
     Case,
+    /// `judge…`: the output of the judge contract of a model-graded check,
+    /// read by its `pass` expression only (`docs/format.md`, "Model-graded
+    /// checks").
+    Judge,
 }
 
 /// One resolved step of a reference path.
@@ -202,6 +206,35 @@ pub struct Check {
     /// Where the check was written (not serialised).
     #[serde(skip)]
     pub site: Option<Site>,
+    /// For a model-graded check (`kind: judge`), the judge contract and its
+    /// inputs; `expr` is then the check's `pass` expression, which reads
+    /// the judge's output as the root `judge` (`docs/format.md`,
+    /// "Model-graded checks"). `None` for every other check.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge: Option<Judge>,
+}
+
+/// The judge of a model-graded check (`docs/format.md`, "Model-graded
+/// checks"): another contract of the same package, rendered with inputs
+/// computed from the judged execution and executed by an eval run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub struct Judge {
+    /// The judge contract's id.
+    pub contract: Str,
+    /// The judge's inputs, in the order written: each an expression over
+    /// the judged fixture's `inputs`, `context`, `case` and `output`.
+    pub with: Seq<JudgeInput>,
+}
+
+/// One input of a [`Judge`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub struct JudgeInput {
+    /// The judge contract's input it sets.
+    pub name: Str,
+    /// Its value.
+    pub value: Expr,
 }
 
 /// A lowered content node. Includes are already expanded; components are

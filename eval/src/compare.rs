@@ -255,6 +255,12 @@ pub struct ContractComparison {
     /// Both fingerprints are known and differ: the interaction changed
     /// between the runs.
     pub interaction_changed: bool,
+    /// The judges of its model-graded checks whose contract changed
+    /// between the runs (`docs/eval.md`, "Judges"): another fingerprint,
+    /// or a judge of one run only; by id. Empty when the baseline recorded
+    /// no judges and the run has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judges_changed: Vec<String>,
     /// The pooled pass rates.
     pub pass_rate: RateComparison,
     /// The pooled schema-valid rates.
@@ -359,6 +365,17 @@ pub fn compare(baseline: &RunStats, current: &RunStats) -> Comparison {
                     (&b.interaction_fingerprint, &c.interaction_fingerprint),
                     (Some(x), Some(y)) if x != y
                 ),
+                judges_changed: b
+                    .judges
+                    .keys()
+                    .chain(c.judges.keys())
+                    .filter(|j| b.judges.get(*j) != c.judges.get(*j))
+                    .fold(Vec::new(), |mut out: Vec<String>, j| {
+                        if !out.contains(j) {
+                            out.push(j.clone());
+                        }
+                        out
+                    }),
                 pass_rate: RateComparison::new(b.summary.pass_rate, c.summary.pass_rate),
                 schema_valid_rate: RateComparison::new(
                     b.summary.schema_valid_rate,

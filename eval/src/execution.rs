@@ -226,6 +226,11 @@ fn verdicts(
             let Some(output) = output else {
                 return CheckVerdict::new(check.id.to_string(), Verdict::NotRun);
             };
+            if check.judge.is_some() {
+                // Judged after the execution (`crate::judge`), through the
+                // run's judge adapter.
+                return CheckVerdict::new(check.id.to_string(), Verdict::NotRun);
+            }
             let case = fixture.case.as_ref().map(AsValue::as_value);
             let outcome = templiqx::evaluate_check_with_case(
                 check,
@@ -260,16 +265,17 @@ fn verdicts(
                 error: outcome
                     .err()
                     .map(|e| redact(&format!("{}: {}", e.code.as_str(), e.message))),
+                judge: None,
             }
         })
         .collect()
 }
 
 /// The longest observed value kept, in characters.
-const OBSERVED_CHARS: usize = 2000;
+pub(crate) const OBSERVED_CHARS: usize = 2000;
 
 /// `text` cut to `max` characters, `…` marking a cut.
-fn cut(text: &str, max: usize) -> String {
+pub(crate) fn cut(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_owned(),

@@ -40,6 +40,13 @@ use templiqx_contracts::{Code, Json, RenderedInteraction, RuntimeFailure};
 /// table can price it: 1 input token per 4 bytes of the request's
 /// messages as JSON, 1 output token per 4 bytes of the answer's canonical
 /// JSON, rounded up.
+///
+/// It answers the judge of a model-graded check (`docs/eval.md`,
+/// "Judges") from the judge contract's own eval fixtures: with the
+/// `fake_output` of the judge's fixture that renders the same request (its
+/// `inputs` equal to the check's `with` values), else with the
+/// `fake_output` of the judge's first fixture that has one; a judge
+/// without one is a `TQX_RUNTIME_PERMANENT` failure.
 #[derive(Clone, Debug)]
 pub struct FakeAdapter {
     descriptor: AdapterDescriptor,
@@ -49,6 +56,9 @@ pub struct FakeAdapter {
     outputs: HashMap<String, Json>,
     /// `contract::fixture` → its `fake_output`.
     by_fixture: HashMap<String, Json>,
+    /// Contract id → the `fake_output` of its first fixture that has one:
+    /// a judge's answer when none of its fixtures renders the request.
+    first_of: HashMap<String, Json>,
     /// Whether the port recovers its answers (`--recover-output`).
     recovery: OutputRecovery,
 }
@@ -58,6 +68,10 @@ tokio::task_local! {
     /// and its repeat index, set by the runner around each call of the
     /// adapter.
     pub(crate) static FIXTURE: (String, u32);
+    /// The judge contract whose request is being executed (a model-graded
+    /// check, `crate::judge`), and the repeat index of the execution it
+    /// judges.
+    pub(crate) static JUDGE: (String, u32);
 }
 
 /// How the fake model answers ([`FakeAdapter::model`]).
@@ -91,6 +105,7 @@ impl FakeAdapter {
     {
         let mut outputs = HashMap::new();
         let mut by_fixture = HashMap::new();
+        let mut first_of = HashMap::new();
         for c in contracts {
             let (Some(contract), Some(interaction)) = (&c.contract, &c.interaction) else {
                 continue;
@@ -113,6 +128,9 @@ impl FakeAdapter {
                     continue;
                 };
                 by_fixture.insert(format!("{}::{}", c.id, eval.id), Json::from(output.clone()));
+                first_of
+                    .entry(c.id.clone())
+                    .or_insert_with(|| Json::from(output.clone()));
                 if let Ok(rendered) = templiqx::render(interaction, &eval.inputs, &eval.context) {
                     outputs
                         .entry(rendered.request_fingerprint())
@@ -125,6 +143,7 @@ impl FakeAdapter {
             model: FakeModel::Fake,
             outputs,
             by_fixture,
+            first_of,
             recovery: OutputRecovery::Off,
         }
     }
@@ -184,11 +203,22 @@ impl AsyncRuntimeAdapter for FakeAdapter {
         &self,
         request: &RenderedInteraction<'_>,
     ) -> Result<AdapterOutput, RuntimeFailure> {
-        let (answer, repeat) = match FIXTURE
-            .try_with(|(name, repeat)| (self.by_fixture.get(name).cloned(), *repeat))
-        {
+        let judge = JUDGE.try_with(|(contract, repeat)| {
+            let answer = self
+                .outputs
+                .get(&request.request_fingerprint())
+                .or_else(|| self.first_of.get(contract))
+                .cloned();
+            (answer, *repeat)
+        });
+        let (answer, repeat) = match judge {
             Ok(found) => found,
-            Err(_) => (self.outputs.get(&request.request_fingerprint()).cloned(), 0),
+            Err(_) => match FIXTURE
+                .try_with(|(name, repeat)| (self.by_fixture.get(name).cloned(), *repeat))
+            {
+                Ok(found) => found,
+                Err(_) => (self.outputs.get(&request.request_fingerprint()).cloned(), 0),
+            },
         };
         let (empty, fenced) = match self.model {
             FakeModel::Fake => (false, false),

@@ -7,9 +7,9 @@
 //! failure's message and help, the finish reason), a row in `checks` per
 //! check verdict (a failed check's expression and the values it read) and
 //! a row in `violations` per schema violation. The schema is [`SCHEMA`]
-//! (version [`SCHEMA_VERSION`]; a file of version 1, 2, 3 or 4 is migrated
-//! in place by [`MIGRATION_V2`], [`MIGRATION_V3`], [`MIGRATION_V4`] and
-//! [`MIGRATION_V5`]); users query it with `sqlite3`, and
+//! (version [`SCHEMA_VERSION`]; a file of version 1, 2, 3, 4 or 5 is
+//! migrated in place by [`MIGRATION_V2`], [`MIGRATION_V3`],
+//! [`MIGRATION_V4`], [`MIGRATION_V5`] and [`MIGRATION_V6`]); users query it with `sqlite3`, and
 //! [`History::run`] and [`History::executions`] read a run back. Executions stream
 //! in as they finish, committed in batches of [`BATCH`], so a run's memory
 //! does not grow with its length and an interrupted run keeps what it did.
@@ -20,11 +20,12 @@ use std::fmt;
 use std::path::Path;
 
 /// The schema's version, kept in SQLite's `user_version`. A file of
-/// version 1, 2, 3 or 4 is migrated in place ([`MIGRATION_V2`],
-/// [`MIGRATION_V3`], [`MIGRATION_V4`], [`MIGRATION_V5`]) when opened; a
+/// version 1, 2, 3, 4 or 5 is migrated in place ([`MIGRATION_V2`],
+/// [`MIGRATION_V3`], [`MIGRATION_V4`], [`MIGRATION_V5`], [`MIGRATION_V6`])
+/// when opened; a
 /// database of another version is refused ([`HistoryError`]) rather than
 /// guessed at.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// How long an operation waits for a database another connection is
 /// writing before it fails: runs beside each other share one history file,
@@ -149,6 +150,14 @@ ALTER TABLE executions ADD COLUMN recovered INTEGER;   -- 1: output recovery rea
     };
 }
 
+macro_rules! migration_v6 {
+    () => {
+        "\
+ALTER TABLE checks ADD COLUMN judge TEXT;              -- JSON: what a model-graded check's judge answered
+"
+    };
+}
+
 /// The tables of version 1 of the history (what templiqx wrote before
 /// version 2): a file created by it is migrated by [`MIGRATION_V2`].
 pub const SCHEMA_V1: &str = schema_v1!();
@@ -181,6 +190,12 @@ pub const MIGRATION_V4: &str = migration_v4!();
 /// no recovery. Run in one transaction with the version change.
 pub const MIGRATION_V5: &str = migration_v5!();
 
+/// From version 5 to 6: `checks.judge`, what the judge of a model-graded
+/// check answered (`docs/eval.md`, "Judges"): JSON `{contract, output,
+/// reasons, code, input_tokens, output_tokens}`. Earlier checks keep it
+/// null: no judge. Run in one transaction with the version change.
+pub const MIGRATION_V6: &str = migration_v6!();
+
 /// The history's tables at [`SCHEMA_VERSION`]: [`SCHEMA_V1`], then
 /// [`MIGRATION_V2`] and [`MIGRATION_V3`], so a new file and a migrated one
 /// are alike (`docs/eval.md`, "History" documents each column).
@@ -189,7 +204,8 @@ pub const SCHEMA: &str = concat!(
     migration_v2!(),
     migration_v3!(),
     migration_v4!(),
-    migration_v5!()
+    migration_v5!(),
+    migration_v6!()
 );
 
 /// What a history operation failed on: the database file, its schema, or
@@ -447,24 +463,29 @@ impl History {
             // find the current version.
             1 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V2} {MIGRATION_V3} {MIGRATION_V4} {MIGRATION_V5} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V2} {MIGRATION_V3} {MIGRATION_V4} {MIGRATION_V5} {MIGRATION_V6} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 5")),
+                .map_err(fail("migrating the eval history to schema version 6")),
             2 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V3} {MIGRATION_V4} {MIGRATION_V5} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V3} {MIGRATION_V4} {MIGRATION_V5} {MIGRATION_V6} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 5")),
+                .map_err(fail("migrating the eval history to schema version 6")),
             3 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V4} {MIGRATION_V5} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V4} {MIGRATION_V5} {MIGRATION_V6} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 5")),
+                .map_err(fail("migrating the eval history to schema version 6")),
             4 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V5} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V5} {MIGRATION_V6} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 5")),
+                .map_err(fail("migrating the eval history to schema version 6")),
+            5 => conn
+                .execute_batch(&format!(
+                    "{MIGRATION_V6} PRAGMA user_version = {SCHEMA_VERSION};"
+                ))
+                .map_err(fail("migrating the eval history to schema version 6")),
             SCHEMA_VERSION => Ok(()),
             other => Err(HistoryError {
                 action: "opening the eval history".to_owned(),
@@ -614,13 +635,17 @@ impl History {
                 .conn
                 .prepare_cached(
                     "INSERT INTO checks (execution_id, position, check_id, verdict, expression,
-                       observed, error)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                       observed, error, judge)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 )
                 .map_err(fail("storing a check verdict"))?;
             for (position, c) in (0_i64..).zip(&record.checks) {
                 let observed = (!c.observed.is_empty())
                     .then(|| serde_json::to_string(&c.observed).unwrap_or_default());
+                let judge = c
+                    .judge
+                    .as_ref()
+                    .map(|j| serde_json::to_string(j).unwrap_or_default());
                 check
                     .execute(params![
                         execution,
@@ -630,6 +655,7 @@ impl History {
                         (!c.expression.is_empty()).then_some(c.expression.as_str()),
                         observed,
                         c.error,
+                        judge,
                     ])
                     .map_err(fail("storing a check verdict"))?;
             }
@@ -783,7 +809,7 @@ impl History {
         let mut select = self
             .conn
             .prepare_cached(
-                "SELECT check_id, verdict, expression, observed, error FROM checks
+                "SELECT check_id, verdict, expression, observed, error, judge FROM checks
                  WHERE execution_id = ?1 ORDER BY position",
             )
             .map_err(fail("reading check verdicts"))?;
@@ -804,6 +830,9 @@ impl History {
                         .and_then(|o| serde_json::from_str(&o).ok())
                         .unwrap_or_default(),
                     error: r.get(4)?,
+                    judge: r
+                        .get::<_, Option<String>>(5)?
+                        .and_then(|j| serde_json::from_str(&j).ok()),
                 })
             })
             .map_err(fail("reading check verdicts"))?;

@@ -104,6 +104,7 @@ pub mod explain;
 pub mod fake;
 pub mod gate;
 pub mod history;
+pub mod judge;
 pub mod junit;
 pub mod latency;
 mod queue;
@@ -121,8 +122,8 @@ pub use error::EvalError;
 pub use fake::FakeAdapter;
 pub use gate::{Gate, GateScope, GateVerdict};
 pub use record::{
-    CheckVerdict, Endpoint, Evidence, ExecutionRecord, ObservedValue, RunInfo, Variant, Verdict,
-    Violation,
+    CheckVerdict, Endpoint, Evidence, ExecutionRecord, JudgeVerdict, ObservedValue, RunInfo,
+    Variant, Verdict, Violation,
 };
 pub use run::{
     DEFAULT_GRACE, DEFAULT_SAMPLES, Eval, Interrupted, Outcome, OverBudget, Progress,

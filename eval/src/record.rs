@@ -178,6 +178,38 @@ pub struct CheckVerdict {
     /// (`TQX_VALUE_MISSING: …`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// For a model-graded check (`kind: judge`) whose judge ran: what the
+    /// judge answered (`docs/eval.md`, "Judges").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeVerdict>,
+}
+
+/// What the judge of a model-graded check answered in one execution
+/// (`docs/eval.md`, "Judges"): the history's `checks.judge`, shown with
+/// the failures. Every text has been through the judge adapter's `redact`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JudgeVerdict {
+    /// The judge contract's id.
+    pub contract: String,
+    /// The judge's output, as canonical JSON (RFC 8785) cut to 2,000
+    /// characters; `None` when the judge gave none (its execution failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// The judge's reasons: the `reasons` (or `reason`) property of its
+    /// output, a string or an array of strings joined with `; `, when its
+    /// `output_schema` declares one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasons: Option<String>,
+    /// The failure's `TQX_*` code, when the judge's execution failed (the
+    /// check is then [`Verdict::Error`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Prompt tokens the judge's provider reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    /// Completion tokens the judge's provider reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
 }
 
 impl CheckVerdict {
@@ -189,6 +221,7 @@ impl CheckVerdict {
             expression: String::new(),
             observed: Vec::new(),
             error: None,
+            judge: None,
         }
     }
 }

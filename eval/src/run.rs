@@ -203,6 +203,9 @@ pub struct Eval<'a, P = Unobserved> {
     grace: Duration,
     prices: Option<Prices>,
     max_cost: Option<f64>,
+    /// The judges' adapter and model (`--judge-*`; `docs/eval.md`,
+    /// "Judges"); `None`: each variant's own.
+    judge: Option<(&'a dyn crate::judge::JudgeAdapter, String)>,
 }
 
 impl<'a> Eval<'a> {
@@ -229,11 +232,26 @@ impl<'a> Eval<'a> {
             grace: DEFAULT_GRACE,
             prices: None,
             max_cost: None,
+            judge: None,
         }
     }
 }
 
 impl<'a, P> Eval<'a, P> {
+    /// Executes the judges of model-graded checks through `adapter`, the
+    /// model `model` (priced as such; `--judge-provider`, `--judge-model`,
+    /// `--judge-base-url`; `docs/eval.md`, "Judges"), instead of each
+    /// variant's own adapter and model.
+    #[must_use]
+    pub fn judge(
+        mut self,
+        adapter: &'a dyn crate::judge::JudgeAdapter,
+        model: impl Into<String>,
+    ) -> Self {
+        self.judge = Some((adapter, model.into()));
+        self
+    }
+
     /// Only the fixtures `filter` selects (`--filter`).
     #[must_use]
     pub fn filter(mut self, filter: FixtureFilter) -> Self {
@@ -348,6 +366,7 @@ impl<'a, P> Eval<'a, P> {
             grace: self.grace,
             prices: self.prices,
             max_cost: self.max_cost,
+            judge: self.judge,
         }
     }
 
@@ -491,6 +510,7 @@ impl<'a, P> Eval<'a, P> {
     {
         refuse_variants(&variants, several, self.prices.as_ref(), self.max_cost)?;
         self.select()?;
+        let judges = crate::judge::judges_of(&self.contracts);
         let Eval {
             repeat,
             concurrency,
@@ -505,6 +525,7 @@ impl<'a, P> Eval<'a, P> {
             grace,
             prices,
             max_cost,
+            judge,
             ..
         } = self;
         let Some(Selection {
@@ -584,6 +605,13 @@ impl<'a, P> Eval<'a, P> {
             }
             accumulator.set_interaction_fingerprint(id, &interaction.interaction_fingerprint);
         }
+        // Each judge's contract fingerprint, beside the contracts it judges
+        // (`docs/eval.md`, "Judges").
+        for (id, (interaction, judged)) in &judges {
+            for contract in judged {
+                accumulator.set_judge_fingerprint(contract, id, &interaction.contract_fingerprint);
+            }
+        }
         // One per variant.
         let mut accumulators = vec![accumulator; nv];
 
@@ -633,15 +661,39 @@ impl<'a, P> Eval<'a, P> {
             .map(|(index, fixture, repeat)| {
                 let (stored, key) = (&stored, &keys[index]);
                 let adapter = variants[index / nf].1;
+                let judges = &judges;
+                let judge_adapter: &dyn crate::judge::JudgeAdapter =
+                    judge.as_ref().map_or(adapter, |(j, _)| *j);
                 async move {
                     if cache && let Some(hit) = cached(stored, key, fixture, repeat) {
-                        let reused = from_cache(fixture, repeat, hit, &|t| adapter.redact(t));
+                        let mut reused = from_cache(fixture, repeat, hit, &|t| adapter.redact(t));
+                        let output = reused.1.as_deref();
+                        crate::judge::judge(
+                            judge_adapter,
+                            judges,
+                            fixture,
+                            repeat,
+                            &mut reused.0,
+                            output,
+                        )
+                        .await;
                         return (index, reused, None);
                     }
                     // When it was sent and when it finished: its queue time.
                     let sent = std::time::Instant::now();
-                    let executed = execute(adapter, fixture, repeat).await;
-                    (index, executed, Some((sent, std::time::Instant::now())))
+                    let mut executed = execute(adapter, fixture, repeat).await;
+                    let finished = std::time::Instant::now();
+                    let output = executed.1.as_deref();
+                    crate::judge::judge(
+                        judge_adapter,
+                        judges,
+                        fixture,
+                        repeat,
+                        &mut executed.0,
+                        output,
+                    )
+                    .await;
+                    (index, executed, Some((sent, finished)))
                 }
             })
             .buffer_unordered(concurrency);
@@ -722,6 +774,12 @@ impl<'a, P> Eval<'a, P> {
                         } else {
                             prices.cost(&variant.model, record.input_tokens, record.output_tokens)
                         }
+                        .and_then(|own| {
+                            // Its judges' executions, at the judge model's
+                            // prices (`docs/eval.md`, "Judges").
+                            let model = judge.as_ref().map_or(variant.model.as_str(), |(_, m)| m.as_str());
+                            crate::judge::judge_cost(&record, prices, model).map(|j| own + j)
+                        })
                     });
                     let (fixture, key) = (&fixtures[i], &keys[index]);
                     if let (Some(history), Some(run_id)) =

@@ -212,6 +212,11 @@ pub struct ContractStats {
     /// The interaction fingerprint of the contract in this run, as given
     /// to [`Accumulator::set_interaction_fingerprint`].
     pub interaction_fingerprint: Option<String>,
+    /// The contract fingerprint of each judge of its model-graded checks
+    /// in this run, by judge contract id, as given to
+    /// [`Accumulator::set_judge_fingerprint`] (`docs/eval.md`, "Judges").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub judges: BTreeMap<String, String>,
     /// Its fixtures that have executions.
     pub fixtures: u64,
     /// The figures.
@@ -481,6 +486,8 @@ pub struct Accumulator {
     fixtures: BTreeMap<String, BTreeMap<String, FixtureAcc>>,
     /// contract → interaction fingerprint.
     interactions: BTreeMap<String, String>,
+    /// contract → judge contract → the judge's contract fingerprint.
+    judges: BTreeMap<String, BTreeMap<String, String>>,
     executions: u64,
     /// Whether the run had a price table: summaries then carry their cost.
     costed: bool,
@@ -507,6 +514,17 @@ impl Accumulator {
     pub fn set_interaction_fingerprint(&mut self, contract: &str, fingerprint: &str) {
         self.interactions
             .insert(contract.to_owned(), fingerprint.to_owned());
+    }
+
+    /// Records the contract fingerprint of `judge`, a judge of model-graded
+    /// checks of `contract`, in this run (`docs/eval.md`, "Judges"):
+    /// reported on the contract's statistics, so that a comparison can tell
+    /// when a judge changed.
+    pub fn set_judge_fingerprint(&mut self, contract: &str, judge: &str, fingerprint: &str) {
+        self.judges
+            .entry(contract.to_owned())
+            .or_default()
+            .insert(judge.to_owned(), fingerprint.to_owned());
     }
 
     /// Counts one execution.
@@ -562,6 +580,7 @@ impl Accumulator {
             contracts.push(ContractStats {
                 contract: contract.clone(),
                 interaction_fingerprint,
+                judges: self.judges.get(contract).cloned().unwrap_or_default(),
                 fixtures: pool.fixtures,
                 summary: pool.summary(self.costed),
             });

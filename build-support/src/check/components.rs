@@ -279,6 +279,9 @@ fn legacy_params(nodes: &[ContentNode], bound: &mut Vec<String>, out: &mut Vec<S
             ExprKind::Not { operand } | ExprKind::Length { of: operand } => {
                 expr(operand, bound, out)
             }
+            // Refused in content (`TQX_EXPR_KIND_NOT_ALLOWED`): a legacy
+            // body infers no parameter from it.
+            ExprKind::Judge { .. } => {}
             ExprKind::And { operands } | ExprKind::Or { operands } => {
                 operands.iter().for_each(|o| expr(o, bound, out))
             }

@@ -301,6 +301,9 @@ impl Cx<'_> {
             }
             if let (Some(output), true) = (&row.fake_output, checks_ok) {
                 for (check, decl) in checks.iter().flatten().zip(&eval.expect) {
+                    if check.judge.is_some() {
+                        continue;
+                    }
                     let case = row.case.as_ref().map(AsValue::as_value);
                     let outcome = evaluate_check_with_case(
                         check,
@@ -386,6 +389,11 @@ impl Cx<'_> {
     ) {
         for (decl, check) in eval.expect.iter().zip(checks) {
             let Some(check) = check else { continue };
+            if check.judge.is_some() {
+                // A model-graded check needs its judge's output, which only
+                // an eval run has (`docs/format.md`, "Model-graded checks").
+                continue;
+            }
             let outcome = evaluate_check(check, &eval.inputs, &eval.context, output.as_value());
             if outcome == Ok(true) {
                 continue;

@@ -4,6 +4,7 @@
 //! resolved against the declarations and the locals in scope, and every
 //! construct's type checked; each node records its site.
 
+mod judge;
 mod refs;
 
 use super::components::{Param, Signature};
@@ -45,6 +46,7 @@ pub(super) fn components(
             narrowed: Vec::new(),
             output: None,
             case: None,
+            judge: None,
             place: Place::Content,
         };
         let body = lw.nodes(super::components::component_body(decl));
@@ -79,6 +81,7 @@ pub(super) fn messages(
             narrowed: Vec::new(),
             output: None,
             case: None,
+            judge: None,
             place: Place::Content,
         };
         let content = lw.nodes(&message.content);
@@ -111,6 +114,11 @@ pub(super) fn expectations(
     eval.expect
         .iter()
         .map(|decl| {
+            if let ExprKind::Judge { .. } = &decl.check.kind {
+                // A model-graded check (`docs/format.md`, "Model-graded
+                // checks"): its judge, `with` and `pass` are checked there.
+                return judge::check(cx, decls, output, case, decl);
+            }
             let before = cx.diags.len();
             let mut lw = Lowerer {
                 cx: &mut *cx,
@@ -120,6 +128,7 @@ pub(super) fn expectations(
                 narrowed: Vec::new(),
                 output: Some(output.map_or(Ty::Error, Ty::Schema)),
                 case: case.map(|c| c.map_or(Ty::Error, Ty::Schema)),
+                judge: None,
                 place: Place::Check,
             };
             lw.allowed(&decl.check, CHECK);
@@ -131,6 +140,7 @@ pub(super) fn expectations(
                 source: Str::Owned(templiqx_contracts::expect::source_text(&expr)),
                 expr,
                 site: cx.site_of(&decl.check.loc),
+                judge: None,
             })
         })
         .collect()
@@ -161,6 +171,10 @@ struct Lowerer<'c, 'a, 'd> {
     /// The type of the `case` root scope: `Some` only in the `expect`
     /// checks of a dataset entry with a `case_schema`.
     case: Option<Ty<'d>>,
+    /// The type of the `judge` root scope (the judge contract's
+    /// `output_schema`): `Some` only in the `pass` expression of a
+    /// model-graded check.
+    judge: Option<Ty<'d>>,
     /// Where the expressions lowered are written: which kinds they may use
     /// (`TQX_EXPR_KIND_NOT_ALLOWED`).
     place: Place,
@@ -592,30 +606,60 @@ impl<'d> Lowerer<'_, '_, 'd> {
     /// where the kind is allowed. The operands of a refused expression are
     /// not looked into: the whole of it is to be rewritten.
     fn allowed(&mut self, e: &dto::Expr, slot: &str) {
+        self.allowed_at(e, slot, true);
+    }
+
+    /// [`Lowerer::allowed`] for `e` written as the whole of `slot`
+    /// (`whole`) or as an operand, where a `judge` is never allowed
+    /// ([`Place::allows_operand`]).
+    fn allowed_at(&mut self, e: &dto::Expr, slot: &str, whole: bool) {
         let kind = kind_of(&e.kind);
-        if !self.place.allows(kind) {
+        let ok = if whole {
+            self.place.allows(kind)
+        } else {
+            self.place.allows_operand(kind)
+        };
+        if !ok {
+            let (message, help) = if self.place.allows(kind) {
+                (
+                    format!("`{}` is not allowed as an operand in {slot}", kind.as_str()),
+                    format!(
+                        "`{}` is a whole `expect` check, never an operand; write it as a check of its own",
+                        kind.as_str()
+                    ),
+                )
+            } else {
+                (
+                    format!("`{}` is not allowed in {slot}", kind.as_str()),
+                    not_allowed_help(kind, self.place),
+                )
+            };
             self.err(
                 Code::ExprKindNotAllowed,
-                format!("`{}` is not allowed in {slot}", kind.as_str()),
+                message,
                 &e.loc.child("kind"),
-                not_allowed_help(kind, self.place),
+                help,
             );
             return;
         }
         match &e.kind {
             ExprKind::Ref { .. } | ExprKind::Literal { .. } => {}
-            ExprKind::Not { operand: o } | ExprKind::Length { of: o } => self.allowed(o, slot),
+            // Its `with` and `pass` are checked where the judge is lowered.
+            ExprKind::Judge { .. } => {}
+            ExprKind::Not { operand: o } | ExprKind::Length { of: o } => {
+                self.allowed_at(o, slot, false);
+            }
             ExprKind::Equals { left, right } | ExprKind::Compare { left, right, .. } => {
-                self.allowed(left, slot);
-                self.allowed(right, slot);
+                self.allowed_at(left, slot, false);
+                self.allowed_at(right, slot, false);
             }
             ExprKind::Contains { container, item } => {
-                self.allowed(container, slot);
-                self.allowed(item, slot);
+                self.allowed_at(container, slot, false);
+                self.allowed_at(item, slot, false);
             }
             ExprKind::And { operands } | ExprKind::Or { operands } => {
                 for o in operands {
-                    self.allowed(o, slot);
+                    self.allowed_at(o, slot, false);
                 }
             }
         }
@@ -733,6 +777,10 @@ impl<'d> Lowerer<'_, '_, 'd> {
                     Ty::Types(TypeSet::of(JsonType::Integer)),
                 )
             }
+            // Refused before lowering wherever it is not a whole check
+            // (`Lowerer::allowed`); a whole check is lowered by
+            // `judge::check`.
+            ExprKind::Judge { .. } => (poison(), Ty::Error),
         }
     }
 
@@ -781,6 +829,7 @@ fn kind_of(kind: &ExprKind) -> Kind {
         ExprKind::Compare { .. } => Kind::Compare,
         ExprKind::Contains { .. } => Kind::Contains,
         ExprKind::Length { .. } => Kind::Length,
+        ExprKind::Judge { .. } => Kind::Judge,
     }
 }
 
@@ -795,5 +844,6 @@ fn expr_text(e: &dto::Expr) -> String {
         ExprKind::Compare { op, .. } => format!("compare({}, …)", op.as_str()),
         ExprKind::Contains { .. } => "contains(…)".to_owned(),
         ExprKind::Length { of } => format!("length({})", expr_text(of)),
+        ExprKind::Judge { contract, .. } => format!("judge({contract}, …)"),
     }
 }

@@ -60,6 +60,11 @@ pub(crate) const OUTPUT: &str = "output";
 /// [`OUTPUT`] is not.
 pub(crate) const CASE: &str = "case";
 
+/// The root scope of the judge contract's output, in the `pass`
+/// expression of a model-graded check only (`docs/format.md`,
+/// "Model-graded checks"). Not a reserved local name, as [`OUTPUT`] is not.
+pub(crate) const JUDGE: &str = "judge";
+
 /// Whether `name` is a root scope name and so cannot name a `for_each` item
 /// or a component parameter (`TQX_LOCAL_RESERVED`).
 pub(crate) fn is_reserved(name: &str) -> bool {
@@ -416,7 +421,7 @@ mod tests {
             for (name, _) in ROOT_SCOPES {
                 assert!(roots.contains(name), "{place:?} lacks `{name}`");
             }
-            assert_eq!(roots.contains(&OUTPUT), *place == Place::Check);
+            assert_eq!(roots.contains(&OUTPUT), *place != Place::Content);
         }
     }
 }

@@ -195,6 +195,7 @@ fn expr(e: &Expr) -> TokenStream {
                 Root::Local(slot) => quote! { #p::ir::Root::Local(#slot) },
                 Root::Output => quote! { #p::ir::Root::Output },
                 Root::Case => quote! { #p::ir::Root::Case },
+                Root::Judge => quote! { #p::ir::Root::Judge },
             };
             let segments = seq(&path.segments, |seg| match seg {
                 Segment::Key(k) => {
@@ -258,7 +259,16 @@ fn check(c: &ir::Check) -> TokenStream {
     let e = expr(&c.expr);
     let source = s(&c.source);
     let site = opt(&c.site, site);
-    quote! { #p::ir::Check { id: #id, description: #description, expr: #e, source: #source, site: #site } }
+    let judge = opt(&c.judge, |j| {
+        let contract = s(&j.contract);
+        let with = seq(&j.with, |i| {
+            let name = s(&i.name);
+            let value = expr(&i.value);
+            quote! { #p::ir::JudgeInput { name: #name, value: #value } }
+        });
+        quote! { #p::ir::Judge { contract: #contract, with: #with } }
+    });
+    quote! { #p::ir::Check { id: #id, description: #description, expr: #e, source: #source, site: #site, judge: #judge } }
 }
 
 /// The eval fixtures of a contract as a constant expression (a slice of

@@ -17,6 +17,7 @@
 //! the outside file is read.
 
 mod compose;
+mod judges;
 mod manifest;
 mod paths;
 
@@ -164,6 +165,11 @@ pub struct Loader {
     options: CompileOptions,
     fs: Arc<dyn FileSystem>,
     parse_cache: Option<Arc<ParseCache>>,
+    /// The contracts whose judges are being resolved, outermost first
+    /// (`judges`).
+    judging: Vec<String>,
+    /// Every cycle of judges found, each from a contract round to itself.
+    judge_cycles: Vec<Vec<String>>,
 }
 
 impl fmt::Debug for Loader {
@@ -224,6 +230,8 @@ impl Loader {
             options: CompileOptions::default(),
             fs,
             parse_cache: None,
+            judging: Vec::new(),
+            judge_cycles: Vec::new(),
         }
     }
 
@@ -636,6 +644,7 @@ impl Loader {
         }
         self.compose(pkg, &mut contract, &mut result.diagnostics);
         if result.diagnostics.is_empty() {
+            self.resolve_judges(pkg, &mut contract, target);
             let profile = target.profile_for(&contract);
             let fs = &*self.fs;
             let open = |d: &crate::dto::DatasetDecl| match &d.file {

@@ -319,6 +319,27 @@ impl Cx<'_> {
                 let of = obj.get("of").and_then(|(n, p)| self.expr(n, &p))?;
                 ExprKind::Length { of: Box::new(of) }
             }
+            "judge" => {
+                let obj = self.object(
+                    node,
+                    pointer,
+                    &what,
+                    &["kind", "contract", "with", "pass"],
+                    &["contract", "pass"],
+                )?;
+                let contract = self.req_string(&obj, "contract", "`contract`");
+                let with = match obj.get("with") {
+                    None => Some(OrderedMap::default()),
+                    Some((n, p)) => self.expr_map(n, &p),
+                };
+                let pass = obj.get("pass").and_then(|(n, p)| self.expr(n, &p));
+                ExprKind::Judge {
+                    contract: contract?,
+                    with: with?,
+                    pass: Box::new(pass?),
+                    resolved: None,
+                }
+            }
             _ => {
                 let obj =
                     self.object(node, pointer, &what, &["kind", "operands"], &["operands"])?;

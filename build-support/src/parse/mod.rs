@@ -95,7 +95,7 @@ pub const NODE_KINDS: &[&str] = &[
 /// The expression kinds, as `kind` spells them (`docs/format.md`,
 /// "Expressions"); any other is `TQX_UNKNOWN_VARIANT`.
 pub const EXPR_KINDS: &[&str] = &[
-    "ref", "literal", "equals", "not", "and", "or", "compare", "contains", "length",
+    "ref", "literal", "equals", "not", "and", "or", "compare", "contains", "length", "judge",
 ];
 const COMPARE_OPS: &[&str] = &["lt", "le", "gt", "ge"];
 /// The interpolation filters, as `filters` spells them (`docs/format.md`,

@@ -16,6 +16,7 @@ mod expectations;
 mod expr_places;
 mod file_system;
 mod json_schema_suite;
+mod judges;
 mod packages;
 mod rejections;
 mod report;

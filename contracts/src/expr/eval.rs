@@ -320,6 +320,7 @@ pub fn pointer(path: &Path, count: usize) -> String {
         Root::Context => "/context",
         Root::Output => "/output",
         Root::Case => "/case",
+        Root::Judge => "/judge",
         Root::Local(_) => "",
     });
     for segment in path.segments.iter().take(count) {
@@ -341,6 +342,7 @@ fn root_name(root: Root) -> &'static str {
         Root::Context => "context",
         Root::Output => "output",
         Root::Case => "case",
+        Root::Judge => "judge",
         Root::Local(_) => "a local",
     }
 }
@@ -391,7 +393,7 @@ mod tests {
                 Root::Inputs => Ok(self.inputs),
                 Root::Output => Ok(self.output),
                 Root::Local(_) => Ok(self.local),
-                Root::Context | Root::Case => Err(Error::NoRoot(path.source.to_string())),
+                Root::Context | Root::Case | Root::Judge => Err(Error::NoRoot(path.source.to_string())),
             }
         }
 
@@ -519,6 +521,7 @@ mod tests {
                 expr,
                 source: "c".into(),
                 site: None,
+                judge: None,
             };
             let d = evaluate_check(&check, &fixture_inputs, &none, output.as_value()).unwrap_err();
             assert_eq!((d.code, d.message.as_str()), (code, message));

@@ -10,7 +10,11 @@
 //! `ref`, `literal`, `equals`, `not`, `and`, `or`) and the root scopes
 //! `inputs` and `context`. Eval checks are read by Templiqx's eval tooling
 //! only, and add the operators an eval needs (`compare`, `contains`,
-//! `length`) and the root scope `output`. The compiler reports a kind
+//! `length`) and the root scope `output`. A check may instead be
+//! model-graded (`judge`, a whole check, never an operand: see
+//! [`Place::allows_operand`]); its `pass` expression ([`Place::Pass`])
+//! adds the root scope `judge`, the judge contract's output
+//! (`docs/format.md`, "Model-graded checks"). The compiler reports a kind
 //! written where its [`Place`] does not allow it as
 //! `TQX_EXPR_KIND_NOT_ALLOWED`, with [`not_allowed_help`].
 //!
@@ -26,6 +30,8 @@
 //! let content: Vec<&str> = Place::Content.kinds().map(Kind::as_str).collect();
 //! assert_eq!(content, ["ref", "literal", "equals", "not", "and", "or"]);
 //! assert_eq!(Place::Check.roots(), ["inputs", "context", "output"]);
+//! assert!(Place::Check.allows(Kind::Judge) && !Place::Check.allows_operand(Kind::Judge));
+//! assert_eq!(Place::Pass.roots(), ["inputs", "context", "output", "judge"]);
 //! assert_eq!(Kind::parse("length"), Some(Kind::Length));
 //! ```
 
@@ -54,6 +60,10 @@ pub enum Kind {
     Contains,
     /// `length`: the length of a string or an array (eval checks only).
     Length,
+    /// `judge`: a model-graded check, judged by another contract of the
+    /// package (a whole eval check only; `docs/format.md`, "Model-graded
+    /// checks").
+    Judge,
 }
 
 impl Kind {
@@ -68,6 +78,7 @@ impl Kind {
         Kind::Compare,
         Kind::Contains,
         Kind::Length,
+        Kind::Judge,
     ];
 
     /// The kind as `kind` spells it.
@@ -82,6 +93,7 @@ impl Kind {
             Kind::Compare => "compare",
             Kind::Contains => "contains",
             Kind::Length => "length",
+            Kind::Judge => "judge",
         }
     }
 
@@ -90,7 +102,9 @@ impl Kind {
         Kind::ALL.iter().copied().find(|k| k.as_str() == name)
     }
 
-    /// The kind of a compiled expression.
+    /// The kind of a compiled expression (a compiled judge check's `pass`
+    /// is an expression of its own kind: the judge is beside it,
+    /// [`crate::ir::Check::judge`]).
     pub const fn of(expr: &Expr) -> Kind {
         match expr {
             Expr::Ref(_) => Kind::Ref,
@@ -107,9 +121,12 @@ impl Kind {
 
     /// Whether the kind is one of the format's own expressions, which
     /// every implementation of the format renders; `false` for the eval
-    /// operators `compare`, `contains` and `length`.
+    /// operators `compare`, `contains`, `length` and the check kind `judge`.
     pub const fn is_format(self) -> bool {
-        !matches!(self, Kind::Compare | Kind::Contains | Kind::Length)
+        !matches!(
+            self,
+            Kind::Compare | Kind::Contains | Kind::Length | Kind::Judge
+        )
     }
 }
 
@@ -123,20 +140,34 @@ pub enum Place {
     /// (and the locals in scope).
     Content,
     /// The `check` of an eval fixture's `expect` entry, and every operand
-    /// inside it. Every kind; roots `inputs`, `context` and `output`.
+    /// inside it. Every kind (`judge` as the whole check only); roots
+    /// `inputs`, `context` and `output` (and `case` in a dataset entry).
+    /// The `with` expressions of a `judge` are written here too.
     Check,
+    /// The `pass` expression of a model-graded check (`kind: judge`) and
+    /// every operand inside it: every kind but `judge`; roots `inputs`,
+    /// `context`, `output` and `judge`, the judge contract's output.
+    Pass,
 }
 
 impl Place {
     /// Every place, in the order helps list them.
-    pub const ALL: &'static [Place] = &[Place::Content, Place::Check];
+    pub const ALL: &'static [Place] = &[Place::Content, Place::Check, Place::Pass];
 
     /// Whether an expression of kind `kind` may be written here.
     pub const fn allows(self, kind: Kind) -> bool {
         match self {
             Place::Content => kind.is_format(),
             Place::Check => true,
+            Place::Pass => !matches!(kind, Kind::Judge),
         }
+    }
+
+    /// Whether an expression of kind `kind` may be an operand (of `not`,
+    /// `and`, `compare`, …, or a `judge`'s `with`) here: as
+    /// [`Place::allows`], but a `judge` is always a whole check.
+    pub const fn allows_operand(self, kind: Kind) -> bool {
+        self.allows(kind) && !matches!(kind, Kind::Judge)
     }
 
     /// The kinds allowed here, in [`Kind::ALL`] order.
@@ -150,6 +181,7 @@ impl Place {
         match self {
             Place::Content => &["inputs", "context"],
             Place::Check => &["inputs", "context", "output"],
+            Place::Pass => &["inputs", "context", "output", "judge"],
         }
     }
 
@@ -159,6 +191,7 @@ impl Place {
         match self {
             Place::Content => "contract content",
             Place::Check => "the `expect` checks of eval fixtures",
+            Place::Pass => "the `pass` expression of a model-graded check",
         }
     }
 
@@ -200,7 +233,12 @@ fn and_list(items: &[&str]) -> String {
 /// );
 /// ```
 pub fn not_allowed_help(kind: Kind, place: Place) -> String {
-    let places: Vec<&str> = Place::allowing(kind).map(Place::describe).collect();
+    // A check's `pass` is part of the check: named only when the check
+    // itself does not allow the kind.
+    let places: Vec<&str> = Place::allowing(kind)
+        .filter(|p| *p != Place::Pass || !Place::Check.allows(kind))
+        .map(Place::describe)
+        .collect();
     let here: Vec<&str> = place.kinds().map(Kind::as_str).collect();
     let why = if place == Place::Content {
         ", which every implementation of the format renders alike"
@@ -238,10 +276,17 @@ mod tests {
             .filter(|k| !Place::Content.allows(**k))
             .map(|k| k.as_str())
             .collect();
-        assert_eq!(refused, ["compare", "contains", "length"]);
+        assert_eq!(refused, ["compare", "contains", "length", "judge"]);
         assert_eq!(Place::Content.roots(), ["inputs", "context"]);
         let output: Vec<Place> = Place::having_root("output").collect();
-        assert_eq!(output, [Place::Check]);
+        assert_eq!(output, [Place::Check, Place::Pass]);
+        let judge: Vec<Place> = Place::having_root("judge").collect();
+        assert_eq!(judge, [Place::Pass]);
+        let pass: Vec<&str> = Place::Pass.kinds().map(Kind::as_str).collect();
+        assert!(!pass.contains(&"judge") && pass.contains(&"compare"));
+        for place in Place::ALL {
+            assert!(!place.allows_operand(Kind::Judge), "{place:?}");
+        }
     }
 
     #[test]

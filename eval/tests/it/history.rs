@@ -6,7 +6,7 @@
 use std::sync::{Arc, Barrier};
 use templiqx_eval::RunInfo;
 use templiqx_eval::history::{
-    History, MIGRATION_V2, MIGRATION_V3, MIGRATION_V4, SCHEMA_V1, SCHEMA_VERSION,
+    History, MIGRATION_V2, MIGRATION_V3, MIGRATION_V4, MIGRATION_V5, SCHEMA_V1, SCHEMA_VERSION,
 };
 
 fn run_info() -> RunInfo {
@@ -98,13 +98,14 @@ fn connections_opening_one_version_1_history_together_migrate_it_once() {
     }
 }
 
-/// A file of version 4 (templiqx before output recovery), of version 3
-/// (before variants and cost), of version 2 (before `runs.interrupted_at`
-/// and `executions.queue_ms`) and of version 1 are migrated to version 5
-/// in place: their runs keep what they had (one variant, no cost, nothing
-/// recovered), and a run can be marked interrupted in them.
+/// A file of version 5 (templiqx before model-graded checks), of version 4
+/// (before output recovery), of version 3 (before variants and cost), of
+/// version 2 (before `runs.interrupted_at` and `executions.queue_ms`) and
+/// of version 1 are migrated to version 6 in place: their runs keep what
+/// they had (one variant, no cost, nothing recovered, no judge), and a run
+/// can be marked interrupted in them.
 #[test]
-fn histories_of_versions_1_to_4_are_migrated_to_5_and_keep_their_runs() {
+fn histories_of_versions_1_to_5_are_migrated_to_6_and_keep_their_runs() {
     let dir = tempfile::tempdir().unwrap();
     for (version, schema) in [
         (1, SCHEMA_V1.to_owned()),
@@ -113,6 +114,10 @@ fn histories_of_versions_1_to_4_are_migrated_to_5_and_keep_their_runs() {
         (
             4,
             format!("{SCHEMA_V1} {MIGRATION_V2} {MIGRATION_V3} {MIGRATION_V4}"),
+        ),
+        (
+            5,
+            format!("{SCHEMA_V1} {MIGRATION_V2} {MIGRATION_V3} {MIGRATION_V4} {MIGRATION_V5}"),
         ),
     ] {
         let db = dir.path().join(format!("v{version}.sqlite"));
@@ -139,6 +144,18 @@ fn histories_of_versions_1_to_4_are_migrated_to_5_and_keep_their_runs() {
         for column in ["variant", "cost", "recovered"] {
             assert!(columns.iter().any(|c| c == column), "{columns:?}");
         }
+        let check_columns: Vec<String> = rusqlite::Connection::open(&db)
+            .unwrap()
+            .prepare("SELECT name FROM pragma_table_info('checks')")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            check_columns.iter().any(|c| c == "judge"),
+            "{check_columns:?}"
+        );
         let old = history.run("1").unwrap().unwrap();
         assert!(old.run.variants.is_empty(), "version {version}");
         assert_eq!((old.run.currency, old.run.max_cost), (None, None));
@@ -172,7 +189,7 @@ fn histories_of_versions_1_to_4_are_migrated_to_5_and_keep_their_runs() {
             "version {version}"
         );
     }
-    assert_eq!(SCHEMA_VERSION, 5);
+    assert_eq!(SCHEMA_VERSION, 6);
 }
 
 #[test]

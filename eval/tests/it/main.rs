@@ -7,5 +7,6 @@ mod common;
 mod evidence;
 mod history;
 mod interrupt;
+mod judges;
 mod recovery;
 mod variants;

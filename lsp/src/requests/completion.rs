@@ -800,6 +800,7 @@ fn kind_fields(kind: &str) -> Option<&'static str> {
         "compare" => "op, left, right",
         "contains" => "container, item",
         "length" => "of",
+        "judge" => "contract, with?, pass",
         _ => return None,
     })
 }

@@ -505,7 +505,8 @@ fn filters_kinds_and_component_names_complete_where_they_belong() {
     assert_eq!(
         labels(&items),
         [
-            "ref", "literal", "equals", "not", "and", "or", "compare", "contains", "length"
+            "ref", "literal", "equals", "not", "and", "or", "compare", "contains", "length",
+            "judge"
         ]
     );
     assert_eq!(

@@ -184,7 +184,7 @@ pub(super) fn locate(mut d: Fail, site: Option<&Site>) -> Fail {
 pub(super) fn pointer(path: &Path, count: usize) -> Option<String> {
     match path.root {
         Root::Inputs | Root::Context => Some(expr::pointer(path, count)),
-        Root::Local(_) | Root::Output | Root::Case => None,
+        Root::Local(_) | Root::Output | Root::Case | Root::Judge => None,
     }
 }
 

@@ -704,14 +704,14 @@ impl<'a> Scope<'a> for Renderer<'a> {
                     .into()),
                 }
             }
-            Root::Output | Root::Case => Err(value_missing(format!(
+            Root::Output | Root::Case | Root::Judge => Err(value_missing(format!(
                 "`{}` refers to `{}`, which only eval checks can read \
                  (malformed interaction)",
                 path.source,
-                if path.root == Root::Case {
-                    "case"
-                } else {
-                    "output"
+                match path.root {
+                    Root::Case => "case",
+                    Root::Judge => "judge",
+                    _ => "output",
                 }
             ))
             .help("regenerate the interaction with the compiler")

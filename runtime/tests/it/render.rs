@@ -874,6 +874,7 @@ fn a_failed_expression_reads_the_same_in_a_render_and_in_an_eval_check() {
             expr,
             source: "c".into(),
             site: None,
+            judge: None,
         };
         let checked = templiqx::evaluate_check(
             &check,

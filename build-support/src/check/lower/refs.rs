@@ -4,7 +4,7 @@
 
 use super::Lowerer;
 use crate::check::types::{Ty, known_types};
-use crate::check::{CASE, OUTPUT, ROOT_SCOPES};
+use crate::check::{CASE, JUDGE, OUTPUT, ROOT_SCOPES};
 use crate::dto::Loc;
 use templiqx_contracts::expr::Place;
 use templiqx_contracts::ir::{self, Root, Segment};
@@ -88,6 +88,14 @@ impl<'d> Lowerer<'_, '_, 'd> {
             && let Some(ty) = self.case
         {
             return Some((Root::Case, ty, &segments[1..]));
+        }
+        // `judge` is a root scope in the `pass` expression of a
+        // model-graded check only (`docs/format.md`, "Model-graded
+        // checks"): the judge contract's output, a value.
+        if first == JUDGE
+            && let Some(ty) = self.judge
+        {
+            return Some((Root::Judge, ty, &segments[1..]));
         }
         if let Some(slot) = self.frame.locals.iter().rposition(|(n, _)| n == first) {
             let ty = self.frame.locals[slot].1;
