@@ -108,6 +108,18 @@ fn ours_feed(deltas: &[&str]) -> u64 {
     reader.root().map_or(0, |root| root.changed())
 }
 
+/// Following the stream as a typed call does (`docs/runtime.md`, "Typed
+/// streaming"): each delta fed, and the partial value (here untyped, a
+/// `Json`) brought up to date after every delta that changed it.
+fn ours_follow(deltas: &[&str]) -> usize {
+    let mut stream = templiqx::PartialStream::<templiqx::contracts::Json>::new();
+    let mut snapshots = 0;
+    for delta in deltas {
+        snapshots += stream.feed(delta).is_some() as usize;
+    }
+    snapshots
+}
+
 /// What hosts write: append, then try to parse everything so far.
 fn naive_serde_json(deltas: &[&str]) -> Option<serde_json::Value> {
     let mut text = String::new();
@@ -165,6 +177,11 @@ fn partial_json(c: &mut Criterion) {
             BenchmarkId::new("templiqx feed+finish", name),
             &cut,
             |b, cut| b.iter(|| black_box(ours(black_box(cut)))),
+        );
+        group.bench_with_input(
+            BenchmarkId::new("templiqx follow (PartialStream)", name),
+            &cut,
+            |b, cut| b.iter(|| black_box(ours_follow(black_box(cut)))),
         );
     }
     let cut = deltas(&big, 4 * KIB);

@@ -21,7 +21,6 @@
 use crate::partial::{PartialJson, PartialNode, PartialValue};
 use serde::de::{Error, Unexpected};
 use serde::ser::{SerializeMap, SerializeSeq};
-use std::collections::HashMap;
 use std::marker::PhantomData;
 use templiqx_contracts::{AsValue, Json, JsonMap, JsonNumber, Members, Number, ValueRef};
 
@@ -385,13 +384,20 @@ struct Cursor {
 pub struct FollowState {
     /// The reader version last brought in.
     seen: u64,
-    /// Open containers (by node id) and where their walk resumes; an
-    /// entry goes once its container is complete and brought in.
-    cursors: HashMap<usize, Cursor>,
+    /// Where the walk over the open container at each depth resumes, with
+    /// that container's id: while a text streams, the open containers are
+    /// one path, one per depth. A slot empties once its container is
+    /// complete and brought in.
+    cursors: Vec<Option<(usize, Cursor)>>,
     /// The JSON Pointer of the innermost value still being written.
     pointer: String,
-    /// `pointer`'s length at each depth of the current walk.
+    /// `pointer`'s length at each depth (`marks[0]` is the root's, 0).
     marks: Vec<usize>,
+    /// The id of the value each segment of `pointer` leads to, so a walk
+    /// that notes the same value at the same depth writes nothing.
+    ids: Vec<usize>,
+    /// How many segments of `pointer` the current walk has noted.
+    noted: usize,
     /// Whether the root is still being written.
     writing: bool,
     /// The last walk's `writing()`, to tell whether it moved.
@@ -452,9 +458,10 @@ impl<'r> Follow<'r> {
         if root.changed() <= state.seen {
             return started;
         }
-        state.pointer.clear();
-        state.marks.clear();
-        state.marks.push(0);
+        if state.marks.is_empty() {
+            state.marks.push(0);
+        }
+        state.noted = 0;
         state.writing = !root.is_done();
         let version = reader.version();
         let mut follow = Follow {
@@ -474,6 +481,13 @@ impl<'r> Follow<'r> {
         };
         let s = follow.state;
         s.seen = version;
+        // What this walk did not note is no longer being written.
+        let n = s.noted;
+        s.ids.truncate(n);
+        s.marks.truncate(n + 1);
+        if let Some(&mark) = s.marks.get(n) {
+            s.pointer.truncate(mark);
+        }
         let now = s.writing.then_some(s.pointer.as_str());
         if now != s.previous.as_deref() {
             s.shown = true;
@@ -501,9 +515,18 @@ impl<'r> Follow<'r> {
             return;
         }
         let s = &mut *self.state;
-        let Some(&mark) = s.marks.get(self.depth) else {
+        let depth = self.depth;
+        if s.ids.get(depth) == Some(&node.id()) {
+            // Noted here by an earlier walk: the pointer is right so far.
+            s.noted = depth + 1;
+            return;
+        }
+        let Some(&mark) = s.marks.get(depth) else {
             return;
         };
+        s.ids.truncate(depth);
+        s.ids.push(node.id());
+        s.noted = depth + 1;
         s.pointer.truncate(mark);
         s.pointer.push('/');
         match segment {
@@ -521,7 +544,7 @@ impl<'r> Follow<'r> {
                 }
             }
         }
-        s.marks.truncate(self.depth + 1);
+        s.marks.truncate(depth + 1);
         s.marks.push(s.pointer.len());
     }
 
@@ -614,17 +637,28 @@ impl<'r> Follow<'r> {
         self.keep(node, last);
     }
 
+    /// Where the walk over `node`, the container at this depth, resumes.
     fn cursor(&self, node: PartialNode<'_>) -> Option<Cursor> {
-        self.state.cursors.get(&node.id()).copied()
+        match self.state.cursors.get(self.depth) {
+            Some(&Some((id, cursor))) if id == node.id() => Some(cursor),
+            _ => None,
+        }
     }
 
     /// Keeps where the walk over `node` resumes, or forgets it once
     /// `node` is complete (it will not change again).
     fn keep(&mut self, node: PartialNode<'_>, last: Option<Cursor>) {
+        let cursors = &mut self.state.cursors;
+        if cursors.len() <= self.depth {
+            cursors.resize(self.depth + 1, None);
+        }
+        let slot = &mut cursors[self.depth];
         if node.is_done() {
-            self.state.cursors.remove(&node.id());
+            if matches!(slot, Some((id, _)) if *id == node.id()) {
+                *slot = None;
+            }
         } else if let Some(last) = last {
-            self.state.cursors.insert(node.id(), last);
+            *slot = Some((node.id(), last));
         }
     }
 }
