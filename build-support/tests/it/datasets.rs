@@ -349,3 +349,50 @@ fn a_dataset_path_is_confined_to_the_package_and_must_exist() {
             .any(|d| d.code.as_str() == "TQX_INCLUDE_UNRESOLVED")
     );
 }
+
+/// A reader of `rows` generated JSONL rows that counts the bytes read.
+struct Generated {
+    rows: u64,
+    next: u64,
+    pending: Vec<u8>,
+    read: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl std::io::Read for Generated {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.pending.is_empty() && self.next < self.rows {
+            self.pending = format!(
+                "{{\"id\": \"r{0}\", \"inputs\": {{\"text\": \"row {0}\"}}, \"case\": {{\"label\": \"neutral\"}}}}\n",
+                self.next
+            )
+            .into_bytes();
+            self.next += 1;
+        }
+        let n = buf.len().min(self.pending.len());
+        buf[..n].copy_from_slice(&self.pending[..n]);
+        self.pending.drain(..n);
+        self.read.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+#[test]
+fn rows_are_read_one_at_a_time_from_a_stream() {
+    use templiqx_build::dataset::{Format, Rows};
+    let read = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let source = Generated {
+        rows: 20_000,
+        next: 0,
+        pending: Vec::new(),
+        read: read.clone(),
+    };
+    let mut rows = Rows::new(Format::Jsonl, source, "evals/generated.jsonl");
+    let first = rows.next().unwrap().unwrap();
+    assert_eq!(first.number, 1);
+    // Only a buffer's worth of a file of ~1.4 MB was read for the first row.
+    let after_first = read.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(after_first <= 64 * 1024, "{after_first} bytes read");
+    // And every row comes, in order, to the last.
+    let last = rows.last().unwrap().unwrap();
+    assert_eq!(last.number, 20_000);
+}
