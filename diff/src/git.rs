@@ -276,6 +276,33 @@ impl GitFileSystem {
     }
 }
 
+/// A blob as `git cat-file` writes it ([`GitFileSystem::open`]): the end
+/// of its output is an error when git failed; dropped early, git is
+/// stopped and reaped.
+struct BlobStream {
+    child: std::process::Child,
+    stdout: std::process::ChildStdout,
+}
+
+impl io::Read for BlobStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = io::Read::read(&mut self.stdout, buf)?;
+        if n == 0 && !buf.is_empty() && !self.child.wait()?.success() {
+            return Err(io::Error::other("git cat-file failed"));
+        }
+        Ok(n)
+    }
+}
+
+impl Drop for BlobStream {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
 impl FileSystem for GitFileSystem {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         let (rel, is_file) = self.resolve(path)?;
@@ -296,6 +323,35 @@ impl FileSystem for GitFileSystem {
             ));
         }
         Ok(self.blob(&entry.id)?.as_ref().clone())
+    }
+
+    /// The blob streamed from `git cat-file`, whatever its size: an eval
+    /// entry's dataset (`docs/format.md`, "Datasets") is read this way,
+    /// one row at a time, never held whole.
+    fn open(&self, path: &Path) -> io::Result<Box<dyn io::Read + Send>> {
+        let (rel, is_file) = self.resolve(path)?;
+        if !is_file {
+            return Err(io::Error::other("is a directory"));
+        }
+        let entry = self
+            .files
+            .get(&rel)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "not in the revision"))?;
+        if entry.mode == "160000" {
+            return Err(io::Error::other("is a submodule"));
+        }
+        let mut child = Command::new("git")
+            .arg("-C")
+            .arg(&self.root)
+            .args(["cat-file", "blob", &entry.id])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| io::Error::other("no output"))?;
+        Ok(Box::new(BlobStream { child, stdout }))
     }
 
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {

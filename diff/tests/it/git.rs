@@ -189,6 +189,46 @@ fn files_are_read_from_the_revision_with_its_links_and_directories() {
 }
 
 #[test]
+fn a_dataset_is_streamed_from_the_revision_and_its_change_is_an_eval_change() {
+    let (_dir, root) = repository();
+    package(&root, "0.3.0", "", "Be brief.");
+    let pkg = root.join("pkgs/letters");
+    let path = pkg.join("contracts/letter.yaml");
+    let with_dataset = format!(
+        "{}evals:\n  - id: names\n    dataset: evals/names.jsonl\n",
+        std::fs::read_to_string(&path).unwrap()
+    );
+    write(&path, &with_dataset);
+    write(
+        &pkg.join("evals/names.jsonl"),
+        "{\"inputs\": {\"name\": \"Ada\"}}\n",
+    );
+    commit(&root, "a dataset");
+    write(
+        &pkg.join("evals/names.jsonl"),
+        "{\"inputs\": {\"name\": \"Grace\"}}\n",
+    );
+
+    // The revision's bytes, as a stream (`docs/format.md`, "Datasets").
+    let fs = GitFileSystem::open(&root, "HEAD").unwrap();
+    let mut committed = String::new();
+    std::io::Read::read_to_string(
+        &mut fs.open(&pkg.join("evals/names.jsonl")).unwrap(),
+        &mut committed,
+    )
+    .unwrap();
+    assert_eq!(committed, "{\"inputs\": {\"name\": \"Ada\"}}\n");
+    assert!(fs.open(&pkg.join("evals")).is_err());
+
+    // The edited row is an eval change of the contract, no more.
+    let (old, new) = sides(&root, "HEAD");
+    let report = diff(&old, &new);
+    let rules: Vec<Rule> = report.changes.iter().map(|c| c.rule).collect();
+    assert_eq!(rules, [Rule::EvalChanged], "{report:?}");
+    assert!(report.sufficient);
+}
+
+#[test]
 fn an_unknown_revision_or_a_directory_outside_a_repository_is_refused() {
     let (_dir, root) = repository();
     write(&root.join("x.txt"), "x\n");
