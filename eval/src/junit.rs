@@ -80,7 +80,10 @@ fn evidence(samples: &[&ExecutionRecord]) -> Vec<String> {
     samples
         .iter()
         .filter(|r| !r.passed())
-        .map(|r| format!("repeat {}: {}", r.repeat, explain::one_line(r)))
+        .map(|r| match &r.variant {
+            Some(v) => format!("variant {v}, repeat {}: {}", r.repeat, explain::one_line(r)),
+            None => format!("repeat {}: {}", r.repeat, explain::one_line(r)),
+        })
         .collect()
 }
 
@@ -95,7 +98,15 @@ fn test_case(
         TestCaseStatus::success()
     } else {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-        let reasons: Vec<&str> = failures.iter().map(|f| f.reason.as_str()).collect();
+        // In a run of several variants, a fixture's case fails when the
+        // gate failed it on any variant, which its reason names.
+        let reasons: Vec<String> = failures
+            .iter()
+            .map(|f| match &f.variant {
+                Some(v) => format!("on variant {v}: {}", f.reason),
+                None => f.reason.clone(),
+            })
+            .collect();
         // The message names the first failure's checks and values; the
         // description has every failing execution kept.
         let mut message = reasons.join("; ");

@@ -32,7 +32,10 @@ fn two_variants_differ_significantly_keyed_by_variant_and_without_secrets() {
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
     let said = stdout(&refused) + &String::from_utf8_lossy(&refused.stderr);
-    assert!(said.contains("must not carry credentials") && !said.contains("hunter2"), "{said}");
+    assert!(
+        said.contains("must not carry credentials") && !said.contains("hunter2"),
+        "{said}"
+    );
 
     let variant = format!("bad=openai:other-model@{bad}/v1");
     let output = templiqx_in(dir.path())
@@ -116,7 +119,10 @@ fn two_variants_differ_significantly_keyed_by_variant_and_without_secrets() {
         .output()
         .unwrap();
     let shown = stdout(&shown);
-    assert!(shown.contains("run 1: 2 variants (good-model, bad), 6 repeat(s)"), "{shown}");
+    assert!(
+        shown.contains("run 1: 2 variants (good-model, bad), 6 repeat(s)"),
+        "{shown}"
+    );
     assert_eq!(row(&shown, "bad"), second);
 }
 
@@ -197,6 +203,37 @@ fn the_fake_providers_models_and_a_price_table_with_a_known_and_an_unknown_price
         .find(|l| l.starts_with("cost of the run: "))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(line.ends_with(" EUR an execution)"), "{line}");
+}
+
+#[test]
+fn the_gate_applies_to_every_variant_and_names_it() {
+    let dir = contract_dir();
+    let output = eval_fake(
+        dir.path(),
+        &[
+            "--variant",
+            "broken=fake:empty",
+            "--repeat",
+            "3",
+            "--min-pass-rate",
+            "0.5",
+            "--junit",
+            "eval.xml",
+        ],
+    );
+    let said = stdout(&output) + &String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("gate failed for `notice::sixty-days` on variant `broken`: pass rate 0.0000 (0/3) is below the minimum 0.5"),
+        "{said}"
+    );
+    // The reference passes: one failure only.
+    assert_eq!(said.matches("error[TQX_EVAL_GATE]").count(), 1, "{said}");
+    let junit = std::fs::read_to_string(dir.path().join("eval.xml")).unwrap();
+    assert!(
+        junit.contains("on variant broken: pass rate 0.0000 (0/3) is below the minimum 0.5; variant broken, repeat 0: TQX_OUTPUT_SCHEMA"),
+        "{junit}"
+    );
 }
 
 #[test]
