@@ -60,6 +60,7 @@ th{background:#f6f8fa}th:first-child{text-align:left}td.id{text-align:left;overf
 svg{display:block;margin:.5rem 0;max-width:100%;height:auto;font-size:11px}
 svg text{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}svg .label,svg .value{fill:#1b1f24}svg .axis{fill:#57606a}
 svg .grid{stroke:#d0d7de;stroke-width:1}
+svg line.interval{stroke:#1b1f24;stroke-width:1.5}svg rect.variant-bar-track{fill:#f6f8fa}
 svg rect.bar.current{fill:#0969da}svg rect.bar.baseline{fill:#afb8c1}
 svg rect.bar.regression{fill:#cf222e}svg rect.bar.improvement{fill:#1a7f37}
 svg .whisker{stroke:#1b1f24;stroke-width:1.5}
@@ -372,13 +373,17 @@ fn variants_section(out: &mut String, variants: &[VariantOutcome], currency: Opt
             let _ = writeln!(
                 out,
                 "<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\
+                 <rect class=\"variant-bar-track\" x=\"{label_w}\" y=\"{}\" width=\"{bar_w}\" height=\"{}\" \
+                 fill=\"#f6f8fa\" stroke=\"{colour}\" stroke-width=\"0.5\"/>\
                  <rect class=\"variant-bar\" data-fixture=\"{}\" data-variant=\"{}\" data-pass-rate=\"{}\" \
                  data-low=\"{}\" data-high=\"{}\" x=\"{label_w}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{colour}\"/>\
-                 <line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#1b1f24\"/>\
+                 <line class=\"interval\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#1b1f24\"/>\
                  <text class=\"value\" x=\"{}\" y=\"{}\">{}</text>",
                 label_w - 6.0,
                 y + row_h - 3.0,
                 esc(&markup::truncate(&v.variant.name, 30)),
+                y + 1.0,
+                row_h - 2.0,
                 esc(key),
                 esc(&v.variant.name),
                 num(rate.rate),
