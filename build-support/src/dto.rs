@@ -405,6 +405,18 @@ pub enum ExprKind {
         #[cfg_attr(feature = "json-schema", schemars(skip))]
         resolved: Option<JudgeResolution>,
     },
+    /// An expression of a kind its place does not allow
+    /// (`docs/format.md`, "Where each kind is allowed": `compare` in a
+    /// `when` condition, `judge` as an operand): read no further than its
+    /// `kind` — neither its fields nor its operands are checked — so the
+    /// compiler reports it as `TQX_EXPR_KIND_NOT_ALLOWED` and nothing else.
+    /// Not part of the format: never serialised, not in the JSON Schema.
+    #[serde(skip)]
+    #[cfg_attr(feature = "json-schema", schemars(skip))]
+    Refused {
+        /// The kind written.
+        refused: templiqx_contracts::expr::Kind,
+    },
 }
 
 /// The judge contract a `judge` check names, as the package resolved it

@@ -23,6 +23,7 @@
 //!
 //! Available with the `json-schema` feature.
 
+use crate::check::CASE;
 use crate::dto::{ContentNode, Contract, Expr, ExprKind, NodeKind, OrderedMap};
 use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings, json_schema};
 use std::borrow::Cow;
@@ -382,10 +383,17 @@ impl JsonSchema for Expr {
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let allowed: Vec<&str> = Place::Content.kinds().map(Kind::as_str).collect();
+        let mut starts = roots(&[Place::Content]);
+        starts.extend([
+            "a `for_each` item".to_owned(),
+            "a component parameter".to_owned(),
+        ]);
+        let path = format!("Dot-separated path starting at {}.", or_list(&starts));
         expression_schema(
             generator,
             |kind| Place::Content.allows(kind),
             "Expression",
+            &path,
             format!(
                 "An expression of contract content: {} (`compare`, `contains`, `length` and `judge` are for eval checks only).",
                 allowed.join(", ")
@@ -408,10 +416,15 @@ impl JsonSchema for CheckExpression {
         let allowed: Vec<&str> = Place::Check.kinds().map(Kind::as_str).collect();
         // Defines `CheckOperand`, which the operands refer to.
         generator.subschema_for::<CheckOperand>();
+        let path = format!(
+            "Dot-separated path starting at a root scope of eval checks: {}.",
+            or_list(&roots(&[Place::Check]))
+        );
         expression_schema(
             generator,
             |kind| Place::Check.allows(kind),
             "CheckOperand",
+            &path,
             format!("An expression of an eval check: {}.", allowed.join(", ")),
         )
     }
@@ -432,10 +445,16 @@ impl JsonSchema for CheckOperand {
             .filter(|k| Place::Check.allows_operand(*k))
             .map(Kind::as_str)
             .collect();
+        // The `pass` of a `judge` is an operand too, with its own root.
+        let path = format!(
+            "Dot-separated path starting at a root scope of eval checks: {}.",
+            or_list(&roots(&[Place::Check, Place::Pass]))
+        );
         expression_schema(
             generator,
             |kind| Place::Check.allows_operand(kind),
             "CheckOperand",
+            &path,
             format!(
                 "An operand of an eval check, or a `with` value or the `pass` of a `judge`: {} (a `judge` is a whole check only).",
                 allowed.join(", ")
@@ -444,14 +463,47 @@ impl JsonSchema for CheckOperand {
     }
 }
 
+/// The root scopes of an expression written in `places` (`docs/format.md`,
+/// "References and scoping"), from [`Place::roots`]: those of the first
+/// place, then `case` (in the checks of a dataset entry, when the first
+/// place is a check's), then each root of a later place with where it is
+/// one ("`judge` (in the `pass` expression of a model-graded check)").
+fn roots(places: &[Place]) -> Vec<String> {
+    let Some((first, later)) = places.split_first() else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = first.roots().iter().map(|r| format!("`{r}`")).collect();
+    if *first == Place::Check && !first.roots().contains(&CASE) {
+        out.push(format!("`{CASE}` (in the checks of a dataset entry)"));
+    }
+    for place in later {
+        for root in place.roots() {
+            if !first.roots().contains(root) {
+                out.push(format!("`{root}` (in {})", place.describe()));
+            }
+        }
+    }
+    out
+}
+
+/// Alternatives joined with commas and a final "or".
+fn or_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, init)) if !init.is_empty() => format!("{} or {last}", init.join(", ")),
+        _ => items.concat(),
+    }
+}
+
 /// The schema of an expression: the variants of [`ExprKind`] whose kind
 /// `allows` (`docs/format.md`, "Where each kind is allowed"), their
 /// operands referring to `operands`, so a nested kind is held to the rule
-/// of operands.
+/// of operands; `path` describes a reference's path there (its root
+/// scopes).
 fn expression_schema(
     generator: &mut SchemaGenerator,
     allows: impl Fn(Kind) -> bool,
     operands: &str,
+    path: &str,
     description: String,
 ) -> Schema {
     let mut value = ExprKind::json_schema(generator).to_value();
@@ -467,6 +519,13 @@ fn expression_schema(
         .and_then(serde_json::Value::as_array_mut)
     {
         variants.retain(allowed);
+        let reference = variants
+            .iter_mut()
+            .find(|v| v.pointer("/properties/kind/const") == Some(&Kind::Ref.as_str().into()))
+            .and_then(|v| v.pointer_mut("/properties/path"));
+        if let Some(serde_json::Value::Object(field)) = reference {
+            field.insert("description".to_owned(), path.into());
+        }
     }
     let own = format!("#/$defs/{operands}");
     let content = format!("#/$defs/{}", Expr::schema_name());

@@ -281,7 +281,7 @@ fn legacy_params(nodes: &[ContentNode], bound: &mut Vec<String>, out: &mut Vec<S
             }
             // Refused in content (`TQX_EXPR_KIND_NOT_ALLOWED`): a legacy
             // body infers no parameter from it.
-            ExprKind::Judge { .. } => {}
+            ExprKind::Judge { .. } | ExprKind::Refused { .. } => {}
             ExprKind::And { operands } | ExprKind::Or { operands } => {
                 operands.iter().for_each(|o| expr(o, bound, out))
             }

@@ -646,6 +646,9 @@ impl<'d> Lowerer<'_, '_, 'd> {
             ExprKind::Ref { .. } | ExprKind::Literal { .. } => {}
             // Its `with` and `pass` are checked where the judge is lowered.
             ExprKind::Judge { .. } => {}
+            // The parser reads a kind not allowed where it is no further
+            // (reported above), so there is nothing in it to look into.
+            ExprKind::Refused { .. } => {}
             ExprKind::Not { operand: o } | ExprKind::Length { of: o } => {
                 self.allowed_at(o, slot, false);
             }
@@ -665,7 +668,15 @@ impl<'d> Lowerer<'_, '_, 'd> {
         }
     }
 
+    /// Lowers `e` to the IR, with its type. An expression of a kind not
+    /// allowed here (reported by [`Lowerer::allowed`]) is not looked into:
+    /// no error of its own or of its operands follows, and its type is
+    /// unknown ([`Ty::Error`]), so the expression around it does not
+    /// complain either.
     fn expr(&mut self, e: &dto::Expr) -> (ir::Expr, Ty<'d>) {
+        if !self.place.allows(kind_of(&e.kind)) {
+            return (poison(), Ty::Error);
+        }
         match &e.kind {
             ExprKind::Ref { path } => match self.resolve(path, &e.loc) {
                 Some((p, ty)) => (ir::Expr::Ref(p), ty),
@@ -780,7 +791,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
             // Refused before lowering wherever it is not a whole check
             // (`Lowerer::allowed`); a whole check is lowered by
             // `judge::check`.
-            ExprKind::Judge { .. } => (poison(), Ty::Error),
+            ExprKind::Judge { .. } | ExprKind::Refused { .. } => (poison(), Ty::Error),
         }
     }
 
@@ -830,6 +841,7 @@ fn kind_of(kind: &ExprKind) -> Kind {
         ExprKind::Contains { .. } => Kind::Contains,
         ExprKind::Length { .. } => Kind::Length,
         ExprKind::Judge { .. } => Kind::Judge,
+        ExprKind::Refused { refused } => *refused,
     }
 }
 
@@ -845,5 +857,6 @@ fn expr_text(e: &dto::Expr) -> String {
         ExprKind::Contains { .. } => "contains(…)".to_owned(),
         ExprKind::Length { of } => format!("length({})", expr_text(of)),
         ExprKind::Judge { contract, .. } => format!("judge({contract}, …)"),
+        ExprKind::Refused { refused } => format!("{}(…)", refused.as_str()),
     }
 }

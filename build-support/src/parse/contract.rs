@@ -3,6 +3,7 @@
 //! "Components", "Eval fixtures"), read with the strict readers of
 //! [`Cx`](super::Cx).
 
+use super::content::At;
 use super::{
     COMPONENT_FIELDS, CONTRACT_FIELDS, Cx, EVAL_FIELDS, EXPECT_FIELDS, EXTENSION_FIELDS,
     FIELD_FIELDS, MESSAGE_FIELDS, Obj, POLICY_FIELDS, ROLES,
@@ -10,6 +11,7 @@ use super::{
 use crate::dto::*;
 use crate::yaml::{Node, NodeValue};
 use templiqx_contracts::diagnostic::pointer_push;
+use templiqx_contracts::expr::Place;
 use templiqx_contracts::ir::Role;
 use templiqx_contracts::{Code, RuntimePolicy};
 
@@ -357,7 +359,9 @@ impl Cx<'_> {
                 continue;
             };
             let id = self.req_string(&c, "id", "`id`");
-            let check = c.get("check").and_then(|(n, cp)| self.expr(n, &cp));
+            let check = c
+                .get("check")
+                .and_then(|(n, cp)| self.expr(n, &cp, At::whole(Place::Check)));
             let description = self.opt_string(&c, "description", "`description`");
             match (id, check, description) {
                 (Some(id), Some(check), Some(description)) => out.push(ExpectDecl {

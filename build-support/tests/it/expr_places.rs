@@ -157,21 +157,12 @@ fn each_eval_operator_is_refused_in_a_component_argument() {
 #[test]
 fn a_for_each_collection_is_held_to_the_format_too() {
     let node = format!("{{ kind: for_each, collection: {LENGTH}, item: it, body: [{TEXT}] }}");
-    let diags = diagnostics(&contract(&node, TEXT, &[]));
-    let codes: Vec<Code> = diags.iter().map(|d| d.code).collect();
-    // An integer is no array either.
-    assert_eq!(
-        codes,
-        [Code::ExprKindNotAllowed, Code::TypeMismatch],
-        "{diags:#?}"
-    );
-    assert_eq!(
-        diags[0].json_pointer.as_deref(),
-        Some("/messages/0/content/0/collection/kind")
-    );
-    assert_eq!(
-        diags[0].message,
-        "`length` is not allowed in a `for_each` collection"
+    // Refused, its type unknown: no "needs an array" mismatch besides.
+    refused(
+        &contract(&node, TEXT, &[]),
+        "length",
+        "a `for_each` collection",
+        "/messages/0/content/0/collection/kind",
     );
 }
 
@@ -303,4 +294,169 @@ fn an_included_partial_is_content() {
     assert_eq!(diags[0].code, Code::ExprKindNotAllowed);
     assert_eq!(diags[0].file.as_deref(), Some("partials/count.yaml"));
     assert_eq!(diags[0].json_pointer.as_deref(), Some("/1/expression/kind"));
+}
+
+/// The one diagnostic of `text`.
+fn only(text: &str) -> Diagnostic {
+    let mut diags = diagnostics(text);
+    assert_eq!(diags.len(), 1, "{text}\n{diags:#?}");
+    diags.remove(0)
+}
+
+/// The format's kinds, as a help lists them.
+const CONTENT_KINDS: &str = "`ref`, `literal`, `equals`, `not`, `and`, `or`";
+
+/// A misspelt kind is suggested only a kind its place allows: in content,
+/// `comparre` is not "did you mean `compare`?" (which would be refused
+/// next), and the help says where `compare` is allowed; in a check it is.
+#[test]
+fn a_misspelt_kind_is_suggested_only_a_kind_allowed_there() {
+    let misspelt = "{ kind: comparre, op: ge, left: { kind: literal, value: 2 }, right: { kind: literal, value: 1 } }";
+    let d = only(&contract(&when(misspelt), TEXT, &[]));
+    assert_eq!(d.code, Code::UnknownVariant, "{d:#?}");
+    assert_eq!(d.message, "unknown expression kind `comparre`");
+    assert_eq!(
+        d.help.as_deref(),
+        Some(
+            format!(
+                "expected one of {CONTENT_KINDS}; `compare` is allowed only in the `expect` checks of eval fixtures"
+            )
+            .as_str()
+        )
+    );
+    assert!(d.suggestion.is_none(), "no fix to a refused kind: {d:#?}");
+    // A kind allowed in content is still suggested, with its fix.
+    let d = only(&contract(
+        &when("{ kind: nto, operand: { kind: literal, value: true } }"),
+        TEXT,
+        &[],
+    ));
+    assert_eq!(d.help.as_deref(), Some("did you mean `not`?"));
+    assert_eq!(
+        d.suggestion.as_ref().map(|s| s.replacement.as_str()),
+        Some("not")
+    );
+    // In a check, `compare` is the suggestion.
+    let d = only(&contract(TEXT, TEXT, &[misspelt]));
+    assert_eq!(d.code, Code::UnknownVariant, "{d:#?}");
+    assert_eq!(d.help.as_deref(), Some("did you mean `compare`?"));
+    assert_eq!(
+        d.suggestion.as_ref().map(|s| s.replacement.as_str()),
+        Some("compare")
+    );
+    // As an operand of a check, `judge` is not (a whole check only).
+    let d = only(&contract(
+        TEXT,
+        TEXT,
+        &[
+            "{ kind: not, operand: { kind: jugde, contract: other, pass: { kind: literal, value: true } } }",
+        ],
+    ));
+    assert!(d.suggestion.is_none(), "{d:#?}");
+    assert!(
+        d.help
+            .as_deref()
+            .unwrap()
+            .ends_with("`length`; `judge` is a whole `expect` check, never an operand"),
+        "{d:#?}"
+    );
+}
+
+/// The kinds a help lists are those of the place: content's own in
+/// content, every kind in a check, all but `judge` in an operand.
+#[test]
+fn the_kinds_a_help_lists_are_the_place_s() {
+    let d = only(&contract(&when("{ op: ge }"), TEXT, &[]));
+    assert_eq!(d.code, Code::MissingField, "{d:#?}");
+    assert_eq!(
+        d.help.as_deref(),
+        Some(format!("add `kind:` with one of {CONTENT_KINDS}").as_str())
+    );
+    let d = only(&contract(&interpolate("{ kind: frobnicate }"), TEXT, &[]));
+    assert_eq!(d.code, Code::UnknownVariant, "{d:#?}");
+    assert_eq!(
+        d.help.as_deref(),
+        Some(format!("expected one of {CONTENT_KINDS}").as_str())
+    );
+    let every = format!("{CONTENT_KINDS}, `compare`, `contains`, `length`");
+    let d = only(&contract(TEXT, TEXT, &["{ kind: frobnicate }"]));
+    assert_eq!(
+        d.help.as_deref(),
+        Some(format!("expected one of {every}, `judge`").as_str())
+    );
+    let d = only(&contract(
+        TEXT,
+        TEXT,
+        &["{ kind: not, operand: { value: 1 } }"],
+    ));
+    assert_eq!(
+        d.help.as_deref(),
+        Some(format!("add `kind:` with one of {every}").as_str())
+    );
+}
+
+/// A kind refused in content is reported as not allowed, whatever its
+/// fields: neither a missing `op` nor an unknown field is reported.
+#[test]
+fn a_malformed_refused_kind_is_reported_as_not_allowed() {
+    let at = "/messages/0/content/0/condition";
+    for condition in [
+        "{ kind: compare, left: { kind: literal, value: 2 }, right: { kind: literal, value: 1 } }",
+        "{ kind: contains, container: { kind: ref, path: inputs.tags }, itme: 3 }",
+        "{ kind: length }",
+        "{ kind: not, operand: { kind: length, of: { kind: nope } } }",
+    ] {
+        let kind = ["compare", "contains", "length"]
+            .into_iter()
+            .find(|k| condition.contains(&format!("kind: {k}")))
+            .unwrap();
+        let pointer = if condition.starts_with("{ kind: not") {
+            format!("{at}/operand/kind")
+        } else {
+            format!("{at}/kind")
+        };
+        refused(
+            &contract(&when(condition), TEXT, &[]),
+            kind,
+            "a `when` condition",
+            &pointer,
+        );
+    }
+}
+
+/// Once a kind is refused, nothing follows from it: not its operands'
+/// types, not its own type where it is used.
+#[test]
+fn a_refused_kind_brings_no_follow_on_errors() {
+    // `compare` over a string: no "compare numbers" mismatch.
+    let over_string = "{ kind: compare, op: ge, left: { kind: ref, path: inputs.name }, right: { kind: literal, value: 1 } }";
+    refused(
+        &contract(&when(over_string), TEXT, &[]),
+        "compare",
+        "a `when` condition",
+        "/messages/0/content/0/condition/kind",
+    );
+    // Under `not`, its type is unknown, not a mismatch.
+    let not = format!("{{ kind: not, operand: {LENGTH} }}");
+    refused(
+        &contract(&when(&not), TEXT, &[]),
+        "length",
+        "a `when` condition",
+        "/messages/0/content/0/condition/operand/kind",
+    );
+    // Interpolated through a string filter.
+    let filtered = format!("{{ kind: interpolate, expression: {LENGTH}, filters: [upper] }}");
+    refused(
+        &contract(&filtered, TEXT, &[]),
+        "length",
+        "an interpolation",
+        "/messages/0/content/0/expression/kind",
+    );
+    // As a component argument of another type.
+    refused(
+        &contract(&call("flag", LENGTH), TEXT, &[]),
+        "length",
+        "a component argument",
+        "/messages/0/content/0/with/flag/kind",
+    );
 }

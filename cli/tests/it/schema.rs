@@ -334,3 +334,43 @@ fn eval_operators_are_refused_in_content_and_accepted_in_checks() {
         }
     }
 }
+
+/// A reference's `path` is described with the root scopes of where it is
+/// written, from the one table (`templiqx_contracts::expr::Place::roots`):
+/// content's `inputs` and `context` and its locals, a check's `output` and
+/// `case` too, and the `judge` of a `pass` among check operands.
+#[test]
+fn a_reference_path_names_the_root_scopes_of_its_place() {
+    use templiqx_contracts::expr::Place;
+    let schema = schema();
+    let path = |def: &str| -> String {
+        let variants = schema["$defs"][def]["oneOf"].as_array().unwrap();
+        let reference = variants
+            .iter()
+            .find(|v| v["properties"]["kind"]["const"] == "ref")
+            .unwrap_or_else(|| panic!("{def} has a `ref`"));
+        reference["properties"]["path"]["description"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let content = path("Expression");
+    assert!(content.contains("a `for_each` item"), "{content}");
+    assert!(!content.contains("`output`"), "{content}");
+    for def in ["CheckExpression", "CheckOperand"] {
+        let text = path(def);
+        for root in Place::Check.roots() {
+            assert!(text.contains(&format!("`{root}`")), "{def}: {text}");
+        }
+        assert!(
+            text.contains("`case` (in the checks of a dataset entry)"),
+            "{def}: {text}"
+        );
+        assert!(!text.contains("for_each"), "{def}: {text}");
+        assert_eq!(
+            text.contains("`judge`"),
+            def == "CheckOperand",
+            "{def}: {text}"
+        );
+    }
+}

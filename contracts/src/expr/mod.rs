@@ -68,5 +68,5 @@ mod text;
 
 pub use eval::{Failure, Scope, boolean, eval, pointer, resolve};
 pub use operators::{compare, contains, length};
-pub use place::{Kind, Place, not_allowed_help};
+pub use place::{Kind, Place, allowed_only_in, not_allowed_help};
 pub use text::{describe, source_text};

@@ -233,12 +233,6 @@ fn and_list(items: &[&str]) -> String {
 /// );
 /// ```
 pub fn not_allowed_help(kind: Kind, place: Place) -> String {
-    // A check's `pass` is part of the check: named only when the check
-    // itself does not allow the kind.
-    let places: Vec<&str> = Place::allowing(kind)
-        .filter(|p| *p != Place::Pass || !Place::Check.allows(kind))
-        .map(Place::describe)
-        .collect();
     let here: Vec<&str> = place.kinds().map(Kind::as_str).collect();
     let why = if place == Place::Content {
         ", which every implementation of the format renders alike"
@@ -246,11 +240,36 @@ pub fn not_allowed_help(kind: Kind, place: Place) -> String {
         ""
     };
     format!(
-        "`{}` is allowed only in {}; {} uses the format's expressions {}{why}",
-        kind.as_str(),
-        and_list(&places),
+        "{}; {} uses the format's expressions {}{why}",
+        allowed_only_in(kind),
         place.describe(),
         words::names(&here)
+    )
+}
+
+/// Where a kind is allowed, as a help says it to one who wrote it (or a
+/// misspelling of it) somewhere else: "`compare` is allowed only in the
+/// `expect` checks of eval fixtures".
+///
+/// ```
+/// use templiqx_contracts::expr::{Kind, allowed_only_in};
+///
+/// assert_eq!(
+///     allowed_only_in(Kind::Length),
+///     "`length` is allowed only in the `expect` checks of eval fixtures"
+/// );
+/// ```
+pub fn allowed_only_in(kind: Kind) -> String {
+    // A check's `pass` is part of the check: named only when the check
+    // itself does not allow the kind.
+    let places: Vec<&str> = Place::allowing(kind)
+        .filter(|p| *p != Place::Pass || !Place::Check.allows(kind))
+        .map(Place::describe)
+        .collect();
+    format!(
+        "`{}` is allowed only in {}",
+        kind.as_str(),
+        and_list(&places)
     )
 }
 

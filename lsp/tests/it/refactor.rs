@@ -887,6 +887,51 @@ fn a_misspelt_field_of_the_format_gets_a_quick_fix_too() {
     client.shutdown();
 }
 
+/// A misspelt expression kind gets a quick fix only to a kind its place
+/// allows (`docs/format.md`, "Where each kind is allowed"): in content,
+/// `lenght` is no "Change to `length`", which would be refused next.
+#[test]
+fn a_misspelt_kind_gets_no_quick_fix_to_a_kind_refused_there() {
+    let (_pkg, url, text, mut client) =
+        crm3_open(EXTRACTION, json!({ "target": ["structured_output"] }));
+    let reference = "expression: { kind: ref, path: inputs.clause_id }";
+    let edited = text.replacen(
+        reference,
+        "expression: { kind: lenght, of: { kind: ref, path: inputs.clause_id } }",
+        1,
+    );
+    assert_ne!(edited, text);
+    client.replace(&url, 2, &edited);
+    let diagnostics = client.diagnostics(&url);
+    assert_eq!(
+        codes(&diagnostics),
+        ["TQX_UNKNOWN_VARIANT"],
+        "{diagnostics:#?}"
+    );
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with("`length` is allowed only in the `expect` checks of eval fixtures"),
+        "{message}"
+    );
+    assert_eq!(
+        code_actions(&mut client, &url, &diagnostics[0], None),
+        json!([])
+    );
+    // A kind content allows keeps its fix.
+    let edited = text.replacen(
+        reference,
+        "expression: { kind: rfe, path: inputs.clause_id }",
+        1,
+    );
+    client.replace(&url, 3, &edited);
+    let diagnostics = client.diagnostics(&url);
+    assert_eq!(codes(&diagnostics), ["TQX_UNKNOWN_VARIANT"]);
+    let actions = code_actions(&mut client, &url, &diagnostics[0], None);
+    assert_eq!(actions[0]["title"], "Change to `ref`");
+    assert_eq!(apply(&edited, &changes(&actions[0]["edit"])[0].1), text);
+    client.shutdown();
+}
+
 /// Renders each of the package's request files `(contract id, request)`
 /// as `templiqx render CONTRACT --request REQUEST` does: the package
 /// compiled from the disk, the request read by the strict JSON reader,
