@@ -232,7 +232,7 @@ A package directory named `show` is written `./show`.",
         #[command(flatten)]
         target: TargetArgs,
         #[command(flatten)]
-        provider: EvalProviderArgs,
+        provider: Box<EvalProviderArgs>,
         /// Run only the fixtures whose `contract::fixture` name matches
         /// this glob (repeatable; any match selects).
         #[arg(long = "filter", value_name = "GLOB")]
@@ -672,6 +672,17 @@ pub struct EvalProviderArgs {
     #[arg(long, value_name = "MODEL", conflicts_with = "chain",
           required_if_eq_any([("provider", "openai"), ("provider", "anthropic")]))]
     pub model: Vec<String>,
+    /// The provider of the judges of model-graded checks (docs/eval.md,
+    /// "Judges"); default: the run's own (each variant's).
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub judge_provider: Option<EvalProviderKind>,
+    /// The judges' model; default: the run's model (the first --model),
+    /// or `fake` for the fake provider.
+    #[arg(long, value_name = "MODEL")]
+    pub judge_model: Option<String>,
+    /// The judges' API base URL (openai and anthropic); default: --base-url.
+    #[arg(long, value_name = "URL")]
+    pub judge_base_url: Option<String>,
     #[command(flatten)]
     pub wire: WireArgs,
 }

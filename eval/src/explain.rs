@@ -136,6 +136,33 @@ pub fn observed_line(observed: &ObservedValue) -> String {
     }
 }
 
+/// What the judge of a model-graded check answered (`docs/eval.md`,
+/// "Judges"): `judge CONTRACT answered OUTPUT` and its `reasons: …`, or
+/// `judge CONTRACT failed with CODE`; nothing for another check.
+#[must_use]
+pub fn judge_lines(check: &CheckVerdict) -> Vec<String> {
+    let Some(judge) = &check.judge else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    match (&judge.output, &judge.code) {
+        (Some(output), _) => lines.push(format!(
+            "judge {} answered {}",
+            excerpt(&judge.contract, 200),
+            excerpt(output, OUTPUT_EXCERPT)
+        )),
+        (None, Some(code)) => lines.push(format!(
+            "judge {} failed with {code}",
+            excerpt(&judge.contract, 200)
+        )),
+        (None, None) => {}
+    }
+    if let Some(reasons) = &judge.reasons {
+        lines.push(format!("reasons: {}", excerpt(reasons, MESSAGE_EXCERPT)));
+    }
+    lines
+}
+
 /// A schema violation: `at /notice_days: expected integer, found string
 /// "sixty" (type)`.
 #[must_use]
@@ -164,6 +191,7 @@ pub fn details(record: &ExecutionRecord) -> Vec<String> {
         for o in &check.observed {
             lines.push(format!("  {}", observed_line(o)));
         }
+        lines.extend(judge_lines(check).into_iter().map(|l| format!("  {l}")));
     }
     for v in &record.evidence.violations {
         lines.push(violation_line(v));

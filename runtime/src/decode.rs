@@ -269,7 +269,8 @@ fn too_wide(
 /// inputs and context into the typed `I` and `C`, renders, validates and
 /// decodes its `fake_output` into `O`, and, when it has both a
 /// `fake_output` and `expect` checks, evaluates every check against that
-/// output ([`EvalFixture::evaluate_checks`]). Panics with every diagnostic
+/// output ([`EvalFixture::evaluate_checks`]) but its model-graded ones,
+/// which need a judge's answer. Panics with every diagnostic
 /// on failure, naming each check that is `false` or cannot be decided with
 /// its expression and the values it read (this is what a generated
 /// `#[test]` calls).
@@ -302,10 +303,12 @@ where
     if let Err(e) = decode_output::<O>(interaction, &output) {
         panic!("{id}: eval `{eval}`: fake_output is invalid:\n{e}");
     }
+    // A model-graded check needs its judge's output, which only an eval
+    // run has (`docs/format.md`, "Model-graded checks").
     let failures: Vec<String> = fixture
         .evaluate_checks(&inputs, &context, &output)
         .iter()
-        .filter(|outcome| !outcome.passed())
+        .filter(|outcome| outcome.check.judge.is_none() && !outcome.passed())
         .map(ToString::to_string)
         .collect();
     if !failures.is_empty() {

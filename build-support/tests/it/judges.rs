@@ -439,3 +439,24 @@ fn pass_is_typed_by_the_judge_output_and_judge_is_a_whole_check_only() {
     let codes: Vec<Code> = c.diagnostics.iter().map(|d| d.code).collect();
     assert_eq!(codes, [Code::ExprKindNotAllowed], "{:#?}", c.diagnostics);
 }
+
+#[test]
+fn a_judge_failing_for_the_contract_s_own_reason_is_not_reported_twice() {
+    let pkg = Pkg::new(&[
+        (
+            "drafting",
+            drafting(
+                "drafting",
+                &judge_check("faithful", "summary-judge", WITH, PASS),
+            ),
+        ),
+        ("summary-judge", judge("summary-judge", "")),
+    ]);
+    let mut loader = Loader::new(pkg.dir.path());
+    let target = CapabilityProfile::parse_list("tools");
+    let all = loader.compile_package(pkg.dir.path(), &target).unwrap();
+    for c in &all {
+        let codes: Vec<Code> = errors_of(c).iter().map(|d| d.code).collect();
+        assert_eq!(codes, [Code::CapabilityUnsupported], "{}", c.id);
+    }
+}

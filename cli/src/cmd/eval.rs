@@ -123,6 +123,12 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
     } else {
         None
     };
+    // The judges of model-graded checks, when the flags name their own
+    // model (`docs/eval.md`, "Judges").
+    let judge = match eval_variants::judge(options, || contracts().collect(), &options.target) {
+        Ok(j) => j,
+        Err(d) => return usage(ui, d.into()),
+    };
     let prices = match options.prices.map(eval_variants::prices).transpose() {
         Ok(p) => p,
         Err(d) => return usage(ui, d),
@@ -148,6 +154,9 @@ pub fn run(ui: &mut Ui, options: &Options<'_>) -> io::Result<Status> {
     }
     if let Some(budget) = options.max_cost {
         eval = eval.max_cost(budget);
+    }
+    if let Some((adapter, model)) = &judge {
+        eval = eval.judge(adapter, model.clone());
     }
     // The fixtures are settled before the history is opened.
     match eval.select() {

@@ -570,7 +570,17 @@ fn compared(ui: &mut Ui, source: &str, c: &Comparison) -> io::Result<()> {
         } else {
             "same interaction"
         };
-        ui.line(&format!("  contract {} ({changed})", contract.contract))?;
+        // A judge of its model-graded checks that changed explains a
+        // change of their rates too (`docs/eval.md`, "Judges").
+        let judges = if contract.judges_changed.is_empty() {
+            String::new()
+        } else {
+            format!(", judge changed: {}", contract.judges_changed.join(", "))
+        };
+        ui.line(&format!(
+            "  contract {} ({changed}{judges})",
+            contract.contract
+        ))?;
         for f in c
             .fixtures
             .iter()

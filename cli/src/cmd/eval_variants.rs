@@ -221,6 +221,77 @@ pub fn configure<'c>(
     }
 }
 
+/// The adapter and model of the judges of model-graded checks
+/// (`--judge-provider`, `--judge-model`, `--judge-base-url`;
+/// `docs/eval.md`, "Judges"): `None` when no flag names one, so each
+/// variant judges with its own adapter. A flag left out is the run's: its
+/// `--provider`, its first `--model` (`fake` for the fake provider), its
+/// `--base-url`; the wire flags apply.
+///
+/// # Errors
+///
+/// As for a variant: `TQX_INVALID_VALUE` for a judge without a provider
+/// (a `--chain` run) or model, or a fake model that does not exist;
+/// `TQX_RUNTIME_PERMANENT` for an adapter that refuses its configuration.
+pub fn judge<'c>(
+    options: &Options<'_>,
+    contracts: impl Fn() -> Vec<&'c CompiledContract>,
+    target: &CapabilityProfile,
+) -> Result<Option<(VariantAdapter, String)>, Diagnostic> {
+    let args = options.provider;
+    if args.judge_provider.is_none() && args.judge_model.is_none() && args.judge_base_url.is_none()
+    {
+        return Ok(None);
+    }
+    let help = "--judge-provider, --judge-model and --judge-base-url default to the run's --provider, --model and --base-url (docs/eval.md, \"Judges\")";
+    let Some(provider) = args.judge_provider.or(args.provider) else {
+        return Err(Diagnostic::error(
+            Code::InvalidValue,
+            "the judges have no provider: give --judge-provider (a --chain run has none of its own)",
+        )
+        .help(help));
+    };
+    let model = match (&args.judge_model, provider) {
+        (Some(m), _) => m.clone(),
+        (None, EvalProviderKind::Fake) if args.provider != Some(EvalProviderKind::Fake) => {
+            "fake".to_owned()
+        }
+        (None, _) => match args.model.first() {
+            Some(m) => m.clone(),
+            None if provider == EvalProviderKind::Fake => "fake".to_owned(),
+            None => {
+                return Err(Diagnostic::error(
+                    Code::InvalidValue,
+                    "the judges have no model: give --judge-model",
+                )
+                .help(help));
+            }
+        },
+    };
+    let base_url = match provider {
+        EvalProviderKind::Fake => None,
+        _ => args
+            .judge_base_url
+            .clone()
+            .or_else(|| args.base_url.clone()),
+    };
+    if provider != EvalProviderKind::Fake && base_url.is_none() {
+        return Err(Diagnostic::error(
+            Code::InvalidValue,
+            "the judges have no base URL: give --judge-base-url",
+        )
+        .help(help));
+    }
+    let spec = Spec {
+        name: "judge".to_owned(),
+        provider,
+        model,
+        base_url,
+    };
+    let (variant, adapter) = adapter(&spec, options, &contracts, target)?;
+    Ok(Some((adapter, variant.model)))
+}
+
 /// The variant and adapter of `spec`.
 fn adapter<'c>(
     spec: &Spec,

@@ -174,7 +174,7 @@ fn json_envelopes_carry_fingerprints_per_input() {
         64
     );
     let contracts = package["result"]["contracts"].as_array().unwrap();
-    assert_eq!(contracts.len(), 2);
+    assert_eq!(contracts.len(), 3);
     for c in contracts {
         assert_eq!(c["ok"], true);
         assert_eq!(c["fingerprints"]["contract"].as_str().unwrap().len(), 64);

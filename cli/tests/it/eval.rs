@@ -159,14 +159,16 @@ fn the_crm3_example_passes_offline_with_the_fake_provider() {
     for needle in [
         "contract lease-term-extraction",
         "contract lease-summary-drafting",
+        "contract lease-summary-judge",
         "gate ok",
     ] {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
     // The 24 rows of the extraction's dataset (`docs/eval.md`, "Datasets")
-    // run as fixtures of their own, each checked against its own `case`.
+    // run as fixtures of their own, each checked against its own `case`;
+    // the judge's two fixtures run as any contract's.
     assert!(
-        text.contains("Evaluating 26 fixture(s) × 3 repeat(s)"),
+        text.contains("Evaluating 28 fixture(s) × 3 repeat(s)"),
         "{text}{}",
         String::from_utf8_lossy(&human.stderr)
     );
@@ -195,6 +197,13 @@ fn the_crm3_example_passes_offline_with_the_fake_provider() {
         "100.0% [43.9, 100.0] (3 of 3)",
         "{text}"
     );
+    // The drafting summary's model-graded check, answered offline by the
+    // judge's own fixture (`docs/eval.md`, "Judges").
+    assert_eq!(
+        row(&text, "check faithful-to-the-terms")[1],
+        "100.0% [43.9, 100.0] (3 of 3)",
+        "{text}"
+    );
     let json = run("json");
     assert_eq!(json.status.code(), Some(0));
     let r = result(&json);
@@ -215,8 +224,8 @@ fn the_crm3_example_passes_offline_with_the_fake_provider() {
         assert_eq!(f["distinct_outputs"], 1);
         assert!(f["interaction_fingerprint"].is_string());
     }
-    // Two runs of 26 fixtures (2 inline, 24 dataset rows) × 3 repeats are
-    // in the history.
+    // Two runs of 28 fixtures (4 inline, 24 dataset rows) × 3 repeats are
+    // in the history, each judged check with the judge's answer.
     let conn = rusqlite::Connection::open(&db).unwrap();
     let (runs, executions): (i64, i64) = conn
         .query_row(
@@ -225,7 +234,30 @@ fn the_crm3_example_passes_offline_with_the_fake_provider() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    assert_eq!((runs, executions), (2, 156));
+    assert_eq!((runs, executions), (2, 168));
+    let judged: Vec<String> = conn
+        .prepare("SELECT judge FROM checks WHERE check_id = 'faithful-to-the-terms'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(judged.len(), 6);
+    for j in &judged {
+        let j: serde_json::Value = serde_json::from_str(j).unwrap();
+        assert_eq!(j["contract"], "lease-summary-judge");
+        assert_eq!(
+            j["reasons"],
+            "term, rent and notice match the terms; the rent is written in the Dutch format"
+        );
+    }
+    let drafting = fixture(&r, "lease-summary-drafting::dutch-client");
+    assert!(
+        drafting["checks"]
+            .to_string()
+            .contains("faithful-to-the-terms"),
+        "{drafting}"
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod diff;
 mod eval;
 mod eval_failures;
 mod eval_interrupt;
+mod eval_judges;
 mod eval_queue;
 mod eval_variants;
 mod fingerprint;

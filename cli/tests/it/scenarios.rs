@@ -561,7 +561,7 @@ fn a_target_the_contracts_do_not_fit_reports_their_diagnostics_once() {
     let text = stdout(&output);
     assert_eq!(
         text.matches("error[TQX_CAPABILITY_UNSUPPORTED]").count(),
-        2,
+        3,
         "one per contract:\n{text}"
     );
     assert!(has_line(

@@ -36,9 +36,11 @@ fn the_example_packages_pass() {
             "test lease-term-extraction::labelled-leases#lease-0100 ... ok",
             "test lease-term-extraction::labelled-leases#lease-0123 ... ok",
             "test lease-summary-drafting::dutch-client ... ok",
+            // The judge of the drafting summary's model-graded check.
+            "test lease-summary-judge::invented-parking ... ok",
             "test greeting::ada ... ok",
         ],
-        27,
+        29,
     );
 }
 
@@ -86,6 +88,8 @@ fn a_broken_fake_output_fails_its_fixture_only() {
     insta::assert_snapshot!(stdout(&output), @r#"
     test lease-term-extraction::fixed-term-lease ... FAILED
     test lease-summary-drafting::dutch-client ... ok
+    test lease-summary-judge::faithful-dutch-summary ... ok
+    test lease-summary-judge::invented-parking ... ok
 
     failures:
 
@@ -99,7 +103,7 @@ fn a_broken_fake_output_fails_its_fixture_only() {
         = help: fix the value to satisfy `type`
         = note: at /evals/0/fake_output/notice_days
 
-    1 passed, 1 failed
+    3 passed, 1 failed
     "#);
 }
 
@@ -130,7 +134,7 @@ fn a_bad_dataset_row_fails_its_entry_with_the_rows_line() {
         "test lease-term-extraction::labelled-leases ... FAILED",
         "test lease-summary-drafting::dutch-client ... ok",
         "--> evals/labelled-leases.jsonl:1:1",
-        "2 passed, 1 failed",
+        "4 passed, 1 failed",
     ] {
         assert!(out.lines().any(|l| l.trim() == line), "{line}\n{out}");
     }
@@ -187,13 +191,15 @@ fn json_reports_each_case() {
     let env = &envelopes(&output)[0];
     assert_envelope(env, "test");
     assert_eq!(env["ok"], false);
-    assert_eq!(env["result"]["passed"], 1);
+    assert_eq!(env["result"]["passed"], 3);
     assert_eq!(env["result"]["failed"], 1);
     assert_eq!(
         env["result"]["cases"],
         serde_json::json!([
             {"contract": "lease-term-extraction", "fixture": "fixed-term-lease", "ok": false},
             {"contract": "lease-summary-drafting", "fixture": "dutch-client", "ok": true},
+            {"contract": "lease-summary-judge", "fixture": "faithful-dutch-summary", "ok": true},
+            {"contract": "lease-summary-judge", "fixture": "invented-parking", "ok": true},
         ])
     );
     assert_eq!(codes(env), ["TQX_EVAL_INVALID"]);
@@ -258,7 +264,7 @@ fn a_contract_that_does_not_compile_counts_as_one_failure() {
             "test lease-term-extraction ... FAILED",
         ))
         .stdout(predicate::str::contains("TQX_CAPABILITY_UNSUPPORTED"))
-        .stdout(predicate::str::ends_with("0 passed, 2 failed\n"));
+        .stdout(predicate::str::ends_with("0 passed, 3 failed\n"));
 }
 
 #[test]

@@ -393,7 +393,9 @@ mod tests {
                 Root::Inputs => Ok(self.inputs),
                 Root::Output => Ok(self.output),
                 Root::Local(_) => Ok(self.local),
-                Root::Context | Root::Case | Root::Judge => Err(Error::NoRoot(path.source.to_string())),
+                Root::Context | Root::Case | Root::Judge => {
+                    Err(Error::NoRoot(path.source.to_string()))
+                }
             }
         }
 

@@ -19,7 +19,8 @@ fn the_example_package_compiles_and_its_evals_render() {
     let compiled = loader
         .compile_package(&dir, &common::structured_output())
         .unwrap();
-    assert_eq!(compiled.len(), 2);
+    // The extraction, the drafting and the drafting summary's judge.
+    assert_eq!(compiled.len(), 3);
     for c in &compiled {
         let i = c
             .interaction

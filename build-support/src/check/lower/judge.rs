@@ -135,6 +135,12 @@ fn resolve<'r>(
             let fix = words::replacement(contract, &names, "");
             cx.suggest(cx.sources.fix_whole(&at, false, fix));
         }
+        // The judge fails for a reason this contract already reports (a
+        // target without a capability both require): no second report.
+        Some(JudgeResolution::Failed { first, .. })
+            if cx.diags.iter().any(|d| {
+                d.is_error() && first.strip_prefix(d.code.as_str()).is_some_and(|r| r.starts_with(':'))
+            }) => {}
         Some(JudgeResolution::Failed { file, first }) => cx.err(
             Code::JudgeUnresolved,
             format!("judge contract `{contract}` of check `{id}` does not compile for the target"),
