@@ -107,7 +107,8 @@ pub fn html(stats: &RunStats, run: &RunInfo, comparison: Option<&Comparison>) ->
 /// `\u{…}`. Each execution is an `article.execution` with
 /// `data-fixture`, `data-repeat`, `data-passed` and `data-code`; each
 /// failed check a `tr.failed-check` with `data-check`; each value an
-/// `li.observed` with `data-expression` and `data-value`; each violation
+/// `li.observed` with `data-expression` and `data-value`, and what a
+/// model-graded check's judge answered an `li.judge`; each violation
 /// an `li.violation` with `data-pointer` and `data-keyword`.
 #[must_use]
 pub fn html_with_samples(
@@ -525,6 +526,11 @@ fn execution(out: &mut String, record: &ExecutionRecord) {
                     )),
                     esc(&explain::observed_line(o)),
                 );
+            }
+            // What a model-graded check's judge answered (`docs/eval.md`,
+            // "Judges").
+            for line in explain::judge_lines(c) {
+                let _ = write!(out, "<li class=\"judge\"><code>{}</code></li>", esc(&line));
             }
             out.push_str("</ul></td></tr>\n");
         }

@@ -177,6 +177,20 @@ fn the_fake_provider_answers_judges_from_their_fixtures_and_the_history_keeps_th
         (failed.cost.unwrap() - (own + judged) as f64).abs() < 1e-9,
         "{failed:?}"
     );
+    // The HTML report shows the judge's answer and reasons with the
+    // failure.
+    let report = templiqx_eval::report::html_with_samples(
+        &outcome.stats,
+        &outcome.run,
+        None,
+        &outcome.samples,
+    );
+    assert!(
+        report.contains(
+            "<li class=\"judge\"><code>reasons: the cat is not in the facts; rent is right</code></li>"
+        ),
+        "{report}"
+    );
     let passed = records.iter().find(|r| r.fixture == "faithful").unwrap();
     assert_eq!(passed.checks[0].verdict, Verdict::Pass);
     assert!(passed.checks[0].judge.as_ref().unwrap().output.is_some());

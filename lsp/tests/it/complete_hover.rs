@@ -557,7 +557,8 @@ fn capabilities_complete_from_the_target_and_the_package() {
     assert_eq!(labels(&items), ["structured_output", "tools"]);
     assert_eq!(
         item(&items, "structured_output")["detail"],
-        "capability: in the target profile; needed by 1 contract"
+        // The drafting contract and its judge (the other contracts).
+        "capability: in the target profile; needed by 2 contracts"
     );
     client.shutdown();
 }
