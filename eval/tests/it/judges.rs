@@ -263,3 +263,112 @@ fn a_failing_judge_is_an_error_verdict_with_its_code() {
         Some("TQX_OUTPUT_SCHEMA")
     );
 }
+
+/// A labelling contract whose dataset rows are judged with their own
+/// expected label: `with` reads `case` (`docs/format.md`, "Model-graded
+/// checks").
+const LABELLING: &str = r#"api_version: templiqx/v1alpha1
+id: labelling
+version: 0.1.0
+inputs:
+  text: { schema: { type: string }, required: true }
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.text } }
+output_schema:
+  type: object
+  additionalProperties: false
+  required: [label]
+  properties:
+    label: { type: string }
+evals:
+  - id: rows
+    dataset: evals/rows.jsonl
+    case_schema:
+      type: object
+      required: [label]
+      properties:
+        label: { type: string }
+    expect:
+      - id: agrees
+        check:
+          kind: judge
+          contract: label-judge
+          with:
+            given: { kind: ref, path: output.label }
+            expected: { kind: ref, path: case.label }
+          pass: { kind: ref, path: judge.agree }
+"#;
+
+const LABEL_JUDGE: &str = r#"api_version: templiqx/v1alpha1
+id: label-judge
+version: 0.1.0
+inputs:
+  given: { schema: { type: string }, required: true }
+  expected: { schema: { type: string }, required: true }
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.given } }
+      - { kind: interpolate, expression: { kind: ref, path: inputs.expected } }
+output_schema:
+  type: object
+  additionalProperties: false
+  required: [agree]
+  properties:
+    agree: { type: boolean }
+evals:
+  - id: same
+    inputs: { given: positive, expected: positive }
+    fake_output: { agree: true }
+  - id: different
+    inputs: { given: negative, expected: positive }
+    fake_output: { agree: false }
+"#;
+
+#[test]
+fn a_dataset_row_is_judged_with_its_own_case() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("templiqx.yaml"),
+        "api_version: templiqx/v1alpha1\npackage: rows\nversion: 0.1.0\ncontracts: [labelling, label-judge]\n",
+    )
+    .unwrap();
+    fs::create_dir_all(dir.path().join("contracts")).unwrap();
+    fs::create_dir_all(dir.path().join("evals")).unwrap();
+    fs::write(dir.path().join("contracts/labelling.yaml"), LABELLING).unwrap();
+    fs::write(dir.path().join("contracts/label-judge.yaml"), LABEL_JUDGE).unwrap();
+    fs::write(
+        dir.path().join("evals/rows.jsonl"),
+        concat!(
+            r#"{"id": "right", "inputs": {"text": "great"}, "case": {"label": "positive"}, "fake_output": {"label": "positive"}}"#,
+            "\n",
+            r#"{"id": "wrong", "inputs": {"text": "fine"}, "case": {"label": "positive"}, "fake_output": {"label": "negative"}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let mut loader = Loader::new(dir.path());
+    let all = loader.compile_package(dir.path(), &target()).unwrap();
+    for c in &all {
+        assert!(c.diagnostics.is_empty(), "{}: {:?}", c.id, c.diagnostics);
+    }
+    let adapter = FakeAdapter::new(&all, target().iter());
+    let eval = Eval::new([&all[0]]).fake_outputs_only(true);
+    let outcome = runtime().block_on(eval.run(&adapter)).unwrap();
+    let passed = |row: &str| {
+        outcome
+            .stats
+            .fixture("labelling", row)
+            .unwrap()
+            .summary
+            .pass_rate
+            .passed
+    };
+    // Each row's judge request carries its own `case.label`: the fake
+    // answers `wrong` with the judge's `different` fixture.
+    assert_eq!((passed("rows#right"), passed("rows#wrong")), (1, 0));
+}
