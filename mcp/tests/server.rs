@@ -90,7 +90,14 @@ async fn lists_every_contract_as_a_prompt_with_typed_arguments() {
     let client = connect(&["examples/crm3"]).await;
     let prompts = client.list_all_prompts().await.unwrap();
     let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
-    assert_eq!(names, ["lease-term-extraction", "lease-summary-drafting"]);
+    assert_eq!(
+        names,
+        [
+            "lease-term-extraction",
+            "lease-summary-drafting",
+            "lease-summary-judge"
+        ]
+    );
 
     let extraction = &prompts[0];
     assert!(
@@ -354,7 +361,7 @@ async fn checks_a_broken_contract_text() {
     let out = structured(&call(&client, "check", json!({})).await).clone();
     assert_eq!(out["ok"], true, "{out}");
     assert_eq!(out["inputs"][0]["package"]["name"], "crm3-example");
-    assert_eq!(out["inputs"][0]["contracts"].as_array().unwrap().len(), 2);
+    assert_eq!(out["inputs"][0]["contracts"].as_array().unwrap().len(), 3);
 }
 
 #[tokio::test]
@@ -515,13 +522,20 @@ async fn runs_the_eval_fixtures_on_the_fake_provider() {
             )
         })
         .collect();
-    assert_eq!(
-        names,
-        [
-            "lease-summary-drafting::dutch-client",
-            "lease-term-extraction::fixed-term-lease"
-        ]
-    );
+    // The inline fixtures (the drafting summary's judge's among them),
+    // then each row of the extraction's dataset (`docs/eval.md`,
+    // "Datasets", "Judges").
+    let mut expected: Vec<String> = [
+        "lease-summary-drafting::dutch-client",
+        "lease-summary-judge::faithful-dutch-summary",
+        "lease-summary-judge::invented-parking",
+        "lease-term-extraction::fixed-term-lease",
+    ]
+    .map(String::from)
+    .into();
+    expected
+        .extend((100..124).map(|n| format!("lease-term-extraction::labelled-leases#lease-0{n}")));
+    assert_eq!(names, expected);
     for f in fixtures {
         assert_eq!(f["executions"], 2);
         assert_eq!(f["pass_rate"]["passed"], 2);
@@ -535,8 +549,15 @@ async fn runs_the_eval_fixtures_on_the_fake_provider() {
     }
 
     // One fixture by its glob.
-    let out =
-        structured(&call(&client, "eval", json!({ "filter": ["lease-term-*::*"] })).await).clone();
+    let out = structured(
+        &call(
+            &client,
+            "eval",
+            json!({ "filter": ["lease-term-*::fixed-*"] }),
+        )
+        .await,
+    )
+    .clone();
     assert_eq!(out["stats"]["fixtures"].as_array().unwrap().len(), 1);
 
     // What cannot run is a tool error with its diagnostic.
@@ -570,6 +591,7 @@ async fn serves_the_manifest_contracts_and_diagnostics_as_resources() {
             "examples/crm3/templiqx.yaml",
             "examples/crm3/contracts/lease-term-extraction.yaml",
             "examples/crm3/contracts/lease-summary-drafting.yaml",
+            "examples/crm3/contracts/lease-summary-judge.yaml",
             "diagnostics of examples/crm3",
         ]
     );
@@ -779,7 +801,8 @@ async fn eval_runs_on_the_provider_the_server_was_given_only_when_asked() {
     assert_eq!(out["provider"], "anthropic");
     assert_eq!(out["run"]["provider"], "anthropic");
     assert_eq!(out["run"]["model"], "test-model");
-    assert_eq!(out["stats"]["fixtures"].as_array().unwrap().len(), 2);
+    // 4 inline fixtures and the 24 rows of the extraction's dataset.
+    assert_eq!(out["stats"]["fixtures"].as_array().unwrap().len(), 28);
     assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 1);
 
     // Another real provider than the one given is refused, naming it.
