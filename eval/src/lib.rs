@@ -81,6 +81,8 @@
 //!   verdict. [`select`]: which fixtures ([`FixtureFilter`]); `execution`:
 //!   what one execution leaves. [`FakeAdapter`]: the
 //!   `fake` provider; [`EvalError`]: why a run did not finish.
+//!   [`judge`]: the judges of model-graded checks, executed after each
+//!   execution through a [`judge::JudgeAdapter`] ([`Eval::judge`]).
 //! - [`record`]: one [`ExecutionRecord`] per execution of an eval fixture;
 //!   [`Endpoint`]: the model a run measures.
 //! - [`stats`]: the [`RunStats`] of a run, from an [`Accumulator`] of its
