@@ -38,6 +38,18 @@ impl AsyncRuntimeAdapter for VariantAdapter {
         }
     }
 
+    /// The variant's own adapter's (`--recover-output`): the port's
+    /// `execute` asks the adapter it runs on, this one, so a variant
+    /// recovers as the same adapter does alone (`docs/runtime.md`, "Output
+    /// recovery").
+    fn output_recovery(&self) -> templiqx::OutputRecovery {
+        match self {
+            VariantAdapter::OpenAi(a) => a.output_recovery(),
+            VariantAdapter::Anthropic(a) => a.output_recovery(),
+            VariantAdapter::Fake(a) => a.output_recovery(),
+        }
+    }
+
     async fn invoke(
         &self,
         request: &RenderedInteraction<'_>,

@@ -169,3 +169,82 @@ fn eval_reports_the_recovery_rate_of_each_fixture() {
         .unwrap();
     assert_eq!(per_run, [(1, 0), (2, 2), (3, 2)]);
 }
+
+/// `templiqx eval` on the fake provider offline, as `docs/eval.md`,
+/// "Output recovery", shows it.
+fn eval_fake(dir: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    templiqx_in(dir)
+        .args(["eval", "notice.yaml", "-t", "structured_output"])
+        .args(["--provider", "fake", "--db", "eval.sqlite"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_variants_path_recovers_with_the_flag_too() {
+    // The documented offline command: the fake provider with a `--model`
+    // runs on the variants' path, whose adapter must carry the flag.
+    let dir = contract_dir();
+    let out = eval_fake(
+        dir.path(),
+        &["--model", "fenced", "--recover-output", "--format", "json"],
+    );
+    let r = result(&out);
+    let fixture = &r["stats"]["fixtures"][0];
+    assert_eq!(fixture["pass_rate"]["passed"], 1, "{fixture}");
+    assert_eq!(fixture["recovered_rate"]["passed"], 1, "{fixture}");
+    assert_eq!(fixture["recovered_rate"]["total"], 1, "{fixture}");
+
+    // Without the flag the fenced answer fails.
+    let out = eval_fake(dir.path(), &["--model", "fenced", "--format", "json"]);
+    let r = result(&out);
+    let fixture = &r["stats"]["fixtures"][0];
+    assert_eq!(fixture["pass_rate"]["passed"], 0, "{fixture}");
+    assert_eq!(
+        fixture["failure_codes"]["TQX_OUTPUT_SCHEMA"], 1,
+        "{fixture}"
+    );
+
+    // Several variants, one of them a `--variant`: each fenced one
+    // recovers, the plain one has nothing to recover.
+    let out = eval_fake(
+        dir.path(),
+        &[
+            "--model",
+            "fenced",
+            "--model",
+            "fake",
+            "--variant",
+            "wrapped=fake:fenced",
+            "--recover-output",
+            "--format",
+            "json",
+        ],
+    );
+    let r = result(&out);
+    let recovered: Vec<(String, u64, u64)> = r["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            let rate = &v["stats"]["fixtures"][0]["recovered_rate"];
+            let passed = &v["stats"]["fixtures"][0]["pass_rate"]["passed"];
+            assert_eq!(passed, 1, "{v}");
+            (
+                v["variant"]["name"].as_str().unwrap().to_owned(),
+                rate["passed"].as_u64().unwrap(),
+                rate["total"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        recovered,
+        [
+            ("fenced".to_owned(), 1, 1),
+            ("fake".to_owned(), 0, 1),
+            ("wrapped".to_owned(), 1, 1)
+        ],
+        "{r}"
+    );
+}
