@@ -3,7 +3,6 @@
 //! describes (`docs/adapters.md`, "Fallback chains").
 
 use crate::args::{ProviderKind, StructuredOutputArg, WireArgs};
-use serde::Deserialize;
 use std::future::Future;
 use std::path::Path;
 use std::time::Duration;
@@ -11,7 +10,7 @@ use templiqx::{
     AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Execution, ExecutionError, FailureClass,
     Fallback, FallbackPolicy, RuntimeFailure, Strategy, StreamEvent,
 };
-use templiqx_contracts::json::{from_json, parse};
+use templiqx_contracts::json::parse;
 use templiqx_contracts::{Code, Diagnostic, Json, RenderedInteraction};
 
 /// The configured adapter.
@@ -190,42 +189,37 @@ impl AsyncRuntimeAdapter for Adapter {
 /// The `api_version` of a chain file.
 pub const CHAIN_API_VERSION: &str = "templiqx.chain/v1alpha1";
 
-/// A chain file (`docs/adapters.md`, "Fallback chains"): the members and
-/// when to move on from one to the next.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ChainFile {
-    api_version: String,
-    #[serde(default)]
-    strategy: Option<Strategy>,
-    #[serde(default)]
-    fall_back_on: Option<Vec<String>>,
-    members: Vec<Json>,
-}
+/// The fields of a chain file (`docs/adapters.md`, "Fallback chains").
+const CHAIN_FIELDS: &[&str] = &["api_version", "strategy", "fall_back_on", "members"];
 
-/// One member of a chain file: a provider, base URL and model, and any
-/// wire setting that differs from the command line's.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The fields of a chain file's member.
+const MEMBER_FIELDS: &[&str] = &[
+    "name",
+    "provider",
+    "base_url",
+    "model",
+    "api_key_env",
+    "structured_output",
+    "developer_as_system",
+    "max_tokens_field_legacy",
+    "headers",
+    "timeout_ms",
+    "idle_timeout_ms",
+];
+
+/// One member of a chain file, read: a provider, base URL and model, and
+/// any wire setting that differs from the command line's.
 struct MemberFile {
-    #[serde(default)]
     name: Option<String>,
-    provider: String,
+    provider: ProviderKind,
     base_url: String,
     model: String,
-    #[serde(default)]
     api_key_env: Option<String>,
-    #[serde(default)]
-    structured_output: Option<String>,
-    #[serde(default)]
+    structured_output: Option<StructuredOutputArg>,
     developer_as_system: Option<bool>,
-    #[serde(default)]
     max_tokens_field_legacy: Option<bool>,
-    #[serde(default)]
     headers: Option<Vec<String>>,
-    #[serde(default)]
     timeout_ms: Option<u64>,
-    #[serde(default)]
     idle_timeout_ms: Option<u64>,
 }
 
@@ -252,97 +246,54 @@ pub struct Chain {
 
 impl Chain {
     /// The chain described by the file at `path`, each member's wire
-    /// settings defaulting to `defaults` (the command line's), or the
-    /// problems found (`TQX_IO`, `TQX_PARSE_JSON`, `TQX_API_VERSION`,
-    /// `TQX_UNKNOWN_FIELD`, `TQX_MISSING_FIELD`, `TQX_INVALID_VALUE`,
-    /// `TQX_RUNTIME_PERMANENT` for an adapter refusing its configuration),
-    /// each in the file and at its pointer. Usage errors.
+    /// settings defaulting to `defaults` (the command line's), or every
+    /// problem found (`docs/adapters.md`, "Fallback chains"): `TQX_IO`,
+    /// `TQX_PARSE_JSON` (not UTF-8 JSON, a key twice), `TQX_INVALID_TYPE`
+    /// (the file or a member not an object, a field of the wrong JSON type),
+    /// `TQX_API_VERSION`, `TQX_UNKNOWN_FIELD`, `TQX_MISSING_FIELD`,
+    /// `TQX_INVALID_VALUE` (a strategy, failure class, provider or
+    /// structured output mode that does not exist, no member, a name
+    /// empty, twice, or holding `/` or a control character, a timeout of
+    /// 0, a header without a name), `TQX_RUNTIME_PERMANENT` for an adapter
+    /// refusing its configuration; each in the file, at its JSON pointer
+    /// and line and column, in the order of the file. Usage errors.
     pub fn load(path: &Path, defaults: &WireArgs) -> Result<Chain, Vec<Diagnostic>> {
-        let file = path.display().to_string();
-        let at = |d: Diagnostic| d.in_file(file.clone());
+        let file = crate::input::display(path);
         let text = std::fs::read_to_string(path).map_err(|e| {
-            vec![at(Diagnostic::error(
-                Code::Io,
-                format!("cannot read the chain file: {e}"),
-            )
-            .help(
-                "--chain names a JSON file (docs/adapters.md, \"Fallback chains\")",
-            ))]
+            vec![
+                Diagnostic::error(Code::Io, format!("cannot read the chain file: {e}"))
+                    .in_file(file.clone())
+                    .help("--chain names a JSON file (docs/adapters.md, \"Fallback chains\")"),
+            ]
         })?;
-        let json = parse(&text).map_err(|d| vec![at(d)])?;
-        let chain: ChainFile =
-            from_json(&json).map_err(|e| vec![at(shape_error(&e.to_string(), ""))])?;
-        let mut problems = Vec::new();
-        if chain.api_version != CHAIN_API_VERSION {
-            problems.push(at(Diagnostic::error(
-                Code::ApiVersion,
-                format!(
-                    "`{}` is not a chain file version this templiqx reads",
-                    chain.api_version
-                ),
-            )
-            .at("/api_version")
-            .help(format!("write `\"api_version\": \"{CHAIN_API_VERSION}\"`"))));
+        let json = parse(&text).map_err(|d| vec![d.in_file(file.clone())])?;
+        let mut reader = Reader::default();
+        let chain = reader.chain(&json, defaults);
+        if let Some(chain) = chain
+            && reader.problems.is_empty()
+        {
+            return Ok(chain);
         }
-        let classes = match &chain.fall_back_on {
-            None => FallbackPolicy::default().classes().to_vec(),
-            Some(names) => names
-                .iter()
-                .enumerate()
-                .filter_map(|(i, name)| match FailureClass::parse(name) {
-                    Some(c) => Some(c),
-                    None => {
-                        problems.push(at(Diagnostic::error(
-                            Code::InvalidValue,
-                            format!("`{name}` is not a failure class"),
-                        )
-                        .at(format!("/fall_back_on/{i}"))
-                        .help(format!(
-                            "expected one of {}",
-                            FailureClass::ALL
-                                .iter()
-                                .map(|c| format!("`{c}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ))));
-                        None
+        // Each problem at its line and column: an unknown field at its
+        // key, anything else at its value (a missing field at the object
+        // that lacks it).
+        let tree = templiqx_build::yaml::parse_spans(&text).ok();
+        let mut problems: Vec<Diagnostic> = reader
+            .problems
+            .into_iter()
+            .map(|mut d| {
+                if let (Some(tree), Some(pointer)) = (&tree, d.json_pointer.as_deref()) {
+                    d.span = match d.code {
+                        Code::UnknownField => tree.key_span(pointer),
+                        _ => None,
                     }
-                })
-                .collect(),
-        };
-        if chain.members.is_empty() {
-            problems.push(at(Diagnostic::error(
-                Code::InvalidValue,
-                "a chain needs at least one member",
-            )
-            .at("/members")
-            .help("list the providers to try, in order")));
-        }
-        let strategy = chain.strategy.unwrap_or(Strategy::Fallback);
-        let mut adapter = Fallback::new(strategy, FallbackPolicy::new(classes));
-        let mut members: Vec<ChainMember> = Vec::new();
-        for (i, value) in chain.members.iter().enumerate() {
-            let pointer = format!("/members/{i}");
-            let member: MemberFile = match from_json(value) {
-                Ok(m) => m,
-                Err(e) => {
-                    problems.push(at(shape_error(&e.to_string(), &pointer)));
-                    continue;
+                    .or_else(|| tree.span_of(pointer));
                 }
-            };
-            match configure_member(member, defaults, &members) {
-                Ok((info, configured)) => {
-                    adapter = adapter.member(info.name.clone(), configured);
-                    members.push(info);
-                }
-                Err(d) => problems.push(at(d.at(pointer))),
-            }
-        }
-        if problems.is_empty() {
-            Ok(Chain { adapter, members })
-        } else {
-            Err(problems)
-        }
+                d.in_file(file.clone())
+            })
+            .collect();
+        problems.sort_by_key(|d| d.span.map(|s| (s.start.line, s.start.column)));
+        Err(problems)
     }
 
     /// The strategy's name and the members' names, for reports
@@ -359,56 +310,454 @@ impl Chain {
     }
 }
 
-/// A diagnostic for a chain file or member whose shape is wrong, from
-/// serde's message, at `pointer`.
-fn shape_error(message: &str, pointer: &str) -> Diagnostic {
-    let code = if message.starts_with("unknown field") {
-        Code::UnknownField
-    } else if message.starts_with("missing field") {
-        Code::MissingField
-    } else {
-        Code::InvalidValue
-    };
-    let d = Diagnostic::error(code, message.to_owned())
-        .help("see docs/adapters.md, \"Fallback chains\", for the chain file's fields");
-    if pointer.is_empty() { d } else { d.at(pointer) }
+/// Where the chain file's fields are told.
+const SEE_FIELDS: &str = "see docs/adapters.md, \"Fallback chains\", for the chain file's fields";
+
+/// What a JSON value is, for messages.
+fn kind(value: &Json) -> &'static str {
+    match value {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
+    }
 }
 
-/// One member's adapter and description, its wire settings over
-/// `defaults`; named `provider:model` unless it names itself (`#2`, `#3`
-/// after a name already taken).
+/// `text` as a message may quote it: control characters escaped, so that
+/// none reaches a terminal.
+fn shown(text: &str) -> String {
+    text.escape_debug().to_string()
+}
+
+/// `key` as a JSON pointer token (RFC 6901: `~` is `~0`, `/` is `~1`).
+fn token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// `word` with `_` for every `-`: the file's words (`strategy`,
+/// `fall_back_on`, `structured_output`) may be written with either.
+fn word(text: &str) -> String {
+    text.replace('-', "_")
+}
+
+/// Why `name` cannot name a member, if it cannot: the names are joined
+/// with `/` in the recorded model, and printed to terminals.
+fn name_problem(name: &str) -> Option<&'static str> {
+    if name.trim().is_empty() {
+        Some("is empty")
+    } else if name.contains('/') {
+        Some("holds `/`, which joins the members' names in the recorded model")
+    } else if name.chars().any(char::is_control) {
+        Some("holds a control character (a newline, a tab, ESC, …)")
+    } else {
+        None
+    }
+}
+
+/// Reads a chain file's JSON, collecting every problem.
+#[derive(Default)]
+struct Reader {
+    problems: Vec<Diagnostic>,
+}
+
+impl Reader {
+    fn push(&mut self, code: Code, message: String, pointer: &str, help: impl Into<String>) {
+        self.problems
+            .push(Diagnostic::error(code, message).at(pointer).help(help));
+    }
+
+    /// `value` as an object of `fields` (`what`: "the chain file", "a
+    /// chain member"), its unknown fields reported.
+    fn object<'j>(
+        &mut self,
+        value: &'j Json,
+        pointer: &str,
+        what: &str,
+        fields: &[&str],
+    ) -> Option<&'j templiqx_contracts::json::JsonMap> {
+        let Json::Object(map) = value else {
+            self.push(
+                Code::InvalidType,
+                format!("{what} must be a JSON object, not {}", kind(value)),
+                pointer,
+                SEE_FIELDS,
+            );
+            return None;
+        };
+        for key in map.keys().filter(|k| !fields.contains(&k.as_str())) {
+            self.push(
+                Code::UnknownField,
+                format!("unknown field `{}` in {what}", shown(key)),
+                &format!("{pointer}/{}", token(key)),
+                format!(
+                    "{what}'s fields are {} (docs/adapters.md, \"Fallback chains\")",
+                    fields
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+        }
+        Some(map)
+    }
+
+    /// The field `key` of `map` (at `pointer`), or a `TQX_MISSING_FIELD`.
+    fn required<'j>(
+        &mut self,
+        map: &'j templiqx_contracts::json::JsonMap,
+        pointer: &str,
+        key: &str,
+        what: &str,
+    ) -> Option<&'j Json> {
+        let found = map.get(key);
+        if found.is_none() {
+            self.push(
+                Code::MissingField,
+                format!("missing field `{key}` in {what}"),
+                pointer,
+                SEE_FIELDS,
+            );
+        }
+        found
+    }
+
+    fn wrong_type(&mut self, value: &Json, pointer: &str, expected: &str) {
+        self.push(
+            Code::InvalidType,
+            format!("expected {expected}, found {}", kind(value)),
+            pointer,
+            SEE_FIELDS,
+        );
+    }
+
+    fn string(&mut self, value: &Json, pointer: &str) -> Option<String> {
+        match value {
+            Json::String(s) => Some(s.clone()),
+            other => {
+                self.wrong_type(other, pointer, "a string");
+                None
+            }
+        }
+    }
+
+    fn boolean(&mut self, value: &Json, pointer: &str) -> Option<bool> {
+        match value {
+            Json::Bool(b) => Some(*b),
+            other => {
+                self.wrong_type(other, pointer, "`true` or `false`");
+                None
+            }
+        }
+    }
+
+    /// A whole number of milliseconds, at least 1.
+    fn millis(&mut self, value: &Json, pointer: &str) -> Option<u64> {
+        match value.as_u64() {
+            Some(ms) if ms >= 1 => Some(ms),
+            Some(_) => {
+                self.push(
+                    Code::InvalidValue,
+                    "a timeout must be at least 1 ms".to_owned(),
+                    pointer,
+                    "write a whole number of milliseconds, 1 or more",
+                );
+                None
+            }
+            None => {
+                self.wrong_type(value, pointer, "a whole number of milliseconds");
+                None
+            }
+        }
+    }
+
+    /// The chain the file's JSON describes, its members configured; `None`
+    /// when a problem leaves nothing to configure.
+    fn chain(&mut self, json: &Json, defaults: &WireArgs) -> Option<Chain> {
+        let map = self.object(json, "", "the chain file", CHAIN_FIELDS)?;
+        if let Some(v) = self.required(map, "", "api_version", "the chain file")
+            && let Some(version) = self.string(v, "/api_version")
+            && version != CHAIN_API_VERSION
+        {
+            self.push(
+                Code::ApiVersion,
+                format!(
+                    "`{}` is not a chain file version this templiqx reads",
+                    shown(&version)
+                ),
+                "/api_version",
+                format!("write `\"api_version\": \"{CHAIN_API_VERSION}\"`"),
+            );
+        }
+        let strategy = match map.get("strategy") {
+            None => Strategy::Fallback,
+            Some(v) => match self.string(v, "/strategy").map(|s| (word(&s), s)) {
+                Some((w, _)) if w == "fallback" => Strategy::Fallback,
+                Some((w, _)) if w == "round_robin" => Strategy::RoundRobin,
+                Some((_, s)) => {
+                    self.push(
+                        Code::InvalidValue,
+                        format!("`{}` is not a strategy", shown(&s)),
+                        "/strategy",
+                        "expected `fallback` or `round_robin` (`-` may stand for `_`)",
+                    );
+                    Strategy::Fallback
+                }
+                None => Strategy::Fallback,
+            },
+        };
+        let classes = match map.get("fall_back_on") {
+            None => FallbackPolicy::default().classes().to_vec(),
+            Some(Json::Array(names)) => {
+                let mut classes = Vec::new();
+                for (i, name) in names.iter().enumerate() {
+                    let pointer = format!("/fall_back_on/{i}");
+                    let Some(name) = self.string(name, &pointer) else {
+                        continue;
+                    };
+                    let w = word(&name);
+                    match FailureClass::ALL.into_iter().find(|c| c.name() == w) {
+                        Some(c) => classes.push(c),
+                        None => self.push(
+                            Code::InvalidValue,
+                            format!("`{}` is not a failure class", shown(&name)),
+                            &pointer,
+                            format!(
+                                "expected one of {} (`-` may stand for `_`)",
+                                FailureClass::ALL
+                                    .iter()
+                                    .map(|c| format!("`{c}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        ),
+                    }
+                }
+                classes
+            }
+            Some(other) => {
+                self.wrong_type(other, "/fall_back_on", "an array of failure classes");
+                Vec::new()
+            }
+        };
+        let items = match self.required(map, "", "members", "the chain file")? {
+            Json::Array(items) => items,
+            other => {
+                self.wrong_type(other, "/members", "an array of members");
+                return None;
+            }
+        };
+        if items.is_empty() {
+            self.push(
+                Code::InvalidValue,
+                "a chain needs at least one member".to_owned(),
+                "/members",
+                "list the providers to try, in order",
+            );
+        }
+        let read: Vec<Option<MemberFile>> = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| self.member(item, &format!("/members/{i}")))
+            .collect();
+        let names = self.names(&read);
+        let mut adapter = Fallback::new(strategy, FallbackPolicy::new(classes));
+        let mut members: Vec<ChainMember> = Vec::new();
+        for (i, (member, name)) in read.into_iter().zip(names).enumerate() {
+            let Some(member) = member else { continue };
+            match configure_member(member, name, defaults) {
+                Ok((info, configured)) => {
+                    adapter = adapter.member(info.name.clone(), configured);
+                    members.push(info);
+                }
+                Err(d) => self.problems.push(d.at(format!("/members/{i}"))),
+            }
+        }
+        Some(Chain { adapter, members })
+    }
+
+    /// One member, or `None` when it has a problem (reported).
+    fn member(&mut self, item: &Json, pointer: &str) -> Option<MemberFile> {
+        const WHAT: &str = "a chain member";
+        let map = self.object(item, pointer, WHAT, MEMBER_FIELDS)?;
+        let before = self.problems.len();
+        let at = |key: &str| format!("{pointer}/{key}");
+        let provider = self.required(map, pointer, "provider", WHAT).and_then(|v| {
+            let name = self.string(v, &at("provider"))?;
+            match name.as_str() {
+                "openai" => Some(ProviderKind::Openai),
+                "anthropic" => Some(ProviderKind::Anthropic),
+                other => {
+                    self.push(
+                        Code::InvalidValue,
+                        format!("`{}` is not a provider", shown(other)),
+                        &at("provider"),
+                        "expected `openai` or `anthropic`",
+                    );
+                    None
+                }
+            }
+        });
+        let base_url = self
+            .required(map, pointer, "base_url", WHAT)
+            .and_then(|v| self.string(v, &at("base_url")));
+        let model = self
+            .required(map, pointer, "model", WHAT)
+            .and_then(|v| self.string(v, &at("model")));
+        let name = map.get("name").and_then(|v| self.string(v, &at("name")));
+        if let Some(name) = &name
+            && let Some(why) = name_problem(name)
+        {
+            self.push(
+                Code::InvalidValue,
+                format!("the member's name \"{}\" {why}", shown(name)),
+                &at("name"),
+                "name a member with letters, digits and punctuation other than `/` (or leave `name` out for `provider:model`)",
+            );
+        }
+        let api_key_env = map
+            .get("api_key_env")
+            .and_then(|v| self.string(v, &at("api_key_env")));
+        let structured_output = map.get("structured_output").and_then(|v| {
+            let mode = self.string(v, &at("structured_output"))?;
+            match word(&mode).as_str() {
+                "json_schema" => Some(StructuredOutputArg::JsonSchema),
+                "json_object_schema" => Some(StructuredOutputArg::JsonObjectSchema),
+                "prompt_only" => Some(StructuredOutputArg::PromptOnly),
+                _ => {
+                    self.push(
+                        Code::InvalidValue,
+                        format!("`{}` is not a structured output mode", shown(&mode)),
+                        &at("structured_output"),
+                        "expected `json-schema`, `json-object-schema` or `prompt-only` (`_` may stand for `-`)",
+                    );
+                    None
+                }
+            }
+        });
+        let developer_as_system = map
+            .get("developer_as_system")
+            .and_then(|v| self.boolean(v, &at("developer_as_system")));
+        let max_tokens_field_legacy = map
+            .get("max_tokens_field_legacy")
+            .and_then(|v| self.boolean(v, &at("max_tokens_field_legacy")));
+        let headers = match map.get("headers") {
+            None => None,
+            Some(Json::Array(items)) => {
+                let mut headers = Vec::new();
+                for (j, h) in items.iter().enumerate() {
+                    let pointer = format!("{}/{j}", at("headers"));
+                    let Some(h) = self.string(h, &pointer) else {
+                        continue;
+                    };
+                    // The value may be a secret: never quoted.
+                    if h.split_once(':').is_none_or(|(n, _)| n.trim().is_empty()) {
+                        self.push(
+                            Code::InvalidValue,
+                            "a header has no name".to_owned(),
+                            &pointer,
+                            "write each header as \"NAME: VALUE\"",
+                        );
+                    }
+                    headers.push(h);
+                }
+                Some(headers)
+            }
+            Some(other) => {
+                self.wrong_type(other, &at("headers"), "an array of \"NAME: VALUE\" strings");
+                None
+            }
+        };
+        let timeout_ms = map
+            .get("timeout_ms")
+            .and_then(|v| self.millis(v, &at("timeout_ms")));
+        let idle_timeout_ms = map
+            .get("idle_timeout_ms")
+            .and_then(|v| self.millis(v, &at("idle_timeout_ms")));
+        if self.problems.len() > before {
+            return None;
+        }
+        Some(MemberFile {
+            name,
+            provider: provider?,
+            base_url: base_url?,
+            model: model?,
+            api_key_env,
+            structured_output,
+            developer_as_system,
+            max_tokens_field_legacy,
+            headers,
+            timeout_ms,
+            idle_timeout_ms,
+        })
+    }
+
+    /// Every member's name: its own (a name twice is an error), or
+    /// `provider:model` (`/` and control characters as `_`) with `#2`,
+    /// `#3`… when that is taken by any member's own name or an earlier
+    /// generated one. A member not read gets an empty name.
+    fn names(&mut self, members: &[Option<MemberFile>]) -> Vec<String> {
+        let mut taken: Vec<&str> = Vec::new();
+        for (i, member) in members.iter().enumerate() {
+            let Some(name) = member.as_ref().and_then(|m| m.name.as_deref()) else {
+                continue;
+            };
+            if let Some(first) = members
+                .iter()
+                .position(|m| m.as_ref().and_then(|m| m.name.as_deref()) == Some(name))
+                && first < i
+            {
+                self.push(
+                    Code::InvalidValue,
+                    format!("member {i}'s name `{}` is member {first}'s", shown(name)),
+                    &format!("/members/{i}/name"),
+                    "give each member its own name",
+                );
+            }
+            taken.push(name);
+        }
+        let mut generated: Vec<String> = Vec::new();
+        members
+            .iter()
+            .map(|member| match member {
+                None => String::new(),
+                Some(m) => match &m.name {
+                    Some(name) => name.clone(),
+                    None => {
+                        let base: String = format!("{}:{}", m.provider.name(), m.model)
+                            .chars()
+                            .map(|c| if c == '/' || c.is_control() { '_' } else { c })
+                            .collect();
+                        let mut name = base.clone();
+                        let mut n = 1;
+                        while taken.contains(&name.as_str()) || generated.contains(&name) {
+                            n += 1;
+                            name = format!("{base}#{n}");
+                        }
+                        generated.push(name.clone());
+                        name
+                    }
+                },
+            })
+            .collect()
+    }
+}
+
+/// One member's adapter and description, named `name`, its wire settings
+/// over `defaults`.
 fn configure_member(
     member: MemberFile,
+    name: String,
     defaults: &WireArgs,
-    earlier: &[ChainMember],
 ) -> Result<(ChainMember, Adapter), Diagnostic> {
-    let kind = match member.provider.as_str() {
-        "openai" => ProviderKind::Openai,
-        "anthropic" => ProviderKind::Anthropic,
-        other => {
-            return Err(Diagnostic::error(
-                Code::InvalidValue,
-                format!("`{other}` is not a provider"),
-            )
-            .help("expected `openai` or `anthropic`"));
-        }
-    };
-    let structured_output = match member.structured_output.as_deref() {
-        None => defaults.structured_output,
-        Some("json-schema") => StructuredOutputArg::JsonSchema,
-        Some("json-object-schema") => StructuredOutputArg::JsonObjectSchema,
-        Some("prompt-only") => StructuredOutputArg::PromptOnly,
-        Some(other) => {
-            return Err(Diagnostic::error(
-                Code::InvalidValue,
-                format!("`{other}` is not a structured output mode"),
-            )
-            .help("expected `json-schema`, `json-object-schema` or `prompt-only`"));
-        }
-    };
+    let kind = member.provider;
     // The command line's settings, each a member sets replaced.
     let mut wire = defaults.clone();
-    wire.structured_output = structured_output;
+    if let Some(mode) = member.structured_output {
+        wire.structured_output = mode;
+    }
     if let Some(var) = member.api_key_env {
         wire.api_key_env = Some(var);
     }
@@ -444,15 +793,6 @@ fn configure_member(
             )
             .help("fix the member's setting it names (docs/adapters.md); nothing was sent")
         })?;
-    let mut name = member
-        .name
-        .unwrap_or_else(|| format!("{}:{}", kind.name(), member.model));
-    let base = name.clone();
-    let mut n = 1;
-    while earlier.iter().any(|m| m.name == name) {
-        n += 1;
-        name = format!("{base}#{n}");
-    }
     // Header values may be secrets: names only.
     let headers: Vec<&str> = wire
         .headers

@@ -5,7 +5,9 @@
 //! not fall back; a stream that already printed output does not fall back;
 //! round robin spreads eval's requests; members lacking a required
 //! capability are skipped with `TQX_ADAPTER_SKIPPED`; a bad chain file is
-//! a usage error at its pointer.
+//! a usage error with every problem at its pointer, line and column (only
+//! an object is a chain file; names are checked and never renamed when
+//! given).
 
 use crate::common::*;
 use crate::eval::{CONTRACT, answer, contract_dir};
@@ -320,8 +322,9 @@ fn a_chain_file_with_problems_is_a_usage_error_at_its_pointers() {
         [
             ("TQX_API_VERSION".into(), "/api_version".into()),
             ("TQX_INVALID_VALUE".into(), "/fall_back_on/1".into()),
-            ("TQX_UNKNOWN_FIELD".into(), "/members/1".into()),
-            ("TQX_INVALID_VALUE".into(), "/members/2".into()),
+            ("TQX_MISSING_FIELD".into(), "/members/1".into()),
+            ("TQX_UNKNOWN_FIELD".into(), "/members/1/modle".into()),
+            ("TQX_INVALID_VALUE".into(), "/members/2/provider".into()),
         ]
     );
     // Not JSON at all; and --chain with --provider.
@@ -336,4 +339,126 @@ fn a_chain_file_with_problems_is_a_usage_error_at_its_pointers() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// (code, pointer, line, column, message) of every diagnostic of a
+/// `--format json` envelope.
+fn located(out: &std::process::Output) -> Vec<(String, String, u64, u64, String)> {
+    envelopes(out)[0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert_eq!(d["file"], "chain.json", "{d}");
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["json_pointer"].as_str().unwrap_or("").to_owned(),
+                d["span"]["start"]["line"].as_u64().unwrap_or(0),
+                d["span"]["start"]["column"].as_u64().unwrap_or(0),
+                d["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_chain_file_reports_every_problem_at_its_line_and_column_in_user_terms() {
+    let dir = contract_dir();
+    // Line 6 holds members[1]'s unknown `temperature`; fall_back_on has
+    // two problems; `a` is named twice; three names are refused.
+    let text = r#"{
+  "api_version": "templiqx.chain/v1alpha1",
+  "fall_back_on": ["timeout", "nope", 5],
+  "members": [
+    { "name": "a", "provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m" },
+    { "name": "a", "provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "temperature": 0.2 },
+    { "name": "", "provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m" },
+    { "name": "x/y", "provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m" },
+    { "name": "red\u001b[31m\n", "provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m" }
+  ]
+}"#;
+    std::fs::write(dir.path().join("chain.json"), text).unwrap();
+    let out = run(dir.path(), &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let found = located(&out);
+    let short: Vec<(&str, &str, u64, u64)> = found
+        .iter()
+        .map(|(c, p, l, col, _)| (c.as_str(), p.as_str(), *l, *col))
+        .collect();
+    assert_eq!(
+        short,
+        [
+            ("TQX_INVALID_VALUE", "/fall_back_on/1", 3, 31),
+            ("TQX_INVALID_TYPE", "/fall_back_on/2", 3, 39),
+            ("TQX_INVALID_VALUE", "/members/1/name", 6, 15),
+            ("TQX_UNKNOWN_FIELD", "/members/1/temperature", 6, 93),
+            ("TQX_INVALID_VALUE", "/members/2/name", 7, 15),
+            ("TQX_INVALID_VALUE", "/members/3/name", 8, 15),
+            ("TQX_INVALID_VALUE", "/members/4/name", 9, 15),
+        ],
+        "{found:#?}"
+    );
+    let messages: Vec<&str> = found.iter().map(|f| f.4.as_str()).collect();
+    assert_eq!(messages[1], "expected a string, found a number");
+    assert_eq!(messages[2], "member 1's name `a` is member 0's");
+    assert_eq!(messages[3], "unknown field `temperature` in a chain member");
+    assert!(messages[4].ends_with("is empty"), "{}", messages[4]);
+    assert!(messages[5].contains("holds `/`"), "{}", messages[5]);
+    // The control characters are escaped, never printed raw.
+    assert!(messages[6].contains(r"\u{1b}[31m\n"), "{}", messages[6]);
+    assert!(messages.iter().all(|m| !m.contains('\u{1b}')));
+    // The human report names the file, line and column.
+    let out = run(dir.path(), &[]);
+    let human = format!("{}{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
+    assert!(human.contains("chain.json:6:93"), "{human}");
+    assert!(!human.contains('\u{1b}'), "{human}");
+
+    // An array is not a chain file, whatever it holds; no Rust type name
+    // reaches the user.
+    std::fs::write(
+        dir.path().join("chain.json"),
+        r#"["templiqx.chain/v1alpha1", "fallback", [], []]"#,
+    )
+    .unwrap();
+    let out = run(dir.path(), &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let found = located(&out);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        (found[0].0.as_str(), found[0].1.as_str()),
+        ("TQX_INVALID_TYPE", "")
+    );
+    assert_eq!(
+        found[0].4,
+        "the chain file must be a JSON object, not an array"
+    );
+    for bad in ["ChainFile", "MemberFile", "struct"] {
+        assert!(!stdout(&out).contains(bad), "{}", stdout(&out));
+    }
+}
+
+#[test]
+fn a_generated_name_steps_around_the_names_given_and_strategy_takes_either_separator() {
+    let dir = contract_dir();
+    let (_rt, servers) = fakes(vec![vec![answer(60)]]);
+    let base = format!("{}/v1", servers[0].0);
+    // The first member has no name: `openai:org/m` would be the second's
+    // own name and holds `/`, so it becomes `openai:org_m#2`.
+    std::fs::write(
+        dir.path().join("chain.json"),
+        json!({ "api_version": "templiqx.chain/v1alpha1", "strategy": "round-robin",
+                "fall_back_on": ["rate-limited", "unavailable"],
+                "members": [
+                    { "provider": "openai", "base_url": base, "model": "org/m",
+                      "structured_output": "json_schema" },
+                    { "name": "openai:org_m", "provider": "openai", "base_url": base, "model": "n" } ] })
+        .to_string(),
+    )
+    .unwrap();
+    let out = run(dir.path(), &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let result = &envelopes(&out)[0]["result"];
+    assert_eq!(result["provider"], "round_robin");
+    assert_eq!(result["model"], "openai:org_m#2/openai:org_m");
+    assert_eq!(result["route"]["answered_by"], "openai:org_m#2");
 }
