@@ -18,7 +18,11 @@
 //!    info string), in the order written ([`RecoveryStep::Fence`]);
 //! 2. each complete JSON object or array in the surrounding prose, in the
 //!    order written ([`RecoveryStep::Prose`]); the runtime's incremental
-//!    reader ([`PartialJson`]) finds where each ends;
+//!    reader ([`PartialJson`]) finds where each ends. Only a `{` or `[`
+//!    opened while no earlier bracket of the prose is still open can start
+//!    one, so a value inside an enclosing value, broken or not, is never
+//!    taken for the output (the rule, and the [`MAX_STARTS`] cap, in
+//!    `docs/runtime.md`, "Output recovery");
 //! 3. the same candidates, when one does not parse as written, with
 //!    trailing commas removed ([`RecoveryStep::TrailingCommas`]) and
 //!    single-quoted or typographically quoted (`“…”`) strings and keys made
@@ -32,8 +36,10 @@
 //! coerces a type the schema does not allow (a `"12"` stays a string where
 //! the schema wants an integer, and fails). A recovered output carries a
 //! `TQX_OUTPUT_RECOVERED` warning ([`Recovered::diagnostic`]) saying what
-//! was done: in its success receipt ([`Receipt::diagnostics`]), or among the
-//! diagnostics of its failure.
+//! was done, where any other complete JSON value of the text that was not
+//! taken starts, and whether the search stopped at [`MAX_STARTS`]: in its
+//! success receipt ([`Receipt::diagnostics`]), or among the diagnostics of
+//! its failure.
 
 use crate::adapter::{AdapterOutput, Execution, ExecutionError, conclude_output};
 use crate::output::validate_output;
@@ -121,12 +127,57 @@ pub struct Recovered {
     pub value: Json,
     /// What was done, in the order done (never empty).
     pub steps: Vec<RecoveryStep>,
+    /// Where each other complete JSON value in the text starts, a value
+    /// different from the one taken (a fence's body or a candidate of the
+    /// prose that parsed as written), in the order written: recovery took
+    /// one and says it left these ([`Recovered::diagnostic`]).
+    pub ignored: Vec<Place>,
+    /// Whether the search stopped at [`MAX_STARTS`] candidate starts
+    /// before the end of the text, and where the rest begins.
+    pub capped: Option<Place>,
+}
+
+/// A place in a model's text: its byte offset (UTF-8) and its line
+/// (from 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Place {
+    /// Bytes before the place.
+    pub offset: usize,
+    /// The line it is on, from 1.
+    pub line: usize,
+}
+
+impl Place {
+    /// The place at byte `offset` of `text`.
+    pub fn at(text: &str, offset: usize) -> Place {
+        let line = 1 + text.as_bytes()[..offset]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count();
+        Place { offset, line }
+    }
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "byte {} (line {})", self.offset, self.line)
+    }
+}
+
+/// The note for a search that stopped at [`MAX_STARTS`] candidate starts.
+fn capped_note(rest: Place) -> String {
+    format!(
+        "recovery stopped after {MAX_STARTS} candidate starts: the text from {rest} on was not searched"
+    )
 }
 
 impl Recovered {
     /// The `TQX_OUTPUT_RECOVERED` warning: what was done (each step in
-    /// words, then its stable name in a note), and how to need no
-    /// recovery. It quotes nothing of the text.
+    /// words, then its stable name in a note; a note naming where each
+    /// other complete JSON value of the text starts, by byte offset and
+    /// line, the first five; a note when the search stopped at
+    /// [`MAX_STARTS`]), and how to need no recovery. It quotes nothing of
+    /// the text.
     pub fn diagnostic(&self) -> Diagnostic {
         let done: Vec<&str> = self.steps.iter().map(|s| s.describe()).collect();
         let names: Vec<&str> = self.steps.iter().map(|s| s.name()).collect();
@@ -137,8 +188,27 @@ impl Recovered {
                 done.join(", then ")
             ),
         )
-        .note(format!("recovery steps: {}", names.join(", ")))
-        .help(
+        .note(format!("recovery steps: {}", names.join(", ")));
+        if let [one] = self.ignored.as_slice() {
+            d = d.note(format!(
+                "another complete JSON value in the text was ignored, at {one}"
+            ));
+        } else if !self.ignored.is_empty() {
+            let mut places: Vec<String> =
+                self.ignored.iter().take(5).map(|p| p.to_string()).collect();
+            if self.ignored.len() > 5 {
+                places.push(format!("and {} more", self.ignored.len() - 5));
+            }
+            d = d.note(format!(
+                "{} other complete JSON values in the text were ignored, at {}",
+                self.ignored.len(),
+                places.join(", ")
+            ));
+        }
+        if let Some(rest) = self.capped {
+            d = d.note(capped_note(rest));
+        }
+        d = d.help(
             "the output was read from the text around it: ask for JSON alone in the prompt, \
              or use the provider's structured output, so that no recovery is needed \
              (docs/runtime.md, \"Output recovery\")",
@@ -148,100 +218,214 @@ impl Recovered {
     }
 }
 
-/// The most places in a text where a JSON value may start (`{` or `[`) that
-/// recovery tries, per pass: a bound on the work for a long reply full of
-/// brackets.
+/// The most candidate starts (a `{` or `[` opened outside every other) that
+/// recovery tries in a text: a bound on the work for a long reply full of
+/// brackets. A `{` or `[` that cannot open a value (what follows it, past
+/// white space, can begin no member or item) is no candidate and does not
+/// count. A search that stops here says so ([`Recovered::capped`], or a
+/// note on the failure when nothing was recovered).
 pub const MAX_STARTS: usize = 64;
 
 /// Reads an output out of `text` in the documented order ([module
 /// docs](self)): the first candidate that `accept` takes, else the first
 /// that parsed (for the caller to report as invalid), else `None` (nothing
 /// in the text is JSON, even repaired).
-pub fn recover(text: &str, mut accept: impl FnMut(&Json) -> bool) -> Option<Recovered> {
-    let mut first: Option<Recovered> = None;
-    let mut consider = |candidate: Recovered| -> Option<Recovered> {
+pub fn recover(text: &str, accept: impl FnMut(&Json) -> bool) -> Option<Recovered> {
+    search(text, accept).0
+}
+
+/// [`recover`], and where the search stopped at [`MAX_STARTS`] (the
+/// start of the text not searched), whether or not it found anything.
+fn search(text: &str, mut accept: impl FnMut(&Json) -> bool) -> (Option<Recovered>, Option<Place>) {
+    let (starts, capped) = candidate_starts(text);
+    let capped = capped.map(|offset| Place::at(text, offset));
+    // Every complete value of the text as written, with where it starts:
+    // what the warning names when recovery takes another.
+    let mut chosen: Option<(usize, Recovered)> = None;
+    let mut first: Option<(usize, Recovered)> = None;
+    let mut consider = |at: usize, candidate: Recovered| -> bool {
         if accept(&candidate.value) {
-            return Some(candidate);
+            chosen = Some((at, candidate));
+            return true;
         }
         if first.is_none() {
-            first = Some(candidate);
+            first = Some((at, candidate));
         }
-        None
+        false
     };
     let fences = fences(text);
-    // Pass 1: as written.
-    for body in &fences {
-        if let Ok(value) = templiqx_contracts::json::parse(body.trim()) {
-            let found = consider(Recovered {
-                value,
-                steps: vec![RecoveryStep::Fence],
-            });
-            if found.is_some() {
-                return found;
+    let offset_of = |body: &str| {
+        let trimmed = body.trim_start();
+        trimmed.as_ptr() as usize - text.as_ptr() as usize
+    };
+    let prose = prose_values(text, &starts);
+    let complete: Vec<(usize, Json)> = fences
+        .iter()
+        .filter_map(|body| {
+            let value = templiqx_contracts::json::parse(body.trim()).ok()?;
+            Some((offset_of(body), value))
+        })
+        .chain(
+            prose
+                .iter()
+                .map(|(start, _, value)| (*start, value.clone())),
+        )
+        .collect();
+    'search: {
+        // Pass 1: as written.
+        for body in &fences {
+            if let Ok(value) = templiqx_contracts::json::parse(body.trim())
+                && consider(
+                    offset_of(body),
+                    Recovered::new(value, vec![RecoveryStep::Fence]),
+                )
+            {
+                break 'search;
             }
         }
-    }
-    for (start, end, value) in prose_values(text) {
-        let mut steps = Vec::new();
-        if has_prose(text, start, end) {
-            steps.push(RecoveryStep::Prose);
-        }
-        if steps.is_empty() {
-            // The whole text is this value: nothing to recover.
-            continue;
-        }
-        if let Some(found) = consider(Recovered { value, steps }) {
-            return Some(found);
-        }
-    }
-    // Pass 2: repaired.
-    for body in &fences {
-        let trimmed = body.trim();
-        if templiqx_contracts::json::parse(trimmed).is_ok() {
-            continue;
-        }
-        if let Some(mut found) = repaired_at(trimmed, 0).filter(|r| r.end == trimmed.len()) {
-            found.steps.insert(0, RecoveryStep::Fence);
-            if let Some(found) = consider(Recovered {
-                value: found.value,
-                steps: found.steps,
-            }) {
-                return Some(found);
+        for (start, end, value) in &prose {
+            if !has_prose(text, *start, *end) {
+                // The whole text is this value: nothing to recover.
+                continue;
+            }
+            if consider(
+                *start,
+                Recovered::new(value.clone(), vec![RecoveryStep::Prose]),
+            ) {
+                break 'search;
             }
         }
-    }
-    let mut starts = 0;
-    let mut at = 0;
-    while let Some(offset) = text[at..].find(['{', '[']) {
-        let start = at + offset;
-        starts += 1;
-        if starts > MAX_STARTS {
-            break;
+        // Pass 2: repaired.
+        for body in &fences {
+            let trimmed = body.trim();
+            if templiqx_contracts::json::parse(trimmed).is_ok() {
+                continue;
+            }
+            if let Some(found) = repaired_at(trimmed, 0).filter(|r| r.end == trimmed.len()) {
+                let mut steps = found.steps;
+                steps.insert(0, RecoveryStep::Fence);
+                if consider(offset_of(body), Recovered::new(found.value, steps)) {
+                    break 'search;
+                }
+            }
         }
-        match repaired_at(text, start) {
-            Some(found) => {
+        let mut at = 0;
+        for &start in &starts {
+            if start < at || prose.iter().any(|(s, _, _)| *s == start) {
+                continue;
+            }
+            if let Some(found) = repaired_at(text, start) {
                 at = found.end;
                 let mut steps = found.steps;
                 if has_prose(text, start, found.end) {
                     steps.insert(0, RecoveryStep::Prose);
                 }
-                if let Some(found) = consider(Recovered {
-                    value: found.value,
-                    steps,
-                }) {
-                    return Some(found);
+                if consider(start, Recovered::new(found.value, steps)) {
+                    break 'search;
                 }
             }
-            None => at = start + 1,
         }
     }
-    first
+    let Some((taken_at, mut taken)) = chosen.or(first) else {
+        return (None, capped);
+    };
+    // The others, once each by place: a fence's body is in the prose too.
+    let mut seen = std::collections::BTreeSet::new();
+    for (at, value) in complete {
+        if at != taken_at && value != taken.value && seen.insert(at) {
+            taken.ignored.push(Place::at(text, at));
+        }
+    }
+    taken.ignored.sort_by_key(|p| p.offset);
+    taken.capped = capped;
+    (Some(taken), capped)
+}
+
+impl Recovered {
+    fn new(value: Json, steps: Vec<RecoveryStep>) -> Recovered {
+        Recovered {
+            value,
+            steps,
+            ignored: Vec::new(),
+            capped: None,
+        }
+    }
+}
+
+/// Where a JSON value of the prose may start (`docs/runtime.md`, "Output
+/// recovery"), in order, at most [`MAX_STARTS`], and the offset of the
+/// first start left out when there were more. One pass over the text keeps
+/// the brackets opened and not yet closed: outside every bracket all is
+/// prose; inside one, a double-quoted string (with `\` escapes) is a
+/// string, whose brackets do not count, and `}` or `]` closes the innermost
+/// open bracket of its kind with those opened after it (a closer with none
+/// open of its kind is prose). A candidate is a `{` or `[` opened when no
+/// bracket is open, so never a member value or item of an enclosing value,
+/// broken or not; and one whose next character past white space can begin
+/// its contents (for `{` a quote or `}`, for `[` a value or `]`).
+fn candidate_starts(text: &str) -> (Vec<usize>, Option<usize>) {
+    let bytes = text.as_bytes();
+    let mut starts = Vec::new();
+    let mut open: Vec<u8> = Vec::new();
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'{' | b'[' => {
+                    if open.is_empty() && can_open(text, i) {
+                        if starts.len() == MAX_STARTS {
+                            return (starts, Some(i));
+                        }
+                        starts.push(i);
+                    }
+                    open.push(b);
+                }
+                b'}' | b']' => {
+                    let opener = if b == b'}' { b'{' } else { b'[' };
+                    if let Some(k) = open.iter().rposition(|o| *o == opener) {
+                        open.truncate(k);
+                    }
+                }
+                b'"' if !open.is_empty() => in_string = true,
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    (starts, None)
+}
+
+/// Whether the `{` or `[` at `start` is followed, past white space, by a
+/// character that can begin its contents, as written or repaired.
+fn can_open(text: &str, start: usize) -> bool {
+    let Some(next) = text[start + 1..].trim_start().chars().next() else {
+        return false;
+    };
+    let quote = matches!(next, '"' | '\'' | '\u{201C}');
+    if text.as_bytes()[start] == b'{' {
+        quote || next == '}'
+    } else {
+        quote || matches!(next, ']' | '{' | '[' | '-' | '0'..='9' | 't' | 'f' | 'n')
+    }
 }
 
 /// [`recover`] against `interaction`'s `output_schema`: the first candidate
 /// that validates, else the first that parsed.
 pub fn recover_output(interaction: &Interaction, text: &str) -> Option<Recovered> {
-    recover(text, |value| {
+    search_output(interaction, text).0
+}
+
+/// [`recover_output`], and where the search stopped at [`MAX_STARTS`].
+fn search_output(interaction: &Interaction, text: &str) -> (Option<Recovered>, Option<Place>) {
+    search(text, |value| {
         validate_output(interaction, value.as_value()).is_ok()
     })
 }
@@ -251,7 +435,9 @@ pub fn recover_output(interaction: &Interaction, text: &str) -> Option<Recovered
 /// the schema, the recovered value validated and receipted like any other
 /// output ([`conclude_output`]), with the `TQX_OUTPUT_RECOVERED` warning in
 /// its success receipt or after the diagnostics of its failure. `Err(output)`
-/// hands the output back when there is nothing to recover.
+/// hands the output back when there is nothing to recover, unless the
+/// search stopped at [`MAX_STARTS`]: then the output fails here as given,
+/// its first diagnostic noting where the search stopped.
 pub(crate) fn conclude_recovered(
     request: &RenderedInteraction<'_>,
     output: AdapterOutput,
@@ -259,16 +445,29 @@ pub(crate) fn conclude_recovered(
     recovery: OutputRecovery,
 ) -> Result<Result<Execution, ExecutionError>, AdapterOutput> {
     let interaction = request.interaction;
-    let recovered = match (&output.output, recovery) {
+    let (recovered, capped) = match (&output.output, recovery) {
         (Json::String(text), OutputRecovery::On)
             if validate_output(interaction, output.output.as_value()).is_err() =>
         {
-            recover_output(interaction, text)
+            search_output(interaction, text)
         }
-        _ => None,
+        _ => (None, None),
     };
     let Some(recovered) = recovered else {
-        return Err(output);
+        let Some(rest) = capped else {
+            return Err(output);
+        };
+        let output_fingerprint = fingerprint(&output.output);
+        let mut outcome =
+            conclude_output(interaction, output, attempts, &output_fingerprint, || {
+                request.request_fingerprint()
+            });
+        if let Err(error) = &mut outcome
+            && let Some(first) = error.diagnostics.first_mut()
+        {
+            first.notes.push(capped_note(rest));
+        }
+        return Ok(outcome);
     };
     let warning = recovered.diagnostic();
     let value_fingerprint = fingerprint(&recovered.value);
@@ -381,18 +580,15 @@ fn closing(line: &str, c: char, n: usize) -> bool {
 }
 
 /// Each complete JSON object or array in `text` as written, with where it
-/// starts and ends: from each `{` or `[` not inside an earlier value (at
-/// most [`MAX_STARTS`]), the incremental reader reads on until the value
+/// starts and ends: from each candidate start ([`candidate_starts`]) not
+/// inside an earlier value, the incremental reader reads on until the value
 /// is complete or the text stops being JSON.
-fn prose_values(text: &str) -> Vec<(usize, usize, Json)> {
+fn prose_values(text: &str, starts: &[usize]) -> Vec<(usize, usize, Json)> {
     let mut values = Vec::new();
     let mut at = 0;
-    let mut starts = 0;
-    while let Some(offset) = text[at..].find(['{', '[']) {
-        let start = at + offset;
-        starts += 1;
-        if starts > MAX_STARTS {
-            break;
+    for &start in starts {
+        if start < at {
+            continue;
         }
         let mut reader = PartialJson::new();
         let read = match reader.feed(&text[start..]) {
@@ -403,12 +599,9 @@ fn prose_values(text: &str) -> Vec<(usize, usize, Json)> {
                 .and_then(|root| root.to_json())
                 .map(|v| (start + e.offset(), v)),
         };
-        match read {
-            Some((end, value)) => {
-                values.push((start, end, value));
-                at = end;
-            }
-            None => at = start + 1,
+        if let Some((end, value)) = read {
+            values.push((start, end, value));
+            at = end;
         }
     }
     values

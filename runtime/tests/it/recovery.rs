@@ -240,3 +240,130 @@ fn the_streamed_complete_event_carries_the_recovered_receipt() {
     assert_eq!(*receipt, execution.receipt);
     assert_eq!(receipt.diagnostics()[0].code, Code::OutputRecovered);
 }
+
+/// The failure's output is the text as given, and nothing was recovered.
+fn fails_unrecovered(i: &Interaction, text: &str) -> templiqx::ExecutionError {
+    let error = run(i, text, OutputRecovery::On).unwrap_err();
+    assert_eq!(error.failure.code, Code::OutputSchema, "{text}");
+    assert_eq!(error.output, Some(Json::String(text.to_owned())), "{text}");
+    assert!(
+        error
+            .diagnostics
+            .iter()
+            .all(|d| d.code != Code::OutputRecovered),
+        "{text}: {:?}",
+        error.diagnostics
+    );
+    error
+}
+
+#[test]
+fn a_value_inside_a_broken_enclosing_value_is_never_the_output() {
+    // A valid output that is a member value or an item of a wrapper that
+    // is not JSON: taking it would drop the wrapper's other keys.
+    let i = person();
+    for text in [
+        r#"{"result": {"name": "Ada", "age": 36}, "confidence": high}"#,
+        r#"Here: {"result": {"name": "Ada", "age": 36}, "confidence": high}. Done."#,
+        r#"[{"name": "Ada", "age": 36}, maybe]"#,
+        // Never closed: the rest of the text is inside it.
+        r#"Answer: {"result": {"name": "Ada", "age": 36}"#,
+        // Single quotes the repair cannot mend (an apostrophe in a
+        // string): the inner object is not read out of it either.
+        "{'title': 'Tenant's lease', 'tenant': {'name': 'Ada', 'age': 36}}",
+    ] {
+        fails_unrecovered(&i, text);
+    }
+    // An answer after a closed broken value is still found.
+    let execution = run(
+        &i,
+        r#"Not {"this": one}. The answer: {"name": "Ada", "age": 36}"#,
+        OutputRecovery::On,
+    )
+    .unwrap();
+    assert_eq!(
+        execution.output,
+        Json::from(json!({"name": "Ada", "age": 36}))
+    );
+}
+
+#[test]
+fn another_complete_value_left_in_the_text_is_named_in_the_warning() {
+    let i = person();
+    // The first validates and is taken; the second differs.
+    let text = "First {\"name\": \"Ada\", \"age\": 36}\nthen {\"name\": \"Bob\", \"age\": 40}";
+    let execution = run(&i, text, OutputRecovery::On).unwrap();
+    assert_eq!(
+        execution.output,
+        Json::from(json!({"name": "Ada", "age": 36}))
+    );
+    let warning = &execution.receipt.diagnostics()[0];
+    assert_eq!(warning.code, Code::OutputRecovered);
+    assert_eq!(
+        warning.notes,
+        [
+            "recovery steps: prose".to_owned(),
+            "another complete JSON value in the text was ignored, at byte 38 (line 2)".to_owned()
+        ]
+    );
+    // A draft that does not validate before the answer, and a fenced
+    // answer repeated in the prose: only values that differ are named.
+    let text = "Draft: [1, 2]\n```json\n{\"name\": \"Ada\", \"age\": 36}\n```\n{\"name\": \"Ada\", \"age\": 36}";
+    let execution = run(&i, text, OutputRecovery::On).unwrap();
+    let warning = &execution.receipt.diagnostics()[0];
+    assert_eq!(
+        warning.notes[1],
+        "another complete JSON value in the text was ignored, at byte 7 (line 1)"
+    );
+    assert_eq!(warning.notes.len(), 2, "{:?}", warning.notes);
+    // One value alone: no such note.
+    let execution = run(&i, PROSE, OutputRecovery::On).unwrap();
+    assert_eq!(execution.receipt.diagnostics()[0].notes.len(), 1);
+}
+
+#[test]
+fn the_start_cap_is_said_and_brackets_that_open_nothing_do_not_count() {
+    let i = person();
+    let answer = r#"{"name": "Ada", "age": 36}"#;
+    // A hundred braces that cannot open a value (`{x`, `{ }`-less prose)
+    // are not candidates: the answer after them is found.
+    let text = format!("{}{answer}", "{placeholder} [see below] ".repeat(100));
+    let execution = run(&i, &text, OutputRecovery::On).unwrap();
+    assert_eq!(execution.receipt.diagnostics()[0].notes.len(), 1);
+
+    // Seventy candidates that parse as a value the schema refuses: the
+    // search stops at 64 and says so, on the warning of what it took.
+    let notes: String = (0..70).map(|n| format!("note [{}] ", n % 10)).collect();
+    let text = format!("{notes}{answer}");
+    let error = run(&i, &text, OutputRecovery::On).unwrap_err();
+    let warning = error.diagnostics.last().unwrap();
+    assert_eq!(warning.code, Code::OutputRecovered);
+    let stop = 64 * "note [1] ".len() + "note ".len();
+    assert!(
+        warning.notes.contains(&format!(
+            "recovery stopped after 64 candidate starts: the text from byte {stop} (line 1) on was not searched"
+        )),
+        "{:?}",
+        warning.notes
+    );
+    assert!(
+        warning.notes.iter().any(|n| n.starts_with(
+            // The 63 others less the six `[0]`s equal to the one taken.
+            "57 other complete JSON values in the text were ignored, at byte 14 (line 1), "
+        ) && n.ends_with(", and 52 more")),
+        "{:?}",
+        warning.notes
+    );
+
+    // Seventy candidates that parse as nothing, even repaired: nothing
+    // is recovered, and the failure says where the search stopped.
+    let text = format!("{}{answer}", "{\"k\": oops} ".repeat(70));
+    let error = fails_unrecovered(&i, &text);
+    let stop = 64 * "{\"k\": oops} ".len();
+    assert_eq!(
+        error.diagnostics[0].notes.last().unwrap(),
+        &format!(
+            "recovery stopped after 64 candidate starts: the text from byte {stop} (line 1) on was not searched"
+        )
+    );
+}
