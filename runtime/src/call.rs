@@ -386,6 +386,24 @@ impl<P: Grow + Default> PartialStream<P> {
         (self.started && self.state.shown_changed()).then(|| self.snapshot())
     }
 
+    /// Ends the input: the stream is complete (`docs/runtime.md`, "Typed
+    /// streaming"). Returns the snapshot when that changed what shows: a
+    /// number at the end of the text (a bare-number output, or one written
+    /// with nothing after it) is complete only now, so its value shows
+    /// only here. `None` when nothing changed, or the text is not a
+    /// complete JSON value (the reader's [`error`](Self::error) then says
+    /// where). Later deltas show nothing more.
+    pub fn finish(&mut self) -> Option<Snapshot<'_, P>> {
+        self.reader.end().ok()?;
+        self.started = Follow::update(
+            &self.reader,
+            &mut self.state,
+            &mut self.output,
+            self.started,
+        );
+        (self.started && self.state.shown_changed()).then(|| self.snapshot())
+    }
+
     /// The partial output so far; `None` until it shows anything.
     pub fn output(&self) -> Option<&P> {
         self.started.then_some(&self.output)
@@ -430,6 +448,13 @@ fn follow_into<P: Grow + Default>(
     sink: &mut dyn FnMut(Streamed<'_, P>),
     event: &StreamEvent,
 ) {
+    // The stream is complete: what only its end completes (a number at
+    // the end of the text) shows before the terminal event.
+    if let StreamEvent::Complete { .. } = event
+        && let Some(snapshot) = stream.finish()
+    {
+        sink(Streamed::Partial(snapshot));
+    }
     sink(Streamed::Event(event));
     if let StreamEvent::Delta { text } = event
         && let Some(snapshot) = stream.feed(text)
@@ -497,12 +522,7 @@ where
         let mut stream = PartialStream::<P>::new();
         let execution = adapter
             .execute_streaming(&request, &mut |event| {
-                sink(Streamed::Event(&event));
-                if let StreamEvent::Delta { text } = &event
-                    && let Some(snapshot) = stream.feed(text)
-                {
-                    sink(Streamed::Partial(snapshot));
-                }
+                follow_into(&mut stream, &mut *sink, &event)
             })
             .await?;
         decoded(request, execution)

@@ -299,8 +299,22 @@ impl PartialJson {
     /// [`Expected`] at the end of the input; a top-level number that
     /// overflows a double is [`PartialErrorKind::NumberOutOfRange`].
     pub fn finish(mut self) -> Result<Json, PartialError> {
-        if let Some(error) = self.error {
-            return Err(error);
+        self.end()?;
+        // The root is complete: every node was closed.
+        Ok(self.build(0).0)
+    }
+
+    /// Ends the input, keeping the reader and its partial value: a
+    /// top-level number still being written is complete from here on (a
+    /// number ends when the input does), stamped with a new
+    /// [`version`](Self::version). Calling it again does nothing more.
+    ///
+    /// # Errors
+    /// As [`finish`](Self::finish): the reader keeps the error, so a later
+    /// [`feed`](Self::feed) or `end` returns it too.
+    pub fn end(&mut self) -> Result<(), PartialError> {
+        if let Some(error) = &self.error {
+            return Err(error.clone());
         }
         let at = self.consumed;
         let end = |expected| PartialError {
@@ -311,21 +325,25 @@ impl PartialJson {
         match self.state {
             State::Number(n) if self.stack.is_empty() && number_can_end(n) => {
                 self.version += 1;
-                self.end_number(at, None)?;
+                if let Err(error) = self.end_number(at, None) {
+                    return Err(self.fail(error));
+                }
             }
             State::AfterValue if self.stack.is_empty() => {}
             // A number that overflows is that first, as `serde_json` says.
             State::Number(n) if number_can_end(n) && JsonNumber::parse(&self.number).is_none() => {
-                return Err(PartialError {
+                return Err(self.fail(PartialError {
                     offset: at,
                     found: None,
                     kind: PartialErrorKind::NumberOutOfRange,
-                });
+                }));
             }
-            state => return Err(end(self.expected(state))),
+            state => {
+                let error = end(self.expected(state));
+                return Err(self.fail(error));
+            }
         }
-        // The root is complete: every node was closed.
-        Ok(self.build(0).0)
+        Ok(())
     }
 
     /// The value read so far; `None` until its first character.

@@ -1301,3 +1301,87 @@ fn views_walk_members_and_items_in_order() {
     assert_eq!(root.to_json(), None);
     assert_eq!(members.get("z").unwrap().to_json(), None);
 }
+
+// ---------------------------------------------------------------------
+// The end of the stream (`docs/runtime.md`, "Typed streaming").
+
+/// A model whose answer is a bare number, streamed one digit at a time.
+struct Digits(templiqx::AdapterDescriptor);
+
+impl templiqx::RuntimeAdapter for Digits {
+    fn descriptor(&self) -> &templiqx::AdapterDescriptor {
+        &self.0
+    }
+
+    fn invoke(
+        &self,
+        _: &templiqx::RenderedInteraction<'_>,
+    ) -> Result<templiqx::AdapterOutput, templiqx::RuntimeFailure> {
+        Ok(templiqx::AdapterOutput {
+            output: json::parse("42").unwrap(),
+            usage: None,
+        })
+    }
+
+    fn invoke_streaming(
+        &self,
+        request: &templiqx::RenderedInteraction<'_>,
+        sink: &mut dyn FnMut(templiqx::StreamEvent),
+    ) -> Result<templiqx::AdapterOutput, templiqx::RuntimeFailure> {
+        for digit in ["4", "2"] {
+            sink(templiqx::StreamEvent::Delta {
+                text: digit.to_owned(),
+            });
+        }
+        self.invoke(request)
+    }
+}
+
+#[test]
+fn a_bare_number_shows_when_the_stream_ends() {
+    use crate::common::*;
+    use templiqx::{PartialStream, StreamEvent, Streamed};
+
+    // Untyped: a number completes only when the input ends.
+    let mut stream = PartialStream::<Json>::new();
+    assert!(stream.feed("4").is_none());
+    assert!(stream.feed("2").is_none(), "more digits may come");
+    assert!(stream.output().is_none());
+    let end = stream.finish().expect("the end completes the number");
+    assert_eq!(*end.output, json::parse("42").unwrap());
+    assert_eq!(end.writing, None);
+    assert!(stream.finish().is_none(), "nothing changes after the end");
+    // An output cut short shows nothing at its end.
+    let mut cut = PartialStream::<Json>::new();
+    assert!(cut.feed("[1, 2").is_some());
+    assert!(cut.finish().is_none());
+    assert!(cut.error().is_some());
+
+    // Typed: `execute_partial` ends the stream when it completes, so the
+    // number shows before the `Complete` event.
+    let mut i = interaction(vec![], vec![], vec![vec![text("How many?")]], vec![]);
+    i.output_schema = typed(templiqx::contracts::JsonType::Integer);
+    let i: &'static templiqx::Interaction = Box::leak(Box::new(i));
+    let adapter = Digits(templiqx::AdapterDescriptor::new(
+        "digits",
+        ["structured_output"],
+    ));
+    let mut seen = Vec::new();
+    let executed = templiqx::execute_partial::<i64, Json, _>(
+        &adapter,
+        i,
+        &obj(serde_json::json!({})),
+        &obj(serde_json::json!({})),
+        &mut |streamed| {
+            seen.push(match streamed {
+                Streamed::Event(StreamEvent::Delta { text }) => format!("delta {text}"),
+                Streamed::Event(StreamEvent::Complete { .. }) => "complete".to_owned(),
+                Streamed::Event(other) => format!("{other:?}"),
+                Streamed::Partial(s) => format!("partial {} {:?}", s.output, s.writing),
+            })
+        },
+    )
+    .unwrap();
+    assert_eq!(executed.output, 42);
+    assert_eq!(seen, ["delta 4", "delta 2", "partial 42 None", "complete"]);
+}
