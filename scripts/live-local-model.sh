@@ -22,8 +22,9 @@
 #
 # Environment: TEMPLIQX_LIVE_VENV (default /tmp/templiqx-live-venv),
 # TEMPLIQX_LIVE_PORT (8765), TEMPLIQX_LIVE_RUNS (20), TEMPLIQX_LIVE_CTX
-# (2048: it also bounds a generation that runs away, since the drafting
-# contract sets no max_output_tokens),
+# (2048; a generation that runs away inside a string is bounded sooner by the
+# drafting contract's `maxLength`s, which llama.cpp's JSON schema grammar
+# honours, so the drafting step still ends with a typed output),
 # TEMPLIQX_LIVE_TIMEOUT_MS (per attempt, 300000), TEMPLIQX_LIVE_OUT (where the
 # eval report, JUnit file and history go; target/live), TEMPLIQX_LIVE_DB (the
 # eval history; $TEMPLIQX_LIVE_OUT/eval.sqlite, kept across runs, so a second
@@ -82,7 +83,20 @@ echo "== starting llama.cpp's server on 127.0.0.1:$port"
 "$venv/bin/python" -m llama_cpp.server --model "$model_file" --host 127.0.0.1 \
   --port "$port" --n_ctx "$ctx" --chat_format gemma >"$work/server.log" 2>&1 &
 server=$!
-trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
+# On any exit (an interrupt too): SIGTERM, then SIGKILL after 5 s, since the
+# server waits for a generation it was asked to cancel before it exits.
+stop_server() {
+  kill "$server" 2>/dev/null || true
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    kill -0 "$server" 2>/dev/null || break
+    sleep 0.5
+  done
+  kill -KILL "$server" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap stop_server EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 ready=
 for _ in $(seq 1 120); do
   if curl -fsS "http://127.0.0.1:$port/v1/models" >/dev/null 2>&1; then ready=1; break; fi
@@ -134,12 +148,16 @@ echo "   ok: the server answered and is still running"
 cd "$root"
 echo "== building templiqx-cli and crm3-host"
 cargo build --locked --quiet -p templiqx-cli -p crm3-host
+# Where cargo put them: CARGO_TARGET_DIR or the build configuration may move
+# the target directory away from the repository's target/.
+bin="$(cargo metadata --locked --format-version 1 --no-deps |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug"
 base="http://127.0.0.1:$port/v1"
 
 echo "== the CRM3 host through templiqx-openai: extraction, then drafting"
 CRM3_PROVIDER=openai CRM3_BASE_URL="$base" CRM3_MODEL=gemma-3-270m \
   CRM3_STRUCTURED_OUTPUT=json-object-schema CRM3_DEVELOPER_AS_SYSTEM=1 CRM3_MAX_TOKENS_FIELD=max_tokens CRM3_TIMEOUT_MS="$timeout_ms" \
-  target/debug/crm3-host || echo "(the host stopped: see the failure above)"
+  "$bin/crm3-host" || echo "(the host stopped: see the failure above)"
 
 echo "== templiqx eval: every CRM3 fixture $runs times"
 out=${TEMPLIQX_LIVE_OUT:-target/live}
@@ -147,7 +165,7 @@ mkdir -p "$out"
 db=${TEMPLIQX_LIVE_DB:-$out/eval.sqlite}
 # One request at a time: the server answers one at a time anyway, and a
 # queued request would count the wait in its latency.
-target/debug/templiqx eval examples/crm3 --target structured_output \
+"$bin/templiqx" eval examples/crm3 --target structured_output \
   --provider openai --base-url "$base" --model gemma-3-270m \
   --structured-output json-object-schema --developer-as-system \
   --max-tokens-field-legacy --timeout-ms "$timeout_ms" \
@@ -155,4 +173,4 @@ target/debug/templiqx eval examples/crm3 --target structured_output \
   --junit "$out/eval.xml" || true
 echo "(report: $out/eval.html; JUnit: $out/eval.xml; history: $db)"
 echo "(this run again, its table and failures, from the history alone:"
-echo " target/debug/templiqx eval show --db $db)"
+echo " $bin/templiqx eval show --db $db)"

@@ -13,8 +13,10 @@
 //!    (`drafting::execute_partial`, scenario `lease-summary-streamed`):
 //!    the generated `PartialOutput` is shown as the model writes it (on a
 //!    terminal, one line updated in place; otherwise a line each time the
-//!    value being written moves on, `docs/runtime.md`, "Typed
-//!    streaming"), then the typed output with its receipt.
+//!    value being written moves on, and every 200 characters it grows by,
+//!    so a long string never looks stalled, `docs/runtime.md`, "Typed
+//!    streaming"), then how many deltas and partial outputs streamed (also
+//!    when the execution fails) and the typed output with its receipt.
 //!
 //! Each model call starts with a header line naming its step, its contract
 //! and what it runs on (`== lease-term-extraction: step 1 of 2, extraction
@@ -154,14 +156,33 @@ fn describe(snapshot: &Snapshot<'_, drafting::PartialOutput>, short: bool) -> St
     )
 }
 
+/// Off a terminal, a partial output line is printed each time the value
+/// being written grows by this many characters (as well as each time the
+/// writing moves on to another value).
+const GROWTH_LINE_CHARS: usize = 200;
+
+/// The characters of every string of the drafting output written so far:
+/// while one value is being written, only it grows.
+fn written_chars(output: &drafting::PartialOutput) -> usize {
+    let chars = |v: &Option<String>| v.as_ref().map_or(0, |s| s.chars().count());
+    let merge = output
+        .merge_fields
+        .as_ref()
+        .map_or(0, |m| chars(&m.client) + chars(&m.term) + chars(&m.rent));
+    chars(&output.title) + chars(&output.summary) + merge
+}
+
 /// What the drafting step shows while it streams: the deltas and the
 /// receipt of the terminal event, and the partial output (in place on a
-/// terminal; else a line each time the value being written moves on).
+/// terminal; else a line each time the value being written moves on or
+/// has grown by [`GROWTH_LINE_CHARS`]).
 struct Shown {
     deltas: usize,
     completed: Option<Receipt>,
     in_place: bool,
     writing: Option<Option<String>>,
+    /// [`written_chars`] at the last line printed off a terminal.
+    printed_chars: usize,
     partials: usize,
 }
 
@@ -172,6 +193,7 @@ impl Shown {
             completed: None,
             in_place: std::io::stdout().is_terminal(),
             writing: None,
+            printed_chars: 0,
             partials: 0,
         }
     }
@@ -192,26 +214,38 @@ impl Shown {
                     let _ = std::io::stdout().flush();
                 } else {
                     let writing = snapshot.writing.map(str::to_owned);
-                    if self.writing.as_ref() != Some(&writing) {
+                    let chars = written_chars(snapshot.output);
+                    if self.writing.as_ref() != Some(&writing)
+                        || chars >= self.printed_chars + GROWTH_LINE_CHARS
+                    {
                         println!("{line}");
                         self.writing = Some(writing);
+                        self.printed_chars = chars;
                     }
                 }
             }
         }
     }
 
-    /// Ends the in-place line, then says what streamed.
-    fn finish(&self, receipt: &Receipt) {
+    /// Ends the in-place line, then says what streamed: with the receipt
+    /// of the execution, whether the terminal event carried it; without
+    /// (the execution failed), that no typed output came.
+    fn finish(&self, receipt: Option<&Receipt>) {
         if self.in_place && self.partials > 0 {
             println!();
         }
-        println!(
-            "   streamed {} deltas, {} partial outputs; Complete carried the execute receipt: {}",
-            self.deltas,
-            self.partials,
-            self.completed.as_ref() == Some(receipt)
-        );
+        match receipt {
+            Some(receipt) => println!(
+                "   streamed {} deltas, {} partial outputs; Complete carried the execute receipt: {}",
+                self.deltas,
+                self.partials,
+                self.completed.as_ref() == Some(receipt)
+            ),
+            None => println!(
+                "   streamed {} deltas, {} partial outputs; the execution failed, no typed output",
+                self.deltas, self.partials
+            ),
+        }
     }
 }
 
@@ -495,12 +529,8 @@ fn run() -> Result<()> {
             let executed = on_live!(live, adapter => {
                 drafting::execute_partial_async(adapter, &inputs, &context, &mut sink)
             });
-            if shown.in_place && shown.partials > 0 {
-                println!();
-            }
-            let executed = executed?;
-            shown.finish(&executed.receipt);
-            executed
+            shown.finish(executed.as_ref().ok().map(|e| &e.receipt));
+            executed?
         }
         None => {
             let clock = VirtualClock::new();
@@ -508,8 +538,9 @@ fn run() -> Result<()> {
                 .with_clock(clock.clone());
             let executed = drafting::execute_partial(&model, &inputs, &context, &mut |event| {
                 shown.event(event)
-            })?;
-            shown.finish(&executed.receipt);
+            });
+            shown.finish(executed.as_ref().ok().map(|e| &e.receipt));
+            let executed = executed?;
             print_request(&executed.request);
             print_receipt(&executed.receipt, executed.attempts, &clock);
             executed

@@ -193,3 +193,95 @@ fn a_bad_setting_is_reported_as_an_error_line_with_exit_code_1() {
         "error: CRM3_PROVIDER: expected openai or anthropic, found `nonesuch`\n"
     );
 }
+
+/// The drafting output with a summary of `chars` characters, as the text a
+/// model writes.
+fn drafting_with_summary(chars: usize) -> String {
+    let mut output: Value = serde_json::from_str(&eval("drafting-output.json")).unwrap();
+    output["summary"] = Value::String("The lease runs on. ".chars().cycle().take(chars).collect());
+    output.to_string()
+}
+
+/// A server that answers the extraction with its eval output and streams
+/// `content` for the drafting in deltas of 10 characters; the host's
+/// output, off a terminal, and the number of deltas.
+fn run_host_streaming(content: String) -> (std::process::Output, usize) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let chars: Vec<char> = content.chars().collect();
+    let deltas: Vec<String> = chars.chunks(10).map(|c| c.iter().collect()).collect();
+    let count = deltas.len();
+    let app = Router::new().route(
+        "/v1/chat/completions",
+        post(move |body: String| {
+            let deltas = deltas.clone();
+            async move {
+                let body: Value = serde_json::from_str(&body).unwrap();
+                if body["stream"] != true {
+                    let reply = json!({ "id": "x", "object": "chat.completion",
+                        "choices": [{ "index": 0, "finish_reason": "stop",
+                            "message": { "role": "assistant", "content": eval("extraction-output.json") } }] });
+                    return Response::builder()
+                        .header("content-type", "application/json")
+                        .body(Body::from(reply.to_string()))
+                        .unwrap();
+                }
+                let mut text = String::new();
+                for d in &deltas {
+                    let chunk = json!({ "choices": [{ "index": 0, "delta": { "content": d }, "finish_reason": null }] });
+                    text.push_str(&format!("data: {chunk}\n\n"));
+                }
+                let end = json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }] });
+                text.push_str(&format!("data: {end}\n\ndata: [DONE]\n\n"));
+                Response::builder()
+                    .header("content-type", "text/event-stream")
+                    .body(Body::from(text))
+                    .unwrap()
+            }
+        }),
+    );
+    runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (run_host_against(&format!("http://{addr}/v1")), count)
+}
+
+#[test]
+fn off_a_terminal_a_long_string_prints_a_line_every_200_characters() {
+    let (out, deltas) = run_host_streaming(drafting_with_summary(450));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // One line as the summary starts, then one at 200 and 400 more.
+    let summary_lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("summary writing"))
+        .collect();
+    assert_eq!(summary_lines.len(), 3, "{stdout}");
+    assert!(summary_lines[2].contains("(40"), "{}", summary_lines[2]);
+    assert!(
+        stdout.contains(&format!("streamed {deltas} deltas, ")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_failed_stream_still_says_what_streamed() {
+    // 700 characters: over the summary's maxLength (600).
+    let (out, deltas) = run_host_streaming(drafting_with_summary(700));
+    assert_reported_as_diagnostic(&out, "TQX_OUTPUT_SCHEMA");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("streamed "))
+        .unwrap_or_else(|| panic!("no `streamed` line in\n{stdout}"));
+    assert!(
+        line.starts_with(&format!("   streamed {deltas} deltas, "))
+            && line.ends_with(" partial outputs; the execution failed, no typed output"),
+        "{line}"
+    );
+}
