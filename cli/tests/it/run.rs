@@ -537,3 +537,51 @@ fn nothing_is_sent_for_a_request_that_does_not_render_or_a_configuration_the_ada
     );
     assert!(fake.seen.lock().unwrap().is_empty());
 }
+
+/// The raw `"output"` member of each JSON line of `out`, as printed: its
+/// keys in the order written.
+fn raw_outputs(out: &std::process::Output) -> Vec<String> {
+    stdout(out)
+        .lines()
+        .map(|line| {
+            let start = line.find("\"output\":").expect("an output") + "\"output\":".len();
+            let mut de = serde_json::Deserializer::from_str(&line[start..]);
+            let value: &serde_json::value::RawValue =
+                serde::Deserialize::deserialize(&mut de).unwrap();
+            value.get().to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn run_stream_format_json_prints_members_sorted_by_key_as_the_envelope_does() {
+    // The model writes the members in reverse key order: the partial
+    // lines, like the envelope, print them sorted by key
+    // (`docs/runtime.md`, "Typed streaming", "Member order").
+    let value: Value = serde_json::from_str(&eval_output()).unwrap();
+    let members = value.as_object().unwrap();
+    let mut keys: Vec<&String> = members.keys().collect();
+    keys.sort();
+    let written: Vec<String> = keys
+        .iter()
+        .rev()
+        .map(|k| format!("{}:{}", json!(k), members[k.as_str()]))
+        .collect();
+    let output = format!("{{{}}}", written.join(","));
+    let (first, last) = (keys[0], keys[keys.len() - 1]);
+    assert!(output.starts_with(&format!("{{\"{last}\":")));
+    let base = serve_scripted(
+        "/v1/chat/completions",
+        vec![templiqx_fake_provider::openai_deltas(&output, 7)],
+    );
+    let json = run_openai(&base, &["--stream", "--format", "json"]);
+    assert_eq!(json.status.code(), Some(0), "{}", stdout(&json));
+    let raws = raw_outputs(&json);
+    let envelope = raws.last().unwrap();
+    let partial = &raws[raws.len() - 2];
+    assert_eq!(partial, envelope, "the last partial prints as the output");
+    assert!(
+        envelope.starts_with(&format!("{{\"{first}\":")),
+        "{envelope}"
+    );
+}
