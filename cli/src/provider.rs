@@ -562,7 +562,7 @@ impl Reader {
             .enumerate()
             .map(|(i, item)| self.member(item, &format!("/members/{i}")))
             .collect();
-        let names = self.names(&read);
+        let names = self.names(items, &read);
         let mut adapter = Fallback::new(strategy, FallbackPolicy::new(classes));
         let mut members: Vec<ChainMember> = Vec::new();
         for (i, (member, name)) in read.into_iter().zip(names).enumerate() {
@@ -697,16 +697,21 @@ impl Reader {
     /// Every member's name: its own (a name twice is an error), or
     /// `provider:model` (`/` and control characters as `_`) with `#2`,
     /// `#3`… when that is taken by any member's own name or an earlier
-    /// generated one. A member not read gets an empty name.
-    fn names(&mut self, members: &[Option<MemberFile>]) -> Vec<String> {
+    /// generated one. A member not read gets an empty name. Names given
+    /// are compared in `items` (the members' JSON), so a name given twice
+    /// is reported even when one of the two members has other problems.
+    fn names(&mut self, items: &[Json], members: &[Option<MemberFile>]) -> Vec<String> {
+        fn given(item: &Json) -> Option<&str> {
+            item.get("name")
+                .and_then(Json::as_str)
+                .filter(|n| name_problem(n).is_none())
+        }
         let mut taken: Vec<&str> = Vec::new();
-        for (i, member) in members.iter().enumerate() {
-            let Some(name) = member.as_ref().and_then(|m| m.name.as_deref()) else {
+        for (i, item) in items.iter().enumerate() {
+            let Some(name) = given(item) else {
                 continue;
             };
-            if let Some(first) = members
-                .iter()
-                .position(|m| m.as_ref().and_then(|m| m.name.as_deref()) == Some(name))
+            if let Some(first) = items.iter().position(|m| given(m) == Some(name))
                 && first < i
             {
                 self.push(

@@ -364,14 +364,16 @@ fn located(out: &std::process::Output) -> Vec<(String, String, u64, u64, String)
 #[test]
 fn a_chain_file_reports_every_problem_at_its_line_and_column_in_user_terms() {
     let dir = contract_dir();
-    // Line 6 holds members[1]'s unknown `temperature`; fall_back_on has
-    // two problems; `a` is named twice; three names are refused.
+    // Line 6 holds members[1]'s unknown `temperature` (and `modl` for
+    // `model`); fall_back_on has two problems; `a` is named twice (also
+    // reported when the second member has other problems); three names
+    // are refused.
     let text = r#"{
   "api_version": "templiqx.chain/v1alpha1",
   "fall_back_on": ["timeout", "nope", 5],
   "members": [
     { "name": "a", "provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m" },
-    { "name": "a", "provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "temperature": 0.2 },
+    { "name": "a", "provider": "openai", "base_url": "http://127.0.0.1:9/v1", "modl": "m", "temperature": 0.2 },
     { "name": "", "provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m" },
     { "name": "x/y", "provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m" },
     { "name": "red\u001b[31m\n", "provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m" }
@@ -390,8 +392,10 @@ fn a_chain_file_reports_every_problem_at_its_line_and_column_in_user_terms() {
         [
             ("TQX_INVALID_VALUE", "/fall_back_on/1", 3, 31),
             ("TQX_INVALID_TYPE", "/fall_back_on/2", 3, 39),
+            ("TQX_MISSING_FIELD", "/members/1", 6, 5),
             ("TQX_INVALID_VALUE", "/members/1/name", 6, 15),
-            ("TQX_UNKNOWN_FIELD", "/members/1/temperature", 6, 93),
+            ("TQX_UNKNOWN_FIELD", "/members/1/modl", 6, 79),
+            ("TQX_UNKNOWN_FIELD", "/members/1/temperature", 6, 92),
             ("TQX_INVALID_VALUE", "/members/2/name", 7, 15),
             ("TQX_INVALID_VALUE", "/members/3/name", 8, 15),
             ("TQX_INVALID_VALUE", "/members/4/name", 9, 15),
@@ -400,17 +404,18 @@ fn a_chain_file_reports_every_problem_at_its_line_and_column_in_user_terms() {
     );
     let messages: Vec<&str> = found.iter().map(|f| f.4.as_str()).collect();
     assert_eq!(messages[1], "expected a string, found a number");
-    assert_eq!(messages[2], "member 1's name `a` is member 0's");
-    assert_eq!(messages[3], "unknown field `temperature` in a chain member");
-    assert!(messages[4].ends_with("is empty"), "{}", messages[4]);
-    assert!(messages[5].contains("holds `/`"), "{}", messages[5]);
+    assert_eq!(messages[2], "missing field `model` in a chain member");
+    assert_eq!(messages[3], "member 1's name `a` is member 0's");
+    assert_eq!(messages[5], "unknown field `temperature` in a chain member");
+    assert!(messages[6].ends_with("is empty"), "{}", messages[6]);
+    assert!(messages[7].contains("holds `/`"), "{}", messages[7]);
     // The control characters are escaped, never printed raw.
-    assert!(messages[6].contains(r"\u{1b}[31m\n"), "{}", messages[6]);
+    assert!(messages[8].contains(r"\u{1b}[31m\n"), "{}", messages[8]);
     assert!(messages.iter().all(|m| !m.contains('\u{1b}')));
     // The human report names the file, line and column.
     let out = run(dir.path(), &[]);
     let human = format!("{}{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
-    assert!(human.contains("chain.json:6:93"), "{human}");
+    assert!(human.contains("chain.json:6:92"), "{human}");
     assert!(!human.contains('\u{1b}'), "{human}");
 
     // An array is not a chain file, whatever it holds; no Rust type name
