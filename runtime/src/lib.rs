@@ -168,9 +168,9 @@ pub use templiqx_contracts::{
     RenderedInteraction, RenderedMessage, RuntimeFailure, StreamEvent, ValueRef,
 };
 pub use templiqx_contracts::{CheckOutcome, DatasetRef, EvalFixture};
-pub use typed::{Follow, FollowState, Grow};
 #[cfg(feature = "macros")]
 pub use templiqx_macros::include_contract;
+pub use typed::{Follow, FollowState, Grow};
 
 /// What generated code refers to, by absolute path
 /// (`::templiqx::__private::…`), so it never depends on the host's `use`
