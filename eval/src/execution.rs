@@ -26,7 +26,7 @@ pub(crate) async fn execute<A: AsyncRuntimeAdapter>(
     // which one it is answering; the request is all any other sees.
     let result = crate::fake::FIXTURE
         .scope(
-            (fixture.name.clone(), repeat),
+            (fixture.name.clone(), repeat, fixture.fake_output.clone()),
             adapter.execute(&fixture.rendered),
         )
         .await;

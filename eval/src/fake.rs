@@ -54,7 +54,8 @@ pub struct FakeAdapter {
     model: FakeModel,
     /// Request fingerprint → the `fake_output` that answers it.
     outputs: HashMap<String, Json>,
-    /// `contract::fixture` → its `fake_output`.
+    /// `contract::fixture` → its `fake_output`, for the inline fixtures
+    /// (a dataset row's comes with the row, [`FIXTURE`]).
     by_fixture: HashMap<String, Json>,
     /// Contract id → the `fake_output` of its first fixture that has one:
     /// a judge's answer when none of its fixtures renders the request.
@@ -65,9 +66,10 @@ pub struct FakeAdapter {
 
 tokio::task_local! {
     /// The fixture (`contract::fixture`) whose execution is being polled,
-    /// and its repeat index, set by the runner around each call of the
-    /// adapter.
-    pub(crate) static FIXTURE: (String, u32);
+    /// its repeat index and its `fake_output`, set by the runner around
+    /// each call of the adapter: a dataset row's answer comes with the row,
+    /// so the adapter keeps no table of every row's.
+    pub(crate) static FIXTURE: (String, u32, Option<Json>);
     /// The judge contract whose request is being executed (a model-graded
     /// check, `crate::judge`), and the repeat index of the execution it
     /// judges.
@@ -94,8 +96,9 @@ pub const FAKE_MODELS: &str = "`fake` (each fixture's fake_output), `empty` (alw
 impl FakeAdapter {
     /// An adapter named `fake` providing `capabilities` (the target
     /// profile the contracts were compiled for, so the capability gate
-    /// passes) that knows the `fake_output` of every eval fixture of
-    /// `contracts`. A contract that did not compile, or a fixture without
+    /// passes) that knows the `fake_output` of every inline eval fixture
+    /// of `contracts` (a dataset row's is handed to it with the row under
+    /// [`Eval::run`](crate::Eval::run): its rows are not read here). A contract that did not compile, or a fixture without
     /// a `fake_output` or whose values do not render, adds nothing.
     pub fn new<'c, C, I, S>(contracts: C, capabilities: I) -> FakeAdapter
     where
@@ -111,19 +114,9 @@ impl FakeAdapter {
                 continue;
             };
             for eval in &contract.evals {
-                if eval.dataset.is_some() {
-                    // Each row of a dataset entry answers as its own
-                    // fixture, `contract::entry#row` (`docs/eval.md`,
-                    // "Datasets"); rows that do not read add nothing.
-                    let rows = templiqx_build::dataset::EntryRows::open(interaction, eval);
-                    for row in rows.into_iter().flatten().flatten() {
-                        if let Some(output) = row.fake_output {
-                            let name = format!("{}::{}#{}", c.id, eval.id, row.id);
-                            by_fixture.insert(name, Json::from(output));
-                        }
-                    }
-                    continue;
-                }
+                // A dataset row's `fake_output` comes with the row as the
+                // runner executes it (`docs/eval.md`, "Datasets"): the rows
+                // are never all read here.
                 let Some(output) = &eval.fake_output else {
                     continue;
                 };
@@ -213,9 +206,10 @@ impl AsyncRuntimeAdapter for FakeAdapter {
         });
         let (answer, repeat) = match judge {
             Ok(found) => found,
-            Err(_) => match FIXTURE
-                .try_with(|(name, repeat)| (self.by_fixture.get(name).cloned(), *repeat))
-            {
+            Err(_) => match FIXTURE.try_with(|(name, repeat, own)| {
+                let answer = own.clone().or_else(|| self.by_fixture.get(name).cloned());
+                (answer, *repeat)
+            }) {
                 Ok(found) => found,
                 Err(_) => (self.outputs.get(&request.request_fingerprint()).cloned(), 0),
             },

@@ -9,7 +9,7 @@ use std::future::Future;
 use std::ops::ControlFlow;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -528,34 +528,14 @@ impl<'a, P> Eval<'a, P> {
             judge,
             ..
         } = self;
-        let Some(Selection {
-            contracts,
-            fixtures,
-            skipped,
-        }) = selection
-        else {
+        let Some(mut selection) = selection else {
             return Err(EvalError::Refused(Diagnostics::new()));
         };
-        let (nv, nf) = (variants.len(), fixtures.len());
-        // Per variant, then per fixture: index v × nf + i.
-        let keys: Vec<ExecutionKey> = variants
-            .iter()
-            .flat_map(|(variant, _)| {
-                fixtures.iter().map(move |f| ExecutionKey {
-                    contract_fingerprint: f.rendered.interaction.contract_fingerprint.to_string(),
-                    interaction_fingerprint: f
-                        .rendered
-                        .interaction
-                        .interaction_fingerprint
-                        .to_string(),
-                    request_fingerprint: f.request_fingerprint.clone(),
-                    provider: variant.provider.clone(),
-                    model: variant.model.clone(),
-                    sampling: sampling(f.rendered.interaction),
-                    transport: variant.transport.clone(),
-                })
-            })
-            .collect();
+        let contracts = selection.contracts.clone();
+        let skipped = std::mem::take(&mut selection.skipped);
+        // Executions are indexed v × nf + i (variant v, fixture i of a
+        // repeat); what is kept per index is a few counters.
+        let (nv, nf) = (variants.len(), selection.count);
         let first = &variants[0].0;
 
         let mut run = RunInfo {
@@ -644,13 +624,31 @@ impl<'a, P> Eval<'a, P> {
         // short has covered every fixture and variant alike. Once
         // interrupted or over budget, no job is issued: the stream ends
         // when the executions in flight have.
+        //
+        // The fixtures come as a stream (`docs/eval.md`, "Datasets"): a
+        // dataset's rows are read and rendered as the run reaches them, at
+        // most `concurrency` executions ahead of the last that finished, and
+        // each is dropped once its executions are stored and counted; each
+        // repeat reads the file again. A row that no longer reads (its file
+        // changed since the selection) is not run, and a note says so.
         let (stop, issued) = (AtomicBool::new(false), AtomicUsize::new(0));
+        let unread: Mutex<Vec<Diagnostic>> = Mutex::default();
+        let (selection, unread_rows) = (&selection, &unread);
         let jobs = (0..repeat)
             .flat_map(|r| {
-                fixtures
-                    .iter()
+                selection
+                    .fixtures()
+                    .filter_map(move |f| {
+                        f.map_err(|ds| {
+                            unread_rows
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .extend(ds);
+                        })
+                        .ok()
+                    })
                     .enumerate()
-                    .flat_map(move |(i, f)| (0..nv).map(move |v| (v * nf + i, f, r)))
+                    .flat_map(move |(i, f)| (0..nv).map(move |v| (v * nf + i, Arc::clone(&f), r)))
             })
             .take_while(|_| !stop.load(Ordering::Relaxed))
             .inspect(|_| {
@@ -658,14 +656,17 @@ impl<'a, P> Eval<'a, P> {
             });
         let variants = &variants;
         let mut executions = futures_util::stream::iter(jobs)
-            .map(|(index, fixture, repeat)| {
-                let (stored, key) = (&stored, &keys[index]);
-                let adapter = variants[index / nf].1;
+            .map(|(index, fixture_arc, repeat)| {
+                let stored = &stored;
+                let (variant, adapter) = &variants[index / nf];
+                let adapter = *adapter;
+                let key = execution_key(&fixture_arc, variant);
                 let judges = &judges;
                 let judge_adapter: &dyn crate::judge::JudgeAdapter =
                     judge.as_ref().map_or(adapter, |(j, _)| *j);
                 async move {
-                    if cache && let Some(hit) = cached(stored, key, fixture, repeat) {
+                    let fixture = &*fixture_arc;
+                    if cache && let Some(hit) = cached(stored, &key, fixture, repeat) {
                         let mut reused = from_cache(fixture, repeat, hit, &|t| adapter.redact(t));
                         let output = reused.1.as_deref();
                         crate::judge::judge(
@@ -677,7 +678,7 @@ impl<'a, P> Eval<'a, P> {
                             output,
                         )
                         .await;
-                        return (index, reused, None);
+                        return (index, fixture_arc, key, reused, None);
                     }
                     // When it was sent and when it finished: its queue time.
                     let sent = std::time::Instant::now();
@@ -693,7 +694,7 @@ impl<'a, P> Eval<'a, P> {
                         output,
                     )
                     .await;
-                    (index, executed, Some((sent, finished)))
+                    (index, fixture_arc, key, executed, Some((sent, finished)))
                 }
             })
             .buffer_unordered(concurrency);
@@ -754,7 +755,7 @@ impl<'a, P> Eval<'a, P> {
                     }
                 }
                 next = executions.next() => {
-                    let Some((index, (mut record, output), timed)) = next else {
+                    let Some((index, fixture, key, (mut record, output), timed)) = next else {
                         break None;
                     };
                     let (v, i) = (index / nf, index % nf);
@@ -781,10 +782,9 @@ impl<'a, P> Eval<'a, P> {
                             crate::judge::judge_cost(&record, prices, model).map(|j| own + j)
                         })
                     });
-                    let (fixture, key) = (&fixtures[i], &keys[index]);
                     if let (Some(history), Some(run_id)) =
                         (lock(&stored).as_deref_mut(), run.id)
-                        && let Err(e) = history.insert(run_id, key, &record, output.as_deref())
+                        && let Err(e) = history.insert(run_id, &key, &record, output.as_deref())
                     {
                         break Some(e);
                     }
@@ -873,6 +873,14 @@ impl<'a, P> Eval<'a, P> {
             over_budget,
         );
         outcome.samples = samples;
+        let unread = unread.into_inner().unwrap_or_else(PoisonError::into_inner);
+        if let Some(d) = unread.iter().find(|d| d.is_error()).or(unread.first()) {
+            outcome.notes.push(format!(
+                "{} dataset row(s) did not read again during the run (the file changed since the fixtures were selected) and were not run; the first: {}",
+                unread.iter().filter(|d| d.is_error()).count().max(1),
+                d.message
+            ));
+        }
         Ok(outcome)
     }
 }
@@ -1191,6 +1199,20 @@ fn refuse_variants<A>(
         }
     }
     Ok(())
+}
+
+/// The history key of an execution of `fixture` on `variant`.
+fn execution_key(fixture: &Fixture<'_>, variant: &Variant) -> ExecutionKey {
+    let interaction = fixture.rendered.interaction;
+    ExecutionKey {
+        contract_fingerprint: interaction.contract_fingerprint.to_string(),
+        interaction_fingerprint: interaction.interaction_fingerprint.to_string(),
+        request_fingerprint: fixture.request_fingerprint.clone(),
+        provider: variant.provider.clone(),
+        model: variant.model.clone(),
+        sampling: sampling(interaction),
+        transport: variant.transport.clone(),
+    }
 }
 
 /// The sampling parameters the contract's runtime policy sends, as JSON

@@ -1,15 +1,18 @@
 //! Which eval fixtures a run executes (`docs/eval.md`, "Which fixtures, how
 //! often"): every fixture of every compiled contract — an inline one, or
 //! each row of a dataset entry (`contract::entry#row`, `docs/eval.md`,
-//! "Datasets") — or those a [`FixtureFilter`] selects, each rendered once
-//! for all its repeats.
+//! "Datasets") — or those a [`FixtureFilter`] selects: an inline fixture
+//! rendered once for all its repeats, a dataset's rows read and rendered
+//! one at a time as the run reaches them.
 
 use globset::{Glob, GlobMatcher};
 use std::borrow::Cow;
+use std::sync::Arc;
 use templiqx::Check;
 use templiqx_build::CompiledContract;
-use templiqx_build::dataset::EntryRows;
-use templiqx_contracts::{Code, Diagnostic, Diagnostics, Interaction, RenderedInteraction};
+use templiqx_build::dataset::{EntryRows, Row};
+use templiqx_build::dto::EvalDecl;
+use templiqx_contracts::{Code, Diagnostic, Diagnostics, Interaction, Json, RenderedInteraction};
 
 use crate::error::EvalError;
 
@@ -76,7 +79,8 @@ impl FixtureFilter {
     }
 }
 
-/// One selected fixture, rendered once for all its repeats.
+/// One selected fixture, rendered once for all its repeats (a row of a
+/// dataset entry: once per repeat, as the run reaches it).
 #[derive(Debug)]
 pub struct Fixture<'a> {
     /// `contract::fixture`.
@@ -92,8 +96,11 @@ pub struct Fixture<'a> {
     pub(crate) context: Cow<'a, serde_json::Map<String, serde_json::Value>>,
     /// A dataset row's expected data (`case`), for the checks.
     pub(crate) case: Option<serde_json::Value>,
-    /// Its compiled `expect` checks.
-    pub(crate) checks: Vec<Check>,
+    /// Its `fake_output`, handed to the `fake` provider with the fixture
+    /// (never a table of every row's).
+    pub(crate) fake_output: Option<Json>,
+    /// Its compiled `expect` checks (shared by the rows of an entry).
+    pub(crate) checks: Arc<[Check]>,
     /// The rendered request.
     pub(crate) rendered: RenderedInteraction<'a>,
     /// The request's fingerprint (part of the history key).
@@ -114,33 +121,124 @@ impl Fixture<'_> {
     }
 }
 
+/// Where a run's fixtures come from, in execution order: an inline fixture
+/// (rendered once, kept), or a dataset entry whose rows are read, rendered
+/// and dropped one at a time as the run reaches them.
+#[derive(Debug)]
+enum Source<'a> {
+    Inline(Arc<Fixture<'a>>),
+    Dataset {
+        contract: &'a str,
+        interaction: &'a Interaction,
+        eval: &'a EvalDecl,
+        checks: Arc<[Check]>,
+    },
+}
+
 /// What a run executes: the selected fixtures, in the order of the
 /// contracts given and of their fixtures, and the contracts they belong to.
+///
+/// Inline fixtures are rendered once and kept; the rows of a dataset entry
+/// are not kept (`docs/eval.md`, "Datasets"): selecting reads each row once
+/// to check, name, filter and render it, and a run reads the file again
+/// for each repeat, one row at a time ([`Selection::fixtures`]), so memory
+/// does not grow with the rows.
 #[derive(Debug)]
 pub struct Selection<'a> {
     /// Each contract with a selected fixture: its id and interaction.
     pub(crate) contracts: Vec<(&'a str, &'a Interaction)>,
-    pub(crate) fixtures: Vec<Fixture<'a>>,
+    sources: Vec<Source<'a>>,
+    filter: FixtureFilter,
+    fake_outputs_only: bool,
+    /// Fixtures selected.
+    pub(crate) count: usize,
     pub(crate) skipped: Vec<String>,
 }
 
 impl<'a> Selection<'a> {
-    /// The selected fixtures, in execution order within a repeat.
+    /// How many fixtures are selected.
     #[must_use]
-    pub fn fixtures(&self) -> &[Fixture<'a>] {
-        &self.fixtures
+    pub fn len(&self) -> usize {
+        self.count
     }
 
-    /// The names of the fixtures left out for want of a `fake_output`
-    /// ([`Eval::fake_outputs_only`](crate::Eval::fake_outputs_only)).
+    /// Whether no fixture is selected (never, for a selection a run
+    /// accepted).
     #[must_use]
-    pub fn skipped(&self) -> &[String] {
-        &self.skipped
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The selected fixtures, in execution order within a repeat, each
+    /// rendered as it is reached: a dataset entry's rows are read from its
+    /// file again, one at a time. A row that no longer reads or renders
+    /// (its file changed since the selection) is given as its
+    /// diagnostics; at most [`Selection::len`] fixtures are given.
+    pub fn fixtures(&self) -> impl Iterator<Item = Result<Arc<Fixture<'a>>, Vec<Diagnostic>>> + '_ {
+        self.sources
+            .iter()
+            .flat_map(move |source| -> Box<dyn Iterator<Item = _> + '_> {
+                match source {
+                    Source::Inline(f) => Box::new(std::iter::once(Ok(Arc::clone(f)))),
+                    Source::Dataset {
+                        contract,
+                        interaction,
+                        eval,
+                        checks,
+                    } => match EntryRows::open(interaction, eval) {
+                        Err(d) => Box::new(std::iter::once(Err(vec![d]))),
+                        Ok(rows) => Box::new(rows.filter_map(move |row| {
+                            let row = match row {
+                                Ok(row) => row,
+                                Err(ds) => return Some(Err(ds)),
+                            };
+                            let name = format!("{contract}::{}#{}", eval.id, row.id);
+                            if !self.filter.selects(&name)
+                                || (self.fake_outputs_only && row.fake_output.is_none())
+                            {
+                                return None;
+                            }
+                            Some(
+                                row_fixture(contract, interaction, eval, checks, name, row)
+                                    .map(Arc::new),
+                            )
+                        })),
+                    },
+                }
+            })
+            .take(self.count)
     }
 }
 
+/// The fixture of a dataset row named `name`, rendered.
+fn row_fixture<'a>(
+    contract: &'a str,
+    interaction: &'a Interaction,
+    eval: &EvalDecl,
+    checks: &Arc<[Check]>,
+    name: String,
+    row: Row,
+) -> Result<Fixture<'a>, Vec<Diagnostic>> {
+    let rendered =
+        templiqx::render(interaction, &row.inputs, &row.context).map_err(|e| e.diagnostics)?;
+    Ok(Fixture {
+        name,
+        contract,
+        id: Cow::Owned(format!("{}#{}", eval.id, row.id)),
+        inputs: Cow::Owned(row.inputs),
+        context: Cow::Owned(row.context),
+        case: row.case,
+        fake_output: row.fake_output.map(Json::from),
+        checks: Arc::clone(checks),
+        request_fingerprint: rendered.request_fingerprint(),
+        rendered,
+    })
+}
+
 /// Selects the fixtures of `contracts` that `filter` matches (only those
-/// with a `fake_output` when `fake_outputs_only`), rendering each.
+/// with a `fake_output` when `fake_outputs_only`), rendering each inline
+/// fixture once; each dataset row is read, checked, named and rendered,
+/// then dropped (the run renders it again as it reaches it).
 /// Contracts that did not compile (no contract or no interaction) are left
 /// out: their diagnostics are the caller's.
 pub(crate) fn select<'a>(
@@ -150,12 +248,28 @@ pub(crate) fn select<'a>(
 ) -> Result<Selection<'a>, EvalError> {
     let mut selection = Selection {
         contracts: Vec::new(),
-        fixtures: Vec::new(),
+        sources: Vec::new(),
+        filter: filter.clone(),
+        fake_outputs_only,
+        count: 0,
         skipped: Vec::new(),
     };
     let mut diagnostics = Diagnostics::new();
     // Which globs matched a fixture: each must match one.
     let mut matched = vec![false; filter.globs.len()];
+    let mut hits = |name: &str| {
+        if filter.is_empty() {
+            return true;
+        }
+        let mut any = false;
+        for ((_, glob), hit) in filter.globs.iter().zip(&mut matched) {
+            if glob.is_match(name) {
+                *hit = true;
+                any = true;
+            }
+        }
+        any
+    };
     // Contract ids seen, and where: an id twice is refused (its statistics
     // and history rows would merge).
     let mut seen: Vec<(&str, &str)> = Vec::new();
@@ -183,8 +297,8 @@ pub(crate) fn select<'a>(
         seen.push((&contract.id, &c.file));
         let mut selected = false;
         for (i, eval) in contract.evals.iter().enumerate() {
+            let checks: Arc<[Check]> = checks.get(i).cloned().unwrap_or_default().into();
             if eval.dataset.is_some() {
-                let checks = checks.get(i).cloned().unwrap_or_default();
                 let rows = match EntryRows::open(interaction, eval) {
                     Ok(rows) => rows,
                     Err(d) => {
@@ -192,6 +306,7 @@ pub(crate) fn select<'a>(
                         continue;
                     }
                 };
+                let mut count = 0usize;
                 for row in rows {
                     let row = match row {
                         Ok(row) => row,
@@ -200,58 +315,36 @@ pub(crate) fn select<'a>(
                             continue;
                         }
                     };
-                    let id = format!("{}#{}", eval.id, row.id);
-                    let name = format!("{}::{id}", contract.id);
-                    if !filter.is_empty() {
-                        let mut any = false;
-                        for ((_, glob), hit) in filter.globs.iter().zip(&mut matched) {
-                            if glob.is_match(&name) {
-                                *hit = true;
-                                any = true;
-                            }
-                        }
-                        if !any {
-                            continue;
-                        }
+                    let name = format!("{}::{}#{}", contract.id, eval.id, row.id);
+                    if !hits(&name) {
+                        continue;
                     }
                     if fake_outputs_only && row.fake_output.is_none() {
                         selection.skipped.push(name);
                         continue;
                     }
-                    let rendered = match templiqx::render(interaction, &row.inputs, &row.context) {
-                        Ok(r) => r,
-                        Err(e) => {
-                            diagnostics.extend(e.diagnostics);
-                            continue;
-                        }
-                    };
-                    selection.fixtures.push(Fixture {
-                        name,
+                    // Rendered to refuse a row that does not render before
+                    // anything runs, then dropped.
+                    match row_fixture(&contract.id, interaction, eval, &checks, name, row) {
+                        Ok(_) => count += 1,
+                        Err(ds) => diagnostics.extend(ds),
+                    }
+                }
+                if count > 0 {
+                    selection.count += count;
+                    selection.sources.push(Source::Dataset {
                         contract: &contract.id,
-                        id: Cow::Owned(id),
-                        inputs: Cow::Owned(row.inputs),
-                        context: Cow::Owned(row.context),
-                        case: row.case,
-                        checks: checks.clone(),
-                        request_fingerprint: rendered.request_fingerprint(),
-                        rendered,
+                        interaction,
+                        eval,
+                        checks,
                     });
                     selected = true;
                 }
                 continue;
             }
             let name = format!("{}::{}", contract.id, eval.id);
-            if !filter.is_empty() {
-                let mut any = false;
-                for ((_, glob), hit) in filter.globs.iter().zip(&mut matched) {
-                    if glob.is_match(&name) {
-                        *hit = true;
-                        any = true;
-                    }
-                }
-                if !any {
-                    continue;
-                }
+            if !hits(&name) {
+                continue;
             }
             if fake_outputs_only && eval.fake_output.is_none() {
                 selection.skipped.push(name);
@@ -264,17 +357,19 @@ pub(crate) fn select<'a>(
                     continue;
                 }
             };
-            selection.fixtures.push(Fixture {
+            selection.count += 1;
+            selection.sources.push(Source::Inline(Arc::new(Fixture {
                 name,
                 contract: &contract.id,
                 id: Cow::Borrowed(&eval.id),
                 inputs: Cow::Borrowed(&eval.inputs),
                 context: Cow::Borrowed(&eval.context),
                 case: None,
-                checks: checks.get(i).cloned().unwrap_or_default(),
+                fake_output: eval.fake_output.clone().map(Json::from),
+                checks,
                 request_fingerprint: rendered.request_fingerprint(),
                 rendered,
-            });
+            })));
             selected = true;
         }
         if selected {
@@ -291,7 +386,7 @@ pub(crate) fn select<'a>(
         .filter(|(_, hit)| !**hit)
         .map(|((text, _), _)| text.as_str())
         .collect();
-    if !unmatched.is_empty() || selection.fixtures.is_empty() {
+    if !unmatched.is_empty() || selection.count == 0 {
         let why = if !unmatched.is_empty() {
             format!("no eval fixture matches --filter {}", unmatched.join(", "))
         } else if !selection.skipped.is_empty() {

@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::Path;
 use templiqx_build::{CompiledContract, Loader};
-use templiqx_contracts::{CapabilityProfile, Diagnostic};
+use templiqx_contracts::{CapabilityProfile, Code, Diagnostic};
 
 const MANIFEST: &str =
     "api_version: templiqx/v1alpha1\npackage: scratch\nversion: 0.1.0\ncontracts: [main]\n";
@@ -395,4 +395,31 @@ fn rows_are_read_one_at_a_time_from_a_stream() {
     // And every row comes, in order, to the last.
     let last = rows.last().unwrap().unwrap();
     assert_eq!(last.number, 20_000);
+}
+
+#[test]
+fn a_row_id_given_twice_names_the_line_of_the_first() {
+    let rows = r#"{"id": "glad", "inputs": {"text": "I love it"}, "case": {"label": "positive"}}
+{"id": "sad", "inputs": {"text": "I hate it"}, "case": {"label": "negative"}}
+{"id": "glad", "inputs": {"text": "Lovely"}, "case": {"label": "positive"}}
+{"inputs": {"text": "A chair"}, "case": {"label": "neutral"}}
+{"id": "4", "inputs": {"text": "A table"}, "case": {"label": "neutral"}}
+"#;
+    let pkg = Pkg::new(
+        &contract(&entry("evals/labelled.jsonl", "case.label")),
+        &[("evals/labelled.jsonl", rows)],
+    );
+    let (_, c) = pkg.compile();
+    let errors = errors_of(&c);
+    let messages: Vec<&str> = errors.iter().map(|d| d.message.as_str()).collect();
+    // Row 4 is named by its number, `4`, which row 5 reuses as its id.
+    assert_eq!(
+        messages,
+        [
+            "row `glad` (line 3) of `evals/labelled.jsonl` reuses the id of line 1",
+            "row `4` (line 5) of `evals/labelled.jsonl` reuses the id of line 4",
+        ],
+        "{errors:?}"
+    );
+    assert!(errors.iter().all(|d| d.code == Code::EvalInvalid));
 }

@@ -9,4 +9,5 @@ mod history;
 mod interrupt;
 mod judges;
 mod recovery;
+mod streaming;
 mod variants;

@@ -1,0 +1,161 @@
+//! A dataset entry's rows are a stream (`docs/eval.md`, "Datasets"): the
+//! runner reads, renders and executes them as it goes, a bounded number
+//! ahead of the executions, never all of them up front.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use templiqx::{AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter};
+use templiqx_build::Loader;
+use templiqx_contracts::{CapabilityProfile, Json, RenderedInteraction, RuntimeFailure};
+use templiqx_eval::Eval;
+
+use crate::common::block_on;
+
+/// Rows in the dataset; each is about 1 KiB, so that the pipe's and the
+/// reader's buffers hold only a few dozen of them.
+const ROWS: usize = 1_000;
+
+const CONTRACT: &str = r#"api_version: templiqx/v1alpha1
+id: main
+version: 0.1.0
+inputs:
+  text: { schema: { type: string, minLength: 1 }, required: true }
+capabilities: [structured_output]
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.text } }
+output_schema:
+  type: object
+  additionalProperties: false
+  required: [label]
+  properties:
+    label: { type: string }
+evals:
+  - id: rows
+    dataset: evals/rows.jsonl
+    expect:
+      - id: labelled
+        check: { kind: equals, left: { kind: ref, path: output.label }, right: { kind: literal, value: positive } }
+"#;
+
+fn row(i: usize) -> String {
+    format!(
+        "{{\"id\": \"r{i}\", \"inputs\": {{\"text\": \"row {i} {}\"}}}}\n",
+        "x".repeat(1_000)
+    )
+}
+
+/// A model answering `positive` that notes, at each call, how far the
+/// writer of the data file is ahead of the calls made.
+struct Probe {
+    descriptor: AdapterDescriptor,
+    /// Rows the writer has handed over.
+    written: Arc<AtomicUsize>,
+    calls: AtomicUsize,
+    /// Rows written at the first call.
+    first: Mutex<Option<usize>>,
+    /// The most rows written by the second pass beyond the calls made.
+    ahead: AtomicUsize,
+}
+
+impl AsyncRuntimeAdapter for Probe {
+    fn descriptor(&self) -> &AdapterDescriptor {
+        &self.descriptor
+    }
+
+    async fn invoke(
+        &self,
+        _request: &RenderedInteraction<'_>,
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        let calls = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        let run = self.written.load(Ordering::SeqCst);
+        self.first.lock().unwrap().get_or_insert(run);
+        self.ahead
+            .fetch_max(run.saturating_sub(calls), Ordering::SeqCst);
+        Ok(AdapterOutput {
+            output: Json::from(serde_json::json!({ "label": "positive" })),
+            usage: None,
+        })
+    }
+}
+
+/// Writes every row to the FIFO at `path`, counting them.
+fn write_rows(path: &Path, written: &AtomicUsize) {
+    // Blocks until a reader opens the FIFO.
+    let mut fifo = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    for i in 1..=ROWS {
+        fifo.write_all(row(i).as_bytes()).unwrap();
+        written.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn dataset_rows_are_read_as_the_executions_go_not_all_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("contracts")).unwrap();
+    std::fs::create_dir_all(root.join("evals")).unwrap();
+    std::fs::write(
+        root.join("templiqx.yaml"),
+        "api_version: templiqx/v1alpha1\npackage: scratch\nversion: 0.1.0\ncontracts: [main]\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("contracts/main.yaml"), CONTRACT).unwrap();
+    let data = root.join("evals/rows.jsonl");
+    let all: String = (1..=ROWS).map(row).collect();
+    std::fs::write(&data, all).unwrap();
+    let target = CapabilityProfile::parse_list("structured_output");
+    let contracts = Loader::new(root).compile_package(root, &target).unwrap();
+    let errors: Vec<_> = contracts[0]
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    // Selecting reads every row once (to check, name and render it) ...
+    let mut eval = Eval::new(&contracts).concurrency(8);
+    assert_eq!(eval.select().unwrap().len(), ROWS);
+
+    // ... and the run reads them again, from here a FIFO fed by a writer
+    // that counts the rows it has handed over.
+    std::fs::remove_file(&data).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&data)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let written = Arc::new(AtomicUsize::new(0));
+    let writer = {
+        let (data, written) = (data.clone(), Arc::clone(&written));
+        std::thread::spawn(move || write_rows(&data, &written))
+    };
+
+    let probe = Probe {
+        descriptor: AdapterDescriptor::new("probe", target.iter()),
+        written: Arc::clone(&written),
+        calls: AtomicUsize::new(0),
+        first: Mutex::new(None),
+        ahead: AtomicUsize::new(0),
+    };
+    let outcome = block_on(eval.run(&probe)).unwrap();
+    assert_eq!(outcome.stats.overall.summary.executions, ROWS as u64);
+    assert_eq!(outcome.stats.overall.summary.pass_rate.passed, ROWS as u64);
+    assert_eq!(probe.calls.load(Ordering::SeqCst), ROWS);
+
+    // The run read the rows itself, and made its first call with few of
+    // them read.
+    let run = probe.first.lock().unwrap().unwrap();
+    assert!(
+        (1..ROWS / 4).contains(&run),
+        "{run} rows read at the first call"
+    );
+    // Never more rows read than the calls made plus what the executions in
+    // flight (8), the pipe (64 KiB) and the reader's buffer hold.
+    let ahead = probe.ahead.load(Ordering::SeqCst);
+    assert!(ahead < ROWS / 4, "{ahead} rows read ahead of the calls");
+    writer.join().unwrap();
+}
