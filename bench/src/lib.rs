@@ -83,3 +83,7 @@ pub struct Evidence {
     /// `start_offset`
     pub start_offset: i64,
 }
+
+/// The eval-at-scale benchmark's package and run (`docs/benchmarks.md`,
+/// "Evals at scale").
+pub mod eval_scale;

@@ -864,7 +864,7 @@ impl<'a, P> Eval<'a, P> {
             .collect();
         let mut outcome = finish(
             run,
-            &measured,
+            measured,
             baseline,
             &gate,
             history,
@@ -890,7 +890,7 @@ impl<'a, P> Eval<'a, P> {
 #[allow(clippy::too_many_arguments)]
 fn finish(
     mut run: RunInfo,
-    measured: &[(Variant, Accumulator, BTreeMap<String, usize>)],
+    measured: Vec<(Variant, Accumulator, BTreeMap<String, usize>)>,
     baseline: Option<Baseline>,
     gate: &Gate,
     history: Option<&mut History>,
@@ -898,11 +898,17 @@ fn finish(
     interrupted: Option<Interrupted>,
     over_budget: Option<OverBudget>,
 ) -> Outcome {
-    let all: Vec<RunStats> = measured.iter().map(|(_, a, _)| a.stats()).collect();
-    let stats = all[0].clone();
+    // Each accumulator is dropped once its statistics are made: per
+    // fixture, only one copy of the figures is kept at a time
+    // (`docs/benchmarks.md`, "Evals at scale").
+    type CutOff = BTreeMap<String, usize>;
+    let (measured, mut all): (Vec<(Variant, CutOff)>, Vec<RunStats>) = measured
+        .into_iter()
+        .map(|(v, a, c)| ((v, c), a.stats()))
+        .unzip();
     let several = measured.len() > 1;
     let mut notes = Vec::new();
-    for ((variant, _, cut_off), s) in measured.iter().zip(&all) {
+    for ((variant, cut_off), s) in measured.iter().zip(&all) {
         let prefix = if several {
             format!("variant {}: ", variant.name)
         } else {
@@ -941,11 +947,27 @@ fn finish(
             ),
         );
     }
+    let cost = run.currency.as_ref().map(|_| {
+        let mut total = CostTotals::default();
+        for s in &all {
+            if let Some(c) = &s.overall.summary.cost {
+                total.merge(c);
+            }
+        }
+        total
+    });
+    // A run of one moves its statistics, a run of several keeps every
+    // variant's beside the first's.
+    let stats = if several {
+        all[0].clone()
+    } else {
+        all.swap_remove(0)
+    };
     let comparison = baseline.as_ref().map(|b| compare(&b.stats, &stats));
     let mut verdict = gate.evaluate(&stats, comparison.as_ref());
     let mut variants = Vec::new();
     if several {
-        for (i, ((variant, _, _), s)) in measured.iter().zip(&all).enumerate() {
+        for (i, ((variant, _), s)) in measured.iter().zip(&all).enumerate() {
             if i > 0 {
                 // The gate applies to every variant; the baseline's
                 // regressions are the first's.
@@ -987,15 +1009,6 @@ fn finish(
         );
     }
     verdict.passed = verdict.failures.is_empty();
-    let cost = run.currency.as_ref().map(|_| {
-        let mut total = CostTotals::default();
-        for s in &all {
-            if let Some(c) = &s.overall.summary.cost {
-                total.merge(c);
-            }
-        }
-        total
-    });
     let mut diagnostics: Vec<Diagnostic> =
         verdict.failures.iter().map(|f| f.diagnostic()).collect();
     let ended = jiff::Timestamp::now().to_string();
