@@ -12,7 +12,7 @@
 //! `number`, `true`/`false` for a boolean, JSON for anything else; an
 //! empty cell leaves the value out.
 //!
-//! [`Rows`] reads one row at a time from any [`Read`](std::io::Read), so
+//! [`Rows`] reads one row at a time from any [`Read`], so
 //! the rows of a file are never all in memory; [`RowTypes::check`] turns
 //! a [`RawRow`] into a [`Row`] or the diagnostics (`TQX_EVAL_INVALID`)
 //! that name the file, the row, its line and the JSON pointer of the
@@ -828,8 +828,9 @@ fn escape(token: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Opens the data file at `path` through `fs` and reads its rows (for an
-/// eval runner: the rows a compiled entry's [`DatasetDecl`]
-/// (`crate::dto::DatasetDecl`) names, checked by its [`RowTypes`]).
+/// eval runner: the rows a compiled entry's
+/// [`DatasetDecl`](crate::dto::DatasetDecl) names, checked by its
+/// [`RowTypes`]).
 ///
 /// # Errors
 /// `TQX_IO` when the file cannot be opened, or its extension is neither
