@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use templiqx::{AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter};
-use templiqx_build::Loader;
+use templiqx_build::{CompiledContract, Loader};
 use templiqx_contracts::{CapabilityProfile, Json, RenderedInteraction, RuntimeFailure};
 use templiqx_eval::Eval;
 
@@ -92,9 +92,9 @@ fn write_rows(path: &Path, written: &AtomicUsize) {
     }
 }
 
-#[cfg(unix)]
-#[test]
-fn dataset_rows_are_read_as_the_executions_go_not_all_up_front() {
+/// The package in a fresh directory with `rows` as its data file,
+/// compiled without errors.
+fn package(rows: &str) -> (tempfile::TempDir, Vec<CompiledContract>) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::create_dir_all(root.join("contracts")).unwrap();
@@ -105,17 +105,28 @@ fn dataset_rows_are_read_as_the_executions_go_not_all_up_front() {
     )
     .unwrap();
     std::fs::write(root.join("contracts/main.yaml"), CONTRACT).unwrap();
-    let data = root.join("evals/rows.jsonl");
-    let all: String = (1..=ROWS).map(row).collect();
-    std::fs::write(&data, all).unwrap();
-    let target = CapabilityProfile::parse_list("structured_output");
-    let contracts = Loader::new(root).compile_package(root, &target).unwrap();
+    std::fs::write(root.join("evals/rows.jsonl"), rows).unwrap();
+    let contracts = Loader::new(root).compile_package(root, &target()).unwrap();
     let errors: Vec<_> = contracts[0]
         .diagnostics
         .iter()
         .filter(|d| d.is_error())
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
+    (dir, contracts)
+}
+
+fn target() -> CapabilityProfile {
+    CapabilityProfile::parse_list("structured_output")
+}
+
+#[cfg(unix)]
+#[test]
+fn dataset_rows_are_read_as_the_executions_go_not_all_up_front() {
+    let all: String = (1..=ROWS).map(row).collect();
+    let (dir, contracts) = package(&all);
+    let data = dir.path().join("evals/rows.jsonl");
+    let target = target();
     // Selecting reads every row once (to check, name and render it) ...
     let mut eval = Eval::new(&contracts).concurrency(8);
     assert_eq!(eval.select().unwrap().len(), ROWS);
@@ -158,4 +169,27 @@ fn dataset_rows_are_read_as_the_executions_go_not_all_up_front() {
     let ahead = probe.ahead.load(Ordering::SeqCst);
     assert!(ahead < ROWS / 4, "{ahead} rows read ahead of the calls");
     writer.join().unwrap();
+}
+
+#[test]
+fn a_row_that_no_longer_reads_during_the_run_is_not_run_and_a_note_says_so() {
+    let rows: String = (1..=3).map(row).collect();
+    let (dir, contracts) = package(&rows);
+    let mut eval = Eval::new(&contracts);
+    assert_eq!(eval.select().unwrap().len(), 3);
+    // The file changes between the selection and the run: row 2 loses
+    // its required input.
+    let changed = format!("{}{{\"id\": \"r2\", \"inputs\": {{}}}}\n{}", row(1), row(3));
+    std::fs::write(dir.path().join("evals/rows.jsonl"), changed).unwrap();
+    let outcome = block_on(eval.run(&crate::common::Always::new(
+        serde_json::json!({ "label": "positive" }),
+    )))
+    .unwrap();
+    assert_eq!(outcome.stats.overall.summary.executions, 2);
+    let note = outcome
+        .notes
+        .iter()
+        .find(|n| n.contains("did not read again"))
+        .unwrap_or_else(|| panic!("{:?}", outcome.notes));
+    assert!(note.starts_with("1 dataset row(s)"), "{note}");
 }
