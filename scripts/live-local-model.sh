@@ -25,7 +25,11 @@
 # (2048; a generation that runs away inside a string is bounded sooner by the
 # drafting contract's `maxLength`s, which llama.cpp's JSON schema grammar
 # honours, so the drafting step still ends with a typed output),
-# TEMPLIQX_LIVE_TIMEOUT_MS (per attempt, 300000), TEMPLIQX_LIVE_OUT (where the
+# TEMPLIQX_LIVE_TIMEOUT_MS (per attempt, 300000), TEMPLIQX_LIVE_FILTER (space-
+# separated `contract::fixture` globs handed to `templiqx eval --filter`, e.g.
+# 'lease-term-extraction::labelled-leases#1* lease-summary-drafting::*' for
+# a few dataset rows and the judged drafting; unset: every fixture),
+# TEMPLIQX_LIVE_OUT (where the
 # eval report, JUnit file and history go; target/live), TEMPLIQX_LIVE_DB (the
 # eval history; $TEMPLIQX_LIVE_OUT/eval.sqlite, kept across runs, so a second
 # run can compare with --baseline last): the server answers one
@@ -159,7 +163,15 @@ CRM3_PROVIDER=openai CRM3_BASE_URL="$base" CRM3_MODEL=gemma-3-270m \
   CRM3_STRUCTURED_OUTPUT=json-object-schema CRM3_DEVELOPER_AS_SYSTEM=1 CRM3_MAX_TOKENS_FIELD=max_tokens CRM3_TIMEOUT_MS="$timeout_ms" \
   "$bin/crm3-host" || echo "(the host stopped: see the failure above)"
 
-echo "== templiqx eval: every CRM3 fixture $runs times"
+filters=()
+for glob in ${TEMPLIQX_LIVE_FILTER:-}; do
+  filters+=(--filter "$glob")
+done
+if [ ${#filters[@]} -gt 0 ]; then
+  echo "== templiqx eval: the CRM3 fixtures matching ${TEMPLIQX_LIVE_FILTER}, $runs times each"
+else
+  echo "== templiqx eval: every CRM3 fixture $runs times"
+fi
 out=${TEMPLIQX_LIVE_OUT:-target/live}
 mkdir -p "$out"
 db=${TEMPLIQX_LIVE_DB:-$out/eval.sqlite}
@@ -170,7 +182,7 @@ db=${TEMPLIQX_LIVE_DB:-$out/eval.sqlite}
   --structured-output json-object-schema --developer-as-system \
   --max-tokens-field-legacy --timeout-ms "$timeout_ms" \
   --repeat "$runs" --concurrency 1 --db "$db" --report "$out/eval.html" \
-  --junit "$out/eval.xml" || true
+  --junit "$out/eval.xml" "${filters[@]}" || true
 echo "(report: $out/eval.html; JUnit: $out/eval.xml; history: $db)"
 echo "(this run again, its table and failures, from the history alone:"
 echo " $bin/templiqx eval show --db $db)"
