@@ -136,14 +136,14 @@ codes! {
     RuntimeInvalidResponse => "TQX_RUNTIME_INVALID_RESPONSE",
     /// The runtime failed permanently; retrying will not help.
     RuntimePermanent => "TQX_RUNTIME_PERMANENT",
-    /// Include nodes form a cycle.
-    IncludeCycle => "TQX_INCLUDE_CYCLE",
-    /// An include path is missing, or leaves its package root.
-    IncludeUnresolved => "TQX_INCLUDE_UNRESOLVED",
     /// A warning of an adapter combinator (`templiqx::fallback`): a member
     /// was skipped, not called, because it lacks a capability the
     /// interaction requires (`docs/runtime.md`, "Fallback and round robin").
     AdapterSkipped => "TQX_ADAPTER_SKIPPED",
+    /// Include nodes form a cycle.
+    IncludeCycle => "TQX_INCLUDE_CYCLE",
+    /// An include path is missing, or leaves its package root.
+    IncludeUnresolved => "TQX_INCLUDE_UNRESOLVED",
     /// A partial is not a YAML list of content nodes.
     IncludeInvalid => "TQX_INCLUDE_INVALID",
     /// A tool-contract `$ref` names no entry, has no pin, or a wrong pin.
