@@ -19,33 +19,30 @@ use templiqx_eval::cost::CostTotals;
 use templiqx_eval::stats::{Rate, Summary};
 use templiqx_eval::{Endpoint, FakeAdapter, Outcome, Prices, Variant, VariantOutcome};
 
-/// The adapter of one variant: any provider `eval` knows.
+/// The adapter of one variant: a provider's, run as `templiqx run` and a
+/// chain's members run it ([`Adapter`]), or the fake provider's.
 pub enum VariantAdapter {
-    /// `templiqx-openai`.
-    OpenAi(Box<templiqx_openai::OpenAiAdapter>),
-    /// `templiqx-anthropic`.
-    Anthropic(Box<templiqx_anthropic::AnthropicAdapter>),
+    /// `templiqx-openai` or `templiqx-anthropic`.
+    Provider(Box<Adapter>),
     /// The fake provider, answering as one of its models.
     Fake(FakeAdapter),
 }
 
+/// Every call goes to the variant's own adapter.
 impl AsyncRuntimeAdapter for VariantAdapter {
     fn descriptor(&self) -> &AdapterDescriptor {
         match self {
-            VariantAdapter::OpenAi(a) => a.descriptor(),
-            VariantAdapter::Anthropic(a) => a.descriptor(),
+            VariantAdapter::Provider(a) => a.descriptor(),
             VariantAdapter::Fake(a) => a.descriptor(),
         }
     }
 
-    /// The variant's own adapter's (`--recover-output`): the port's
-    /// `execute` asks the adapter it runs on, this one, so a variant
+    /// The variant's own adapter's (`--recover-output`), so a variant
     /// recovers as the same adapter does alone (`docs/runtime.md`, "Output
     /// recovery").
     fn output_recovery(&self) -> templiqx::OutputRecovery {
         match self {
-            VariantAdapter::OpenAi(a) => a.output_recovery(),
-            VariantAdapter::Anthropic(a) => a.output_recovery(),
+            VariantAdapter::Provider(a) => a.output_recovery(),
             VariantAdapter::Fake(a) => a.output_recovery(),
         }
     }
@@ -55,16 +52,14 @@ impl AsyncRuntimeAdapter for VariantAdapter {
         request: &RenderedInteraction<'_>,
     ) -> Result<AdapterOutput, RuntimeFailure> {
         match self {
-            VariantAdapter::OpenAi(a) => a.invoke(request).await,
-            VariantAdapter::Anthropic(a) => a.invoke(request).await,
+            VariantAdapter::Provider(a) => a.invoke(request).await,
             VariantAdapter::Fake(a) => a.invoke(request).await,
         }
     }
 
     fn redact(&self, text: &str) -> String {
         match self {
-            VariantAdapter::OpenAi(a) => a.redact(text),
-            VariantAdapter::Anthropic(a) => a.redact(text),
+            VariantAdapter::Provider(a) => a.redact(text),
             VariantAdapter::Fake(a) => a.redact(text),
         }
     }
@@ -75,8 +70,7 @@ impl AsyncRuntimeAdapter for VariantAdapter {
         sink: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<AdapterOutput, RuntimeFailure> {
         match self {
-            VariantAdapter::OpenAi(a) => a.invoke_streaming(request, sink).await,
-            VariantAdapter::Anthropic(a) => a.invoke_streaming(request, sink).await,
+            VariantAdapter::Provider(a) => a.invoke_streaming(request, sink).await,
             VariantAdapter::Fake(a) => a.invoke_streaming(request, sink).await,
         }
     }
@@ -88,8 +82,7 @@ impl AsyncRuntimeAdapter for VariantAdapter {
         attempts_made: u32,
     ) -> bool {
         match self {
-            VariantAdapter::OpenAi(a) => a.before_retry(request, failure, attempts_made).await,
-            VariantAdapter::Anthropic(a) => a.before_retry(request, failure, attempts_made).await,
+            VariantAdapter::Provider(a) => a.before_retry(request, failure, attempts_made).await,
             VariantAdapter::Fake(a) => a.before_retry(request, failure, attempts_made).await,
         }
     }
@@ -359,11 +352,10 @@ fn adapter<'c>(
     })
     .to_string();
     let endpoint = Endpoint::new(kind.name(), spec.model.clone()).transport(transport);
-    let adapter = match adapter {
-        Adapter::OpenAi(a) => VariantAdapter::OpenAi(Box::new(a)),
-        Adapter::Anthropic(a) => VariantAdapter::Anthropic(Box::new(a)),
-    };
-    Ok((Variant::new(spec.name.clone(), &endpoint), adapter))
+    Ok((
+        Variant::new(spec.name.clone(), &endpoint),
+        VariantAdapter::Provider(Box::new(adapter)),
+    ))
 }
 
 /// The price table at `--prices FILE`.
