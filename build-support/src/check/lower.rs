@@ -466,28 +466,7 @@ impl<'d> Lowerer<'_, '_, 'd> {
             return false;
         }
         let Some(param) = &p.schema else { return false };
-        // What the compiler knows of the argument's values.
-        let from = match (&e.kind, ty) {
-            (ExprKind::Literal { .. }, _) | (_, Ty::Error) => None,
-            (_, Ty::Schema(s)) => Some(s.clone()),
-            (_, Ty::NonNull(s)) => Some(Schema {
-                types: known_types(s).without_null(),
-                ..s.clone()
-            }),
-            (_, Ty::Legacy) => Some(Schema {
-                types: TypeSet::of(JsonType::String),
-                ..Schema::ANY
-            }),
-            (_, Ty::Types(t)) => Some(Schema {
-                types: t,
-                ..Schema::ANY
-            }),
-        };
-        let ok = match (&e.kind, &from) {
-            (ExprKind::Literal { value }, _) => validate(param, value.as_value()).is_ok(),
-            (_, None) => true,
-            (_, Some(from)) => assignable(from, param),
-        };
+        let (from, ok) = fit(e, ty, param);
         if !ok {
             self.err(
                 Code::ComponentArgument,
@@ -829,6 +808,38 @@ impl<'d> Lowerer<'_, '_, 'd> {
 }
 
 /// The kind of a parsed expression.
+/// Whether the values of `e` (of type `ty`) fit `target`: a literal's
+/// value validates against it; any other expression's values, as the
+/// compiler knows them, are [`assignable`] to it. Also returns what the
+/// compiler knows of those values as a schema (`None` for a literal, whose
+/// value is known, and for an erroneous type), for a caller that compares
+/// further (a component argument: whether it [implies](implies) the
+/// parameter). Used for component arguments and a judge's `with` inputs.
+fn fit(e: &dto::Expr, ty: Ty<'_>, target: &Schema) -> (Option<Schema>, bool) {
+    let from = match (&e.kind, ty) {
+        (ExprKind::Literal { .. }, _) | (_, Ty::Error) => None,
+        (_, Ty::Schema(s)) => Some(s.clone()),
+        (_, Ty::NonNull(s)) => Some(Schema {
+            types: known_types(s).without_null(),
+            ..s.clone()
+        }),
+        (_, Ty::Legacy) => Some(Schema {
+            types: TypeSet::of(JsonType::String),
+            ..Schema::ANY
+        }),
+        (_, Ty::Types(t)) => Some(Schema {
+            types: t,
+            ..Schema::ANY
+        }),
+    };
+    let ok = match (&e.kind, &from) {
+        (ExprKind::Literal { value }, _) => validate(target, value.as_value()).is_ok(),
+        (_, None) => true,
+        (_, Some(from)) => assignable(from, target),
+    };
+    (from, ok)
+}
+
 fn kind_of(kind: &ExprKind) -> Kind {
     match kind {
         ExprKind::Ref { .. } => Kind::Ref,

@@ -12,14 +12,11 @@
 //! the judge's `output_schema`.
 
 use super::{CHECK, Frame, Lowerer};
-use crate::check::types::{Ty, assignable, known_types};
+use crate::check::types::Ty;
 use crate::check::{Cx, Decls};
 use crate::dto::{self, ExprKind, JudgeResolution};
 use templiqx_contracts::expr::Place;
-use templiqx_contracts::validate::validate;
-use templiqx_contracts::{
-    AsValue, Code, Interaction, JsonType, Schema, Seq, Str, TypeSet, ir, words,
-};
+use templiqx_contracts::{Code, Interaction, Schema, Seq, Str, ir, words};
 
 /// What a `with` expression is called in diagnostics.
 const WITH: &str = "a judge's `with`";
@@ -226,27 +223,7 @@ impl Lowerer<'_, '_, '_> {
             );
             return;
         };
-        let from = match (&e.kind, ty) {
-            (ExprKind::Literal { .. }, _) | (_, Ty::Error) => None,
-            (_, Ty::Schema(s)) => Some(s.clone()),
-            (_, Ty::NonNull(s)) => Some(Schema {
-                types: known_types(s).without_null(),
-                ..s.clone()
-            }),
-            (_, Ty::Legacy) => Some(Schema {
-                types: TypeSet::of(JsonType::String),
-                ..Schema::ANY
-            }),
-            (_, Ty::Types(t)) => Some(Schema {
-                types: t,
-                ..Schema::ANY
-            }),
-        };
-        let ok = match (&e.kind, &from) {
-            (ExprKind::Literal { value }, _) => validate(&field.schema, value.as_value()).is_ok(),
-            (_, None) => true,
-            (_, Some(from)) => assignable(from, &field.schema),
-        };
+        let (_, ok) = super::fit(e, ty, &field.schema);
         if !ok {
             self.err(
                 Code::JudgeInput,
