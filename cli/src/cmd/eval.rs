@@ -13,7 +13,7 @@
 use crate::args::{EvalProviderKind, GateScopeArg, ProviderKind};
 use crate::cmd::{eval_out, eval_variants};
 use crate::compile::compile_inputs;
-use crate::provider::{Adapter, Chain};
+use crate::provider::{Adapter, Chain, without_userinfo};
 use crate::ui::{Status, Ui};
 use std::future::Future;
 use std::io;
@@ -473,19 +473,6 @@ fn configure(options: &Options<'_>) -> Result<(Option<Provider>, Endpoint), Diag
             format!("the {} adapter refuses its configuration: {message}", kind.name()),
         )
         .help("fix the flag it names (see `templiqx eval --help` and docs/adapters.md); nothing was sent").into()),
-    }
-}
-
-/// `url` without the `user:password@` a URL may carry: what the history
-/// keeps is never a secret.
-pub(crate) fn without_userinfo(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
-        None => url.to_owned(),
     }
 }
 

@@ -5,8 +5,8 @@
 //! (`--prices`), and the table that shows the variants side by side.
 
 use crate::args::{EvalProviderKind, ProviderKind};
-use crate::cmd::eval::{Options, without_userinfo};
-use crate::provider::Adapter;
+use crate::cmd::eval::Options;
+use crate::provider::{Adapter, without_userinfo};
 use crate::ui::Ui;
 use anstyle::{AnsiColor, Style};
 use std::io;
