@@ -242,6 +242,8 @@ impl AsyncRuntimeAdapter for FakeAdapter {
                     usage: Some(Usage {
                         input_tokens: tokens(prompt),
                         output_tokens: tokens(answer),
+                        // The fake has no prompt cache (`docs/eval.md`, "Cost").
+                        cached_input_tokens: 0,
                     }),
                 })
             }

@@ -59,6 +59,8 @@ pub fn aggregate(events: &[ScenarioStreamEvent]) -> Result<StreamAggregate, Diag
                         .map(|(input_tokens, output_tokens)| Usage {
                             input_tokens,
                             output_tokens,
+                            // A scenario's `usage` event has no cached count.
+                            cached_input_tokens: 0,
                         })
                         .ok_or_else(|| {
                             Diagnostic::error(

@@ -73,13 +73,31 @@ impl AdapterDescriptor {
     }
 }
 
-/// Token usage reported by a provider.
+/// Token usage reported by a provider, in tokens as the provider counts
+/// them (`docs/adapters.md`, "Reading the answer").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
-    /// Prompt tokens.
+    /// Prompt tokens: every input token the provider processed, those it
+    /// read from its prompt cache included (for Anthropic, whose
+    /// `input_tokens` leaves cache reads and writes out, the adapter adds
+    /// them back).
     pub input_tokens: u64,
     /// Completion tokens.
     pub output_tokens: u64,
+    /// Of [`Usage::input_tokens`], those the provider read from its prompt
+    /// cache (priced apart by `templiqx eval --prices`, `docs/eval.md`,
+    /// "Cost"): OpenAI's `usage.prompt_tokens_details.cached_tokens`,
+    /// Anthropic's `usage.cache_read_input_tokens`. 0 when the provider
+    /// reports none (no cache hit, or a server without a prompt cache);
+    /// never more than `input_tokens` from the bundled adapters.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_input_tokens: u64,
+}
+
+/// Whether `n` is 0 (serde: a usage without cached tokens serializes as
+/// before they were counted).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What one successful invocation returned.

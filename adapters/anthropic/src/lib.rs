@@ -198,8 +198,26 @@ pub struct AnthropicAttempt {
     stop: Option<String>,
     input_tokens: Option<u64>,
     output_tokens: Option<u64>,
+    /// `cache_creation_input_tokens` and `cache_read_input_tokens`, as
+    /// `message_start` and `message_delta` report them.
+    cache_creation_tokens: Option<u64>,
+    cache_read_tokens: Option<u64>,
     model: Option<String>,
     id: Option<String>,
+}
+
+impl AnthropicAttempt {
+    /// Takes the counts a stream event's `usage` has (`message_start`'s
+    /// `message.usage`, `message_delta`'s `usage`, whose counts are
+    /// cumulative), keeping the earlier ones it lacks.
+    fn count(&mut self, u: &Json) {
+        self.input_tokens = token_count(u, "input_tokens").or(self.input_tokens);
+        self.output_tokens = token_count(u, "output_tokens").or(self.output_tokens);
+        self.cache_creation_tokens =
+            token_count(u, "cache_creation_input_tokens").or(self.cache_creation_tokens);
+        self.cache_read_tokens =
+            token_count(u, "cache_read_input_tokens").or(self.cache_read_tokens);
+    }
 }
 
 impl WireFormat for Anthropic {
@@ -378,9 +396,7 @@ impl WireFormat for Anthropic {
                     (attempt.model, attempt.id) = (identity.model, identity.id);
                 }
                 if let Some(u) = data.pointer("/message/usage") {
-                    attempt.input_tokens = token_count(u, "input_tokens").or(attempt.input_tokens);
-                    attempt.output_tokens =
-                        token_count(u, "output_tokens").or(attempt.output_tokens);
+                    attempt.count(u);
                 }
             }
             "content_block_start" => {
@@ -417,9 +433,7 @@ impl WireFormat for Anthropic {
                     attempt.stop = Some(s.to_owned());
                 }
                 if let Some(u) = data.get("usage") {
-                    attempt.output_tokens =
-                        token_count(u, "output_tokens").or(attempt.output_tokens);
-                    attempt.input_tokens = token_count(u, "input_tokens").or(attempt.input_tokens);
+                    attempt.count(u);
                 }
             }
             "message_stop" => return Ok(Flow::Done),
@@ -467,10 +481,12 @@ impl WireFormat for Anthropic {
             ));
         }
         let usage = match (attempt.input_tokens, attempt.output_tokens) {
-            (Some(input_tokens), Some(output_tokens)) => Some(Usage {
+            (Some(input_tokens), Some(output_tokens)) => Some(usage_of(
                 input_tokens,
                 output_tokens,
-            }),
+                attempt.cache_creation_tokens.unwrap_or(0),
+                attempt.cache_read_tokens.unwrap_or(0),
+            )),
             _ => None,
         };
         let input = attempt.tool_index.map(|_| {
@@ -618,10 +634,37 @@ fn error_event(data: &Json) -> RuntimeFailure {
     failure
 }
 
-/// `usage.input_tokens` and `usage.output_tokens`.
+/// The usage of a message's `usage` object ([`usage_of`]); `None` without
+/// `input_tokens` and `output_tokens`.
 fn usage(u: &Json) -> Option<Usage> {
-    Some(Usage {
-        input_tokens: token_count(u, "input_tokens")?,
-        output_tokens: token_count(u, "output_tokens")?,
-    })
+    Some(usage_of(
+        token_count(u, "input_tokens")?,
+        token_count(u, "output_tokens")?,
+        token_count(u, "cache_creation_input_tokens").unwrap_or(0),
+        token_count(u, "cache_read_input_tokens").unwrap_or(0),
+    ))
+}
+
+/// A message's [`Usage`] from the counts of its `usage` object.
+///
+/// Per Anthropic's API reference, the Messages response's `usage`
+/// (<https://docs.anthropic.com/en/api/messages>) and its prompt caching
+/// guide (<https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching>,
+/// "Tracking cache performance"), `input_tokens` counts only the input
+/// tokens after the last cache breakpoint: the tokens written to the cache
+/// (`cache_creation_input_tokens`) and read from it
+/// (`cache_read_input_tokens`) are counted apart. So
+/// [`Usage::input_tokens`] is their sum, every input token the model read,
+/// and [`Usage::cached_input_tokens`] the cache reads; a cache write is
+/// counted as input (`docs/adapters.md`, "Reading the answer";
+/// `docs/eval.md`, "Cost"). A missing cache count is 0 (older servers and
+/// compatible ones without a cache send none).
+fn usage_of(input: u64, output: u64, cache_creation: u64, cache_read: u64) -> Usage {
+    Usage {
+        input_tokens: input
+            .saturating_add(cache_creation)
+            .saturating_add(cache_read),
+        output_tokens: output,
+        cached_input_tokens: cache_read,
+    }
 }

@@ -625,11 +625,28 @@ fn truncated(
     }
 }
 
-/// `usage.prompt_tokens` and `usage.completion_tokens`.
+/// `usage.prompt_tokens` and `usage.completion_tokens`, with
+/// `usage.prompt_tokens_details.cached_tokens` as the cached input tokens
+/// (0 when absent or null, as from servers without a prompt cache).
+///
+/// Per OpenAI's API reference, the chat completion object
+/// (<https://platform.openai.com/docs/api-reference/chat/object>, `usage`;
+/// the same `usage` ends a stream asked for with `include_usage`),
+/// `prompt_tokens` counts every prompt token and `cached_tokens` those of
+/// them read from the prompt cache, so `prompt_tokens` is the
+/// [`Usage::input_tokens`] as it is. A cached count above `prompt_tokens`
+/// (a server's slip) is capped at it (`docs/adapters.md`, "Reading the
+/// answer").
 fn usage(u: &Json) -> Option<Usage> {
+    let input_tokens = token_count(u, "prompt_tokens")?;
+    let cached = u
+        .get("prompt_tokens_details")
+        .and_then(|d| token_count(d, "cached_tokens"))
+        .unwrap_or(0);
     Some(Usage {
-        input_tokens: token_count(u, "prompt_tokens")?,
+        input_tokens,
         output_tokens: token_count(u, "completion_tokens")?,
+        cached_input_tokens: cached.min(input_tokens),
     })
 }
 

@@ -332,6 +332,7 @@ fn the_streamed_drafting_aggregates_to_its_golden() {
     let sum = Usage {
         input_tokens: 412,
         output_tokens: 96,
+        cached_input_tokens: 0,
     };
     assert_eq!((aggregate.usage, usage), (Some(sum), Some(sum)));
     assert!(aggregate.explicit_output);
@@ -380,7 +381,8 @@ fn an_explicit_finish_output_takes_precedence_over_the_deltas() {
         aggregate.usage,
         Some(Usage {
             input_tokens: 5,
-            output_tokens: 3
+            output_tokens: 3,
+            cached_input_tokens: 0,
         })
     );
     // Streaming still replays the fixture deltas, in order.

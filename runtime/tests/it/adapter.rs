@@ -39,6 +39,7 @@ impl Scripted {
                             usage: Some(Usage {
                                 input_tokens: 3,
                                 output_tokens: 2,
+                                cached_input_tokens: 1,
                             }),
                         })
                     })
@@ -234,7 +235,8 @@ fn success_receipt_matches_the_documented_shape() {
         execution.usage,
         Some(Usage {
             input_tokens: 3,
-            output_tokens: 2
+            output_tokens: 2,
+            cached_input_tokens: 1,
         })
     );
     assert_eq!(

@@ -56,6 +56,7 @@ impl Canned {
             usage: Some(Usage {
                 input_tokens: 21,
                 output_tokens: 5,
+                cached_input_tokens: 0,
             }),
         })
     }
@@ -192,7 +193,8 @@ fn a_valid_output_comes_back_typed_with_its_receipt_usage_and_attempts() {
             executed.usage,
             Some(Usage {
                 input_tokens: 21,
-                output_tokens: 5
+                output_tokens: 5,
+                cached_input_tokens: 0,
             })
         );
         assert_eq!(executed.attempts, 1);

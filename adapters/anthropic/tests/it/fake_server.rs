@@ -539,3 +539,63 @@ async fn a_whole_body_answering_a_streamed_request_is_read_as_one() {
     assert_eq!(execution.attempts, 2, "the error object was retried");
     assert_eq!(execution.output, json!({ "rent": 900, "notice_days": 30 }));
 }
+
+#[tokio::test]
+async fn cache_reads_and_writes_count_as_input_and_cache_reads_as_cached_in_bodies_and_streams() {
+    // Anthropic's `input_tokens` leaves the cache's tokens out: the
+    // adapter adds the writes and reads back, and the reads are cached.
+    let cached = |usage: Value| {
+        let mut body: Value = serde_json::from_str(&message(
+            json!([{ "type": "tool_use", "id": "toolu_1", "name": "emit_output",
+                     "input": { "rent": 900, "notice_days": 30 } }]),
+            "tool_use",
+        ))
+        .unwrap();
+        body["usage"] = usage;
+        Reply::Raw(200, vec![], body.to_string())
+    };
+    let mut started = stream_events(&["{\"rent\": 900, \"notice_days\": 30}"], "tool_use");
+    started[0].1["message"]["usage"] = json!({ "input_tokens": 5, "output_tokens": 1,
+        "cache_creation_input_tokens": 0, "cache_read_input_tokens": 2048 });
+    // A `message_delta` that repeats the cumulative input counts, as newer
+    // servers do, overrides `message_start`'s.
+    let mut repeated = started.clone();
+    let delta = repeated.len() - 2;
+    repeated[delta].1["usage"] = json!({ "output_tokens": 23, "input_tokens": 7,
+        "cache_creation_input_tokens": 100, "cache_read_input_tokens": 2048 });
+    let (base, _fake) = serve(vec![
+        cached(json!({ "input_tokens": 20, "output_tokens": 17,
+                       "cache_creation_input_tokens": 1000, "cache_read_input_tokens": 3000 })),
+        cached(json!({ "input_tokens": 20, "output_tokens": 17,
+                       "cache_creation_input_tokens": null })),
+        sse(started),
+        sse(repeated),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let u = adapter.execute(&request).await.unwrap().usage.unwrap();
+        seen.push((u.input_tokens, u.cached_input_tokens, u.output_tokens));
+    }
+    for _ in 0..2 {
+        let u = adapter
+            .execute_streaming(&request, &mut |_| {})
+            .await
+            .unwrap()
+            .usage
+            .unwrap();
+        seen.push((u.input_tokens, u.cached_input_tokens, u.output_tokens));
+    }
+    assert_eq!(
+        seen,
+        [
+            (4020, 3000, 17),
+            (20, 0, 17),
+            (2053, 2048, 23),
+            (2155, 2048, 23)
+        ]
+    );
+}

@@ -722,3 +722,57 @@ async fn a_stream_cut_after_its_finish_reason_stands_and_one_cut_before_does_not
     );
     assert!(error.failure.detail.contains("broke off"), "{error}");
 }
+
+/// A completion whose `usage` is `usage`.
+fn completion_with_usage(usage: Value) -> Reply {
+    let mut body: Value = serde_json::from_str(&completion(OUTPUT, "stop")).unwrap();
+    body["usage"] = usage;
+    Reply::Raw(200, vec![], body.to_string())
+}
+
+#[tokio::test]
+async fn cached_prompt_tokens_are_read_from_prompt_tokens_details_in_bodies_and_streams() {
+    // OpenAI's `prompt_tokens` includes the cached tokens; the details may
+    // be absent or null (servers without a prompt cache).
+    let cached = json!({ "prompt_tokens": 2006, "completion_tokens": 300, "total_tokens": 2306,
+                         "prompt_tokens_details": { "cached_tokens": 1920, "audio_tokens": 0 } });
+    let null_details = json!({ "prompt_tokens": 42, "completion_tokens": 9,
+                               "prompt_tokens_details": null });
+    let too_many = json!({ "prompt_tokens": 10, "completion_tokens": 9,
+                           "prompt_tokens_details": { "cached_tokens": 64 } });
+    let events = vec![
+        chunk(json!({ "role": "assistant", "content": OUTPUT }), None),
+        chunk(json!({}), Some("stop")),
+        json!({ "id": "c", "object": "chat.completion.chunk", "choices": [],
+                "usage": { "prompt_tokens": 1200, "completion_tokens": 11,
+                           "prompt_tokens_details": { "cached_tokens": 1152 } } })
+        .to_string(),
+        "[DONE]".to_owned(),
+    ];
+    let (base, _fake) = serve(vec![
+        completion_with_usage(cached),
+        completion_with_usage(null_details),
+        completion_with_usage(too_many),
+        sse(events),
+    ])
+    .await;
+    let i = default_contract();
+    let request = render(&i);
+    let adapter = adapter(&base);
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let u = adapter.execute(&request).await.unwrap().usage.unwrap();
+        seen.push((u.input_tokens, u.cached_input_tokens, u.output_tokens));
+    }
+    let u = adapter
+        .execute_streaming(&request, &mut |_| {})
+        .await
+        .unwrap()
+        .usage
+        .unwrap();
+    seen.push((u.input_tokens, u.cached_input_tokens, u.output_tokens));
+    assert_eq!(
+        seen,
+        [(2006, 1920, 300), (42, 0, 9), (10, 10, 9), (1200, 1152, 11)]
+    );
+}
