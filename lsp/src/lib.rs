@@ -39,11 +39,13 @@
 //!   [`templiqx::render()`] from the last compilation), or the `TQX_*` codes
 //!   of why it cannot be rendered.
 //! * **Completion** of reference paths (after `inputs.`, `context.`, a
-//!   `for_each` item, a component parameter, `output.` in an eval check;
-//!   nested properties, with types and descriptions), filters, content
-//!   node and expression kinds, component names, capability names and the
-//!   keywords of the bounded JSON Schema subset, each where the format
-//!   expects it; in a half-typed document too (never an error).
+//!   `for_each` item, a component parameter, `output.` in an eval check,
+//!   `judge.` in the `pass` of a model-graded check; nested properties,
+//!   with types and descriptions), a judge's input names as the keys of its
+//!   `with`, filters, content node and expression kinds, component names,
+//!   capability names and the keywords of the bounded JSON Schema subset,
+//!   each where the format expects it; in a half-typed document too (never
+//!   an error).
 //! * **Go to definition** from a reference (each segment) to its
 //!   declaration, from a component invocation to the component, from an
 //!   include path to the partial; from an include's `from_dependency` to

@@ -184,6 +184,9 @@ pub(crate) enum Side {
     Here,
     /// The contract that declares what it references.
     Decl,
+    /// The judge contract of the model-graded check whose `pass` holds the
+    /// reference: it declares the root `judge` ([`judge_output`]).
+    Judge,
 }
 
 /// What a reference (prefix) names.
@@ -320,21 +323,50 @@ pub(crate) fn resolve<'a>(
                     at: Some((Side::Here, key.span)),
                 })
             }
-            "output" => {
-                let (key, schema) = entry(&decl.root, "output_schema")?;
-                Some(Declared {
-                    what: "output",
-                    name: "output".to_owned(),
-                    schema: Some((Side::Decl, schema)),
-                    required: Some(true),
-                    description: schema.get("description").and_then(Node::as_str),
-                    at: Some((Side::Decl, key.span)),
-                })
-            }
+            "output" => output_of(decl, Side::Decl, "output"),
             _ => None,
         };
     }
     walk(declared?, rest)
+}
+
+/// What a root that is a contract's output names (`output`, or `judge` in
+/// a `pass`): a value typed by the `output_schema` of `contract` (in the
+/// tree `side`), declared at its key.
+fn output_of<'a>(contract: &'a Tree, side: Side, root: &'static str) -> Option<Declared<'a>> {
+    let (key, schema) = entry(&contract.root, "output_schema")?;
+    Some(Declared {
+        what: root,
+        name: root.to_owned(),
+        schema: Some((side, schema)),
+        required: Some(true),
+        description: schema.get("description").and_then(Node::as_str),
+        at: Some((side, key.span)),
+    })
+}
+
+/// What the root `judge` names in the `pass` of a model-graded check
+/// (`docs/format.md`, "Model-graded checks"): the output of the judge
+/// contract `judge`, typed by its `output_schema`; its properties are
+/// walked as every root's are ([`walk`]).
+pub(crate) fn judge_output(judge: &Tree) -> Option<Declared<'_>> {
+    output_of(judge, Side::Judge, "judge")
+}
+
+/// The model-graded check (`kind: judge`) that holds `hit` in its `pass`
+/// (`/evals/i/expect/j/check/pass/…`) or its `with`
+/// (`/evals/i/expect/j/check/with/…`), with which of the two: the check's
+/// mapping and `"pass"` or `"with"` (`docs/format.md`, "Model-graded
+/// checks").
+pub(crate) fn judge_check<'a, 'h>(hit: &'h Hit<'a>) -> Option<(&'a Node, &'h str)> {
+    let token = |i: usize| hit.tokens.get(i).map(String::as_str);
+    let part = token(5).filter(|t| matches!(*t, "pass" | "with"))?;
+    let check = *hit.nodes.get(5)?;
+    (token(0) == Some("evals")
+        && token(2) == Some("expect")
+        && token(4) == Some("check")
+        && kind_of(check) == Some("judge"))
+    .then_some((check, part))
 }
 
 /// The `case_schema` of the eval entry whose `expect` holds `hit`

@@ -190,6 +190,22 @@ impl Workspace {
             })
     }
 
+    /// The contract of id `id` in the last compilation that read the file
+    /// at real `path` (its package's contracts; a judge of a model-graded
+    /// check is one, `docs/format.md`, "Model-graded checks"), as that
+    /// compilation read it; `None` when it lists none of that id or it did
+    /// not parse.
+    pub(crate) fn contract_by_id(&self, path: &Path, id: &str) -> Option<Tree> {
+        let compilation = self.compilation_of(path)?;
+        let contract = compilation.contracts().iter().find(|c| c.id == id)?;
+        let file = compilation.loader.sources.by_name(&contract.file)?;
+        Some(Tree {
+            path: compilation.path_of(&contract.file)?.to_path_buf(),
+            text: file.text.clone(),
+            root: file.root.clone()?,
+        })
+    }
+
     /// The real path of the file a URL names: the disk's canonical path, or
     /// that of its directory joined with its name (a new file), as
     /// [`Overlay`] keys documents.

@@ -20,8 +20,13 @@
 //! [`templiqx_build::schema::KEYWORDS`]). Expression kinds and reference
 //! roots are those the place of the cursor allows ([`Place`]: content
 //! keeps to the format's kinds and `inputs`/`context`; an eval check adds
-//! `compare`, `contains`, `length` and `output`; `docs/format.md`, "Where
-//! each kind is allowed"), so nothing offered is refused when written.
+//! `compare`, `contains`, `length` and `output`, and `judge` as the whole
+//! check only; the `pass` of a model-graded check adds the root `judge`;
+//! `docs/format.md`, "Where each kind is allowed"), so nothing offered is
+//! refused when written. In a model-graded check (`docs/format.md`,
+//! "Model-graded checks"), the judge contract (of the package's last
+//! compilation) declares `judge` in `pass`, typed by its `output_schema`,
+//! and the keys of `with`, its input names.
 
 use super::{Failure, RequestHandler, Session, hover};
 use crate::convert::LineIndex;
@@ -365,11 +370,21 @@ fn in_tree(
     let n = hit.nodes.len();
     let manifest = here.root.get("package").is_some();
     let contract = here.root.as_map().is_some() && !manifest;
+    // The judge contract of the model-graded check the cursor is in.
+    let judge = tree::judge_check(&hit)
+        .and_then(|(check, _)| check.get("contract")?.as_str())
+        .and_then(|id| workspace.contract_by_id(path, id));
+    let judge = judge.as_ref();
     // A key being typed.
     let key_suffix = if after.starts_with(':') { "" } else { ": " };
     if let Some((last, map)) = tokens.split_last()
         && last.contains(MARKER)
     {
+        if let (["evals", _, "expect", _, "check", "with"], Some(judge)) = (map, judge) {
+            let mut inputs = judge_inputs(judge, Some(hit.nodes[n - 2]));
+            inputs.suffix = key_suffix;
+            return inputs;
+        }
         if !is_schema(map, manifest) {
             return Completions::default();
         }
@@ -387,7 +402,7 @@ fn in_tree(
     let parent = hit.parent().and_then(tree::kind_of);
     let index = |token: &str| token.parse::<usize>().is_ok();
     match tokens.as_slice() {
-        [.., "path"] if parent == Some("ref") => references(decl, &hit, typed),
+        [.., "path"] if parent == Some("ref") => references(decl, judge, &hit, typed),
         [.., "filters"] if parent == Some("interpolate") => filters(workspace).wrapped(true),
         [.., "filters", i]
             if index(i) && tree::kind_of(hit.nodes[n - 3]) == Some("interpolate") =>
@@ -397,7 +412,15 @@ fn in_tree(
         [.., "kind"] => match slot(&hit, n - 2) {
             Some(Slot::Content) => kinds(templiqx_build::NODE_KINDS, "content node"),
             Some(Slot::Expression) => {
-                let allowed: Vec<&str> = place(&hit).kinds().map(Kind::as_str).collect();
+                // A whole check (`/evals/i/expect/j/check`) may be a
+                // `judge`; an operand, a `with` value or a `pass` never is.
+                let whole = tokens.len() == 6 && tokens[4] == "check";
+                let place = place(&hit);
+                let allowed: Vec<&str> = place
+                    .kinds()
+                    .filter(|k| whole || place.allows_operand(*k))
+                    .map(Kind::as_str)
+                    .collect();
                 kinds(&allowed, "expression")
             }
             None => Completions::default(),
@@ -415,6 +438,15 @@ fn in_tree(
             capabilities(workspace, path, &listed)
         }
         ["extensions", _, "capability"] if contract => capabilities(workspace, path, &[]),
+        // `with:` followed by a word on the next line: a key is begun.
+        ["evals", _, "expect", _, "check", "with"] if !typed.contains(|c| stops(c, false)) => {
+            let Some(judge) = judge else {
+                return Completions::default();
+            };
+            let mut inputs = judge_inputs(judge, None);
+            inputs.suffix = key_suffix;
+            inputs
+        }
         // `schema:` followed by a word on the next line: a key is begun.
         _ if is_schema(&tokens, manifest) && !typed.contains(|c| stops(c, false)) => {
             let mut keywords = keywords(workspace, None);
@@ -455,7 +487,7 @@ fn on_line(workspace: &Workspace, path: &Path, text: &str, offset: usize) -> Com
                 tokens: Vec::new(),
                 nodes: vec![&decl.root],
             };
-            references(&decl, &hit, value.trim_start_matches(['"', '\'']))
+            references(&decl, None, &hit, value.trim_start_matches(['"', '\'']))
         }
         "kind" => {
             let place = place_on_line(text, offset);
@@ -562,9 +594,13 @@ fn slot(hit: &Hit<'_>, k: usize) -> Option<Slot> {
         | ("left" | "right", Some("equals" | "compare"))
         | ("operand", Some("not"))
         | ("container" | "item", Some("contains"))
-        | ("of", Some("length")) => Some(Slot::Expression),
-        // A component argument.
-        _ if k >= 2 && token(k - 2) == Some("with") && kind(k - 2) == Some("component") => {
+        | ("of", Some("length"))
+        | ("pass", Some("judge")) => Some(Slot::Expression),
+        // A component argument, a judge's input.
+        _ if k >= 2
+            && token(k - 2) == Some("with")
+            && matches!(kind(k - 2), Some("component" | "judge")) =>
+        {
             Some(Slot::Expression)
         }
         // An eval check: `/evals/i/expect/j/check`.
@@ -621,15 +657,35 @@ fn declared(label: &str, d: &Declared<'_>, kind: CompletionItemKind) -> Candidat
     }
 }
 
+/// What the first `depth` ancestors of `hit` and `decl` say `segments`
+/// name ([`tree::resolve`]); in the `pass` of a model-graded check, the
+/// root `judge` is the output of `judge`, the judge contract, whose
+/// properties are walked as every root's are ([`tree::walk`]).
+fn resolve<'a>(
+    decl: &'a Tree,
+    judge: Option<&'a Tree>,
+    hit: &Hit<'a>,
+    depth: usize,
+    segments: &[&str],
+) -> Option<Declared<'a>> {
+    if let (Some((&"judge", rest)), Some(judge)) = (segments.split_first(), judge)
+        && place(hit) == Place::Pass
+    {
+        return tree::walk(tree::judge_output(judge)?, rest);
+    }
+    tree::resolve(decl, hit, depth, segments, BUDGET)
+}
+
 /// The segments that can follow `typed` (a reference path up to the
 /// cursor) at `hit`: the roots, the fields of `inputs` or `context`, or the
-/// properties of what the complete segments name.
-fn references(decl: &Tree, hit: &Hit<'_>, typed: &str) -> Completions {
+/// properties of what the complete segments name; `judge` is the judge
+/// contract of the model-graded check holding `hit`, if any.
+fn references(decl: &Tree, judge: Option<&Tree>, hit: &Hit<'_>, typed: &str) -> Completions {
     let segments: Vec<&str> = typed.split('.').collect();
     let done = &segments[..segments.len() - 1];
     let depth = hit.tokens.len();
     let mut out = Completions::of(match done {
-        [] => roots(decl, hit),
+        [] => roots(decl, judge, hit),
         [scope @ ("inputs" | "context")] => decl
             .root
             .get(scope)
@@ -650,7 +706,7 @@ fn references(decl: &Tree, hit: &Hit<'_>, typed: &str) -> Completions {
             Vec::new()
         }
         _ => {
-            let properties = tree::resolve(decl, hit, depth, done, BUDGET)
+            let properties = resolve(decl, judge, hit, depth, done)
                 .and_then(|d| d.schema)
                 .and_then(|(_, schema)| schema.get("properties"))
                 .and_then(Node::as_map)
@@ -660,7 +716,7 @@ fn references(decl: &Tree, hit: &Hit<'_>, typed: &str) -> Completions {
                 .filter_map(|(key, _)| {
                     let mut path = done.to_vec();
                     path.push(&key.text);
-                    let d = tree::resolve(decl, hit, depth, &path, BUDGET)?;
+                    let d = resolve(decl, judge, hit, depth, &path)?;
                     Some(declared(&key.text, &d, CompletionItemKind::PROPERTY))
                 })
                 .collect()
@@ -670,10 +726,14 @@ fn references(decl: &Tree, hit: &Hit<'_>, typed: &str) -> Completions {
     out
 }
 
-/// Where `hit` is ([`Place`]): in an eval check
-/// (`/evals/i/expect/j/check/…`), or in content.
+/// Where `hit` is ([`Place`]): in the `pass` of a model-graded check
+/// (`/evals/i/expect/j/check/pass/…`), in an eval check
+/// (`/evals/i/expect/j/check/…`, a judge's `with` included), or in
+/// content.
 fn place(hit: &Hit<'_>) -> Place {
-    if hit.tokens.first().map(String::as_str) == Some("evals")
+    if matches!(tree::judge_check(hit), Some((_, "pass"))) {
+        Place::Pass
+    } else if hit.tokens.first().map(String::as_str) == Some("evals")
         && hit.tokens.get(2).map(String::as_str) == Some("expect")
     {
         Place::Check
@@ -717,9 +777,10 @@ fn locals<'a>(hit: &Hit<'a>) -> Vec<&'a str> {
 }
 
 /// The first segments a reference can have at `hit`: its locals, then the
-/// root scopes of its place (`inputs`, `context`, and `output` in an eval
-/// check).
-fn roots(decl: &Tree, hit: &Hit<'_>) -> Vec<Candidate> {
+/// root scopes of its place (`inputs`, `context`, `output` in an eval
+/// check, and `judge`, the output of the judge contract `judge`, in a
+/// `pass`).
+fn roots(decl: &Tree, judge: Option<&Tree>, hit: &Hit<'_>) -> Vec<Candidate> {
     let depth = hit.tokens.len();
     let mut out: Vec<Candidate> = locals(hit)
         .into_iter()
@@ -732,9 +793,10 @@ fn roots(decl: &Tree, hit: &Hit<'_>) -> Vec<Candidate> {
         let what = match scope {
             "inputs" => "the caller's typed values",
             "context" => "host-supplied values",
-            // A root that is a value (`output`): typed by its schema.
+            // A root that is a value (`output`, `judge`): typed by its
+            // schema.
             _ => {
-                if let Some(d) = tree::resolve(decl, hit, depth, &[scope], BUDGET) {
+                if let Some(d) = resolve(decl, judge, hit, depth, &[scope]) {
                     out.push(declared(scope, &d, CompletionItemKind::MODULE));
                 }
                 continue;
@@ -763,6 +825,35 @@ fn roots(decl: &Tree, hit: &Hit<'_>) -> Vec<Candidate> {
         out.push(declared("case", &d, CompletionItemKind::MODULE));
     }
     out
+}
+
+/// The input names of the judge contract `judge` that the `with` mapping
+/// `with` does not give yet (`docs/format.md`, "Model-graded checks"),
+/// with their types and descriptions.
+fn judge_inputs(judge: &Tree, with: Option<&Node>) -> Completions {
+    let given: Vec<&str> = with
+        .and_then(Node::as_map)
+        .unwrap_or_default()
+        .iter()
+        .map(|(k, _)| k.text.as_str())
+        .filter(|k| !k.contains(MARKER))
+        .collect();
+    let declared_inputs = judge
+        .root
+        .get("inputs")
+        .and_then(Node::as_map)
+        .unwrap_or_default();
+    Completions::of(
+        declared_inputs
+            .iter()
+            .filter(|(key, _)| !given.contains(&key.text.as_str()))
+            .map(|(key, input)| {
+                let name = format!("inputs.{}", key.text);
+                let d = tree::field("judge input", name, tree::Side::Judge, key, input);
+                declared(&key.text, &d, CompletionItemKind::FIELD)
+            })
+            .collect(),
+    )
 }
 
 /// The filters, with what each accepts and writes.
@@ -1108,18 +1199,25 @@ messages:
         ] {
             assert_eq!(expression, content);
         }
-        // A check, and the operands inside it: every kind.
-        for check in [
-            "{ kind: | }",
+        let check = |check: &str| {
+            at(&format!(
+                "evals:\n  - id: e\n    expect:\n      - id: x\n        check: {check}\n"
+            ))
+        };
+        // A whole check: every kind.
+        assert_eq!(check("{ kind: | }"), templiqx_build::EXPR_KINDS);
+        // The operands inside it, a judge's `with` values and its `pass`:
+        // every kind but `judge`, a whole check only.
+        let operands: Vec<&str> = Place::Pass.kinds().map(Kind::as_str).collect();
+        assert!(!operands.contains(&"judge") && operands.contains(&"length"));
+        for operand in [
             "{ kind: not, operand: { kind: | } }",
             "{ kind: compare, op: ge, left: { kind: | }, right: { kind: literal, value: 1 } }",
+            "{ kind: judge, contract: j, with: { a: { kind: | } }, pass: { kind: literal, value: true } }",
+            "{ kind: judge, contract: j, pass: { kind: | } }",
+            "{ kind: judge, contract: j, pass: { kind: and, operands: [{ kind: | }] } }",
         ] {
-            assert_eq!(
-                at(&format!(
-                    "evals:\n  - id: e\n    expect:\n      - id: x\n        check: {check}\n"
-                )),
-                templiqx_build::EXPR_KINDS
-            );
+            assert_eq!(check(operand), operands, "{operand}");
         }
         for content in [
             message(

@@ -779,3 +779,169 @@ fn case_completes_from_the_case_schema_and_a_bad_row_shows_at_its_line() {
     assert_eq!(labels(&items), ["inputs", "context", "output"]);
     client.shutdown();
 }
+
+#[test]
+fn a_judge_check_completes_the_judge_output_in_pass_and_its_inputs_in_with() {
+    let pkg = Package::crm3();
+    let url = pkg.url(DRAFTING);
+    let text = pkg.text(DRAFTING);
+    let mut client = Client::start(json!({ "target": ["structured_output"] }));
+    client.open(&url, &text);
+    assert_eq!(client.diagnostics(&url), Vec::<Value>::new());
+
+    // In `pass`: the roots of a check and `judge`, the judge's output.
+    let (line, character) = position(&text, "path: judge.score", 0);
+    let items = complete(&mut client, &url, (line, character + 6));
+    assert_eq!(labels(&items), ["inputs", "context", "output", "judge"]);
+    assert_eq!(item(&items, "judge")["detail"], "object, required");
+    // After `judge.`: the properties of lease-summary-judge's output_schema.
+    let items = complete(&mut client, &url, (line, character + 12));
+    assert_eq!(labels(&items), ["score", "unsupported", "reasons"]);
+    assert_eq!(item(&items, "score")["detail"], "integer, required");
+    assert_eq!(
+        item(&items, "unsupported")["detail"],
+        "array of string, required"
+    );
+    assert_eq!(
+        item(&items, "score")["textEdit"]["newText"],
+        "score",
+        "{items:#?}"
+    );
+    // A `pass` operand's kind: every kind but `judge`.
+    let (line, character) = position(
+        &text,
+        "kind: compare, op: ge, left: { kind: ref, path: judge",
+        0,
+    );
+    let items = complete(&mut client, &url, (line, character + 6));
+    assert_eq!(
+        labels(&items),
+        [
+            "ref", "literal", "equals", "not", "and", "or", "compare", "contains", "length"
+        ]
+    );
+
+    // In a `with` value: a check's roots, no `judge` (`TQX_REF_UNKNOWN`
+    // there), and nothing after it.
+    let (line, character) = position(&text, "path: output.summary }", 0);
+    let items = complete(&mut client, &url, (line, character + 6));
+    assert_eq!(labels(&items), ["inputs", "context", "output"]);
+    let with_judge = text.replacen("path: output.summary }", "path: judge.summary }", 1);
+    client.replace(&url, 2, &with_judge);
+    let items = complete(&mut client, &url, (line, character + 12));
+    assert_eq!(labels(&items), Vec::<&str>::new());
+
+    // A key of `with` begun on its own line: the judge's inputs not given
+    // yet, with their types, inserted with `: `.
+    let (begun, at) = cursor(
+        &text.replacen(
+            "            lease_terms: { kind: ref, path: inputs.lease_terms }\n",
+            "            le|\n",
+            1,
+        ),
+        "|",
+    );
+    client.replace(&url, 3, &begun);
+    let items = complete(&mut client, &url, at);
+    assert_eq!(labels(&items), ["lease_terms"]);
+    assert_eq!(item(&items, "lease_terms")["detail"], "object, required");
+    assert_eq!(
+        item(&items, "lease_terms")["textEdit"]["newText"],
+        "lease_terms: "
+    );
+    assert!(
+        item(&items, "lease_terms")["documentation"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("The validated terms the summary was drafted from."),
+        "{items:#?}"
+    );
+    // In a flow mapping, nothing given yet: every input, in their order.
+    let (flow, at) = cursor(
+        &text.replacen(
+            "          with:\n            summary: { kind: ref, path: output.summary }\n            lease_terms: { kind: ref, path: inputs.lease_terms }\n",
+            "          with: { | }\n",
+            1,
+        ),
+        "|",
+    );
+    client.replace(&url, 4, &flow);
+    let items = complete(&mut client, &url, at);
+    assert_eq!(labels(&items), ["summary", "lease_terms"]);
+    client.shutdown();
+}
+
+#[test]
+fn judge_paths_complete_through_nested_objects_of_the_judge_output() {
+    let judge = format!(
+        "{}{JUDGE}",
+        HEAD.replace("output_schema: { type: object }\n", "")
+    );
+    let judged = format!("{HEAD}{JUDGED}");
+    let (judged, at) = cursor(&judged, "|");
+    let (_dir, root) = package(&[
+        ("contracts/grader.yaml", &judge),
+        ("contracts/drafting.yaml", &judged),
+    ]);
+    let url = url(&root, "contracts/drafting.yaml");
+    let mut client = Client::start(json!({ "target": ["structured_output"] }));
+    client.open(&url, &judged);
+    client.diagnostics(&url);
+    let items = complete(&mut client, &url, at);
+    assert_eq!(labels(&items), ["grade", "notes"]);
+    assert_eq!(item(&items, "grade")["detail"], "integer, required");
+    assert_eq!(item(&items, "notes")["detail"], "array of string, optional");
+    assert!(
+        item(&items, "grade")["documentation"]["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("`judge.verdict.grade`: `integer` — property, required\n\nFrom 1 to 5."),
+        "{items:#?}"
+    );
+    // A judge the package does not list declares nothing.
+    let unknown = judged.replace("contract: grader", "contract: nobody");
+    client.replace(&url, 2, &unknown);
+    assert_eq!(labels(&complete(&mut client, &url, at)), Vec::<&str>::new());
+    client.shutdown();
+}
+
+/// A judge whose output nests an object (after [`HEAD`] without its
+/// `output_schema`).
+const JUDGE: &str = "\
+inputs:
+  text: { schema: { type: string }, required: true }
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.text } }
+output_schema:
+  type: object
+  required: [verdict]
+  properties:
+    verdict:
+      type: object
+      required: [grade]
+      properties:
+        grade: { type: integer, description: From 1 to 5. }
+        notes: { type: array, items: { type: string } }
+";
+
+/// A contract judged by `grader`; `|` is after `judge.verdict.`.
+const JUDGED: &str = "\
+inputs:
+  text: { schema: { type: string }, required: true }
+messages:
+  - role: user
+    content:
+      - { kind: interpolate, expression: { kind: ref, path: inputs.text } }
+evals:
+  - id: one
+    inputs: { text: a }
+    expect:
+      - id: graded
+        check:
+          kind: judge
+          contract: grader
+          with: { text: { kind: ref, path: inputs.text } }
+          pass: { kind: compare, op: ge, left: { kind: ref, path: judge.verdict.| }, right: { kind: literal, value: 3 } }
+";
