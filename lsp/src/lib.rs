@@ -55,7 +55,10 @@
 //! * **Find references** and **rename** of an input or context field, or
 //!   a property below one: every reference path that resolves to it (in
 //!   the contract, its eval checks and the partials it includes), the eval
-//!   fixtures' keys that set it, its declaration key and `required` entry;
+//!   fixtures' keys that set it, the keys of the package's request files
+//!   and of the rows of the contract's JSON Lines datasets that set it, the
+//!   segment naming it in the header cells of its CSV datasets, its
+//!   declaration key and `required` entry;
 //!   a rename is refused for a name that is not a field name
 //!   (`docs/format.md`, "Field declarations") or is taken.
 //! * **Quick fixes** from the compiler's suggestions ("did you mean

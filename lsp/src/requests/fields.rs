@@ -25,7 +25,10 @@
 //!   token, its new name escaped as JSON escapes it;
 //! * the keys of the rows of the contract's JSON Lines datasets
 //!   (`docs/format.md`, "Datasets") that set it, edited as a request
-//!   file's keys (a CSV dataset's header is not rewritten).
+//!   file's keys; the segment that names it in the header cells of the
+//!   contract's CSV datasets (`inputs.NAME`, `inputs.NAME.below`), only
+//!   the header row: a cell of a whole-part column (`inputs`, whose cells
+//!   are JSON) is not rewritten.
 //!
 //! A reference is matched by resolving it as go to definition does
 //! ([`tree::resolve`]): to the same declaration key, never by its
@@ -44,6 +47,7 @@ use crate::workspace::Workspace;
 use lsp_types::Range;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use templiqx_build::dataset::Format;
 use templiqx_build::yaml::{self, Key, Node};
 use templiqx_build::{FileSystem, MANIFEST, RealFileSystem};
 use templiqx_contracts::Span;
@@ -176,6 +180,9 @@ pub(crate) struct Files {
     /// The JSON Lines datasets of each contract's eval entries
     /// ([`dataset_rows`]), by the contract's path.
     pub(crate) datasets: BTreeMap<PathBuf, Vec<Tree>>,
+    /// The header rows of the CSV datasets of each contract's eval entries
+    /// ([`dataset_headers`]), by the contract's path.
+    pub(crate) headers: BTreeMap<PathBuf, Vec<Tree>>,
 }
 
 impl Files {
@@ -235,12 +242,15 @@ impl Files {
                 let requests = listed_requests(workspace, &root);
                 files.requests.insert(root.clone(), requests);
             }
-            let datasets = files
-                .contracts
-                .get(contract)
-                .map(|tree| dataset_rows(workspace, &root, &tree.root))
+            let entries = files.contracts.get(contract).map(|tree| &tree.root);
+            let datasets = entries
+                .map(|tree| dataset_rows(workspace, &root, tree))
+                .unwrap_or_default();
+            let headers = entries
+                .map(|tree| dataset_headers(workspace, &root, tree))
                 .unwrap_or_default();
             files.datasets.insert(contract.clone(), datasets);
+            files.headers.insert(contract.clone(), headers);
             files.packages.insert(contract.clone(), root);
         }
         files
@@ -278,6 +288,8 @@ pub(crate) enum What {
     Fixture,
     /// A key of a request file's `inputs` or `context` (JSON).
     Request,
+    /// A segment of a header cell of a CSV dataset (`inputs.NAME`).
+    Column,
 }
 
 /// A place that spells a field's name: a key or a string scalar.
@@ -437,35 +449,91 @@ pub(crate) fn spellings<'t>(
         }
         out.extend(keys.into_iter().map(key(dataset, What::Request)));
     }
+    // The header cells of the contract's CSV datasets: the segment after
+    // the scope and the steps before the field (a column never steps into
+    // an array's items).
+    let names: Option<Vec<&str>> = field
+        .steps
+        .iter()
+        .map(|step| match step {
+            Step::Name(name) => Some(*name),
+            Step::Items => None,
+        })
+        .collect();
+    for header in files.headers.get(&contract.path).into_iter().flatten() {
+        let Some(names) = &names else { break };
+        for cell in header.root.as_seq().unwrap_or_default() {
+            let Some(value) = cell.as_str() else { continue };
+            let mut segments = value.split('.');
+            if segments.next() != Some(field.scope) {
+                continue;
+            }
+            let mut start = field.scope.len() + 1;
+            let mut matched = None;
+            for (i, segment) in segments.enumerate() {
+                if segment != names[i] {
+                    break;
+                }
+                if i + 1 == names.len() {
+                    matched = Some(start..start + segment.len());
+                    break;
+                }
+                start += segment.len() + 1;
+            }
+            if let Some(name) = matched {
+                out.push(Spelling {
+                    tree: header,
+                    span: cell.span,
+                    value,
+                    name,
+                    what: What::Column,
+                });
+            }
+        }
+    }
     (out, shared)
 }
 
-/// The JSON Lines datasets the eval entries of `contract` name
-/// (`docs/format.md`, "Datasets"), in the package at `root`, as the
-/// workspace shows them: each a tree whose root is a sequence of its rows,
-/// each row parsed on its own and placed at its line of the file, so the
-/// spans of its keys are the file's. A path that leaves the package, a
-/// file that cannot be read, a CSV file, and a line that is not a JSON
-/// object are left out (a rename does not rewrite CSV headers).
-fn dataset_rows(workspace: &Workspace, root: &Path, contract: &Node) -> Vec<Tree> {
-    let mut out = Vec::new();
+/// The data files of `format` the eval entries of `contract` name
+/// (`docs/format.md`, "Datasets"), in the package at `root`, each once,
+/// with their texts as the workspace shows them. A path that leaves the
+/// package and a file that cannot be read are left out.
+fn dataset_texts(
+    workspace: &Workspace,
+    root: &Path,
+    contract: &Node,
+    format: Format,
+) -> Vec<(PathBuf, String)> {
+    let mut out: Vec<(PathBuf, String)> = Vec::new();
     let entries = contract.get("evals").and_then(Node::as_seq);
     for entry in entries.unwrap_or_default() {
         let Some(path) = entry.get("dataset").and_then(Node::as_str) else {
             continue;
         };
-        if !path.ends_with(".jsonl") {
+        if Format::of(path) != Some(format) {
             continue;
         }
         let Some(path) = in_package(root, path) else {
             continue;
         };
-        if out.iter().any(|t: &Tree| t.path == path) {
+        if out.iter().any(|(p, _)| *p == path) {
             continue;
         }
-        let Some(text) = workspace.text(&path) else {
-            continue;
-        };
+        if let Some(text) = workspace.text(&path) {
+            out.push((path, text));
+        }
+    }
+    out
+}
+
+/// The JSON Lines datasets the eval entries of `contract` name
+/// ([`dataset_texts`]): each a tree whose root is a sequence of its rows,
+/// each row parsed on its own and placed at its line of the file, so the
+/// spans of its keys are the file's. A line that is not a JSON object is
+/// left out.
+fn dataset_rows(workspace: &Workspace, root: &Path, contract: &Node) -> Vec<Tree> {
+    let mut out = Vec::new();
+    for (path, text) in dataset_texts(workspace, root, contract, Format::Jsonl) {
         let mut rows = Vec::new();
         let mut offset = 0;
         for (index, line) in text.split_inclusive('\n').enumerate() {
@@ -482,21 +550,98 @@ fn dataset_rows(workspace: &Workspace, root: &Path, contract: &Node) -> Vec<Tree
             shift(&mut node, lines, start);
             rows.push(node);
         }
-        let whole = templiqx_contracts::Span {
-            start: templiqx_contracts::Position { line: 1, column: 1 },
-            end: templiqx_contracts::Position { line: 1, column: 1 },
-            bytes: (0, text.len()),
-        };
-        out.push(Tree {
-            path,
-            text,
-            root: std::sync::Arc::new(Node {
-                value: yaml::NodeValue::Seq(rows),
-                span: whole,
-            }),
-        });
+        out.push(sequence(path, text, rows));
     }
     out
+}
+
+/// A tree of the file at `path` whose root is the sequence `items`.
+fn sequence(path: PathBuf, text: String, items: Vec<Node>) -> Tree {
+    let whole = Span {
+        start: templiqx_contracts::Position { line: 1, column: 1 },
+        end: templiqx_contracts::Position { line: 1, column: 1 },
+        bytes: (0, text.len()),
+    };
+    Tree {
+        path,
+        text,
+        root: std::sync::Arc::new(Node {
+            value: yaml::NodeValue::Seq(items),
+            span: whole,
+        }),
+    }
+}
+
+/// The CSV datasets the eval entries of `contract` name
+/// ([`dataset_texts`]): each a tree whose root is the sequence of its
+/// header cells ([`header_cells`]), string nodes spanning each cell as
+/// written (quotes included).
+fn dataset_headers(workspace: &Workspace, root: &Path, contract: &Node) -> Vec<Tree> {
+    dataset_texts(workspace, root, contract, Format::Csv)
+        .into_iter()
+        .map(|(path, text)| {
+            let cells = header_cells(&text)
+                .into_iter()
+                .map(|((start, end), value)| Node {
+                    value: yaml::NodeValue::String(value),
+                    span: Span {
+                        start: templiqx_contracts::diagnostic::position(&text, start),
+                        end: templiqx_contracts::diagnostic::position(&text, end),
+                        bytes: (start, end),
+                    },
+                })
+                .collect();
+            sequence(path, text, cells)
+        })
+        .collect()
+}
+
+/// The cells of the header of the CSV text `text`, its first record, as
+/// a dataset's header is read (`docs/format.md`, "Datasets": RFC 4180
+/// quoting; a UTF-8 byte order mark before it is skipped): each cell's
+/// bytes in `text`, quotes included, and its value (`""` in a quoted cell
+/// is `"`). The cells are read up to the first that is not well quoted
+/// (unclosed, or text after its closing quote).
+fn header_cells(text: &str) -> Vec<((usize, usize), String)> {
+    let bytes = text.as_bytes();
+    let mut cells = Vec::new();
+    let mut at = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    loop {
+        let start = at;
+        let value = if bytes.get(at) == Some(&b'"') {
+            let mut value = String::new();
+            at += 1;
+            loop {
+                let Some(quote) = text[at..].find('"') else {
+                    return cells;
+                };
+                value.push_str(&text[at..at + quote]);
+                at += quote + 1;
+                if bytes.get(at) == Some(&b'"') {
+                    value.push('"');
+                    at += 1;
+                } else {
+                    break;
+                }
+            }
+            if !matches!(bytes.get(at), None | Some(b',' | b'\r' | b'\n')) {
+                return cells;
+            }
+            value
+        } else {
+            let end = text[at..]
+                .find([',', '\r', '\n'])
+                .map_or(text.len(), |i| at + i);
+            let value = text[at..end].to_owned();
+            at = end;
+            value
+        };
+        cells.push(((start, at), value));
+        if bytes.get(at) != Some(&b',') {
+            return cells;
+        }
+        at += 1;
+    }
 }
 
 /// Moves the spans of `node` (parsed from one line) `lines` lines and
@@ -785,6 +930,31 @@ evals:
             &request(r#"{"context": {"customer": {}}}"#),
             &contract.root
         ));
+    }
+
+    #[test]
+    fn csv_header_cells_are_read_as_rfc_4180_quotes_them() {
+        let cells = |text: &str| -> Vec<(String, String)> {
+            header_cells(text)
+                .into_iter()
+                .map(|((a, b), value)| (text[a..b].to_owned(), value))
+                .collect()
+        };
+        let pair = |raw: &str, value: &str| (raw.to_owned(), value.to_owned());
+        assert_eq!(
+            cells("\u{feff}id,\"inputs.a\",\"case.\"\"b\"\"\",,\"x,\ny\"\r\n1,2\n"),
+            [
+                pair("id", "id"),
+                pair("\"inputs.a\"", "inputs.a"),
+                pair("\"case.\"\"b\"\"\"", "case.\"b\""),
+                pair("", ""),
+                pair("\"x,\ny\"", "x,\ny"),
+            ]
+        );
+        // Up to a cell that is not well quoted.
+        assert_eq!(cells("a,\"b\"c,d"), [pair("a", "a")]);
+        assert_eq!(cells("a,\"b"), [pair("a", "a")]);
+        assert_eq!(cells("a"), [pair("a", "a")]);
     }
 
     #[test]

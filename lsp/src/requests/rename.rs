@@ -2,8 +2,8 @@
 //! one (`docs/cli.md`, "lsp"): every place `super::fields` finds that spells
 //! it is rewritten, in the contract, the partials it includes (and the
 //! fields of other contracts a shared partial ties to it), its eval
-//! fixtures, the package's request files and the rows of its JSON Lines
-//! datasets; a name that is not a field
+//! fixtures, the package's request files, the rows of its JSON Lines
+//! datasets and the header cells of its CSV datasets; a name that is not a field
 //! name, or is taken, is refused.
 
 use super::fields::{Field, Shared, Sites, Spelling, What, field_at, fields, locate, spellings};
@@ -131,6 +131,50 @@ fn rename(
     edits(workspace, &found, new_name, versioned)
 }
 
+/// The edit of a CSV dataset's header cell that writes `new_name` at the
+/// segments `names` (one cell's; `docs/format.md`, "Datasets": RFC 4180
+/// quoting): in place when the cell is written as its value (unquoted, or
+/// quoted without `""`) and the name needs no quoting there (a `,`, a
+/// line break or a `"` in an unquoted cell, a `"` in a quoted one); else
+/// the whole cell, quoted when it was or must be, its `"` doubled.
+fn column_edit(text: &str, index: &LineIndex, names: &[&Spelling<'_>], new_name: &str) -> TextEdit {
+    let first = names[0];
+    let (start, end) = first.span.bytes;
+    let quoted = text[start..end].starts_with('"');
+    let needs_quotes = |s: &str| s.contains(['"', ',', '\r', '\n']);
+    let fits = if quoted {
+        !new_name.contains('"')
+    } else {
+        !needs_quotes(new_name)
+    };
+    if let Some(at) =
+        yaml::verbatim(text, &first.span, first.value).filter(|_| fits && names.len() == 1)
+    {
+        let s = names[0];
+        return TextEdit {
+            range: index.byte_range(at + s.name.start, at + s.name.end),
+            new_text: new_name.to_owned(),
+        };
+    }
+    let mut value = String::new();
+    let mut done = 0;
+    for s in names {
+        value.push_str(&first.value[done..s.name.start]);
+        value.push_str(new_name);
+        done = s.name.end;
+    }
+    value.push_str(&first.value[done..]);
+    let new_text = if quoted || needs_quotes(&value) {
+        format!("\"{}\"", value.replace('"', "\"\""))
+    } else {
+        value
+    };
+    TextEdit {
+        range: index.byte_range(start, end),
+        new_text,
+    }
+}
+
 /// The file name of a tree, for messages.
 fn file_name(tree: &Tree) -> String {
     tree.path.file_name().map_or_else(
@@ -181,6 +225,10 @@ fn edits(
                     new_text: token,
                 },
             });
+            continue;
+        }
+        if first.what == What::Column {
+            edits.push(column_edit(text, &index, &names, new_name));
             continue;
         }
         if let Some(at) = at.filter(|_| yaml::is_plain_word(new_name)) {

@@ -511,6 +511,117 @@ fn a_name_that_is_not_a_plain_word_is_written_quoted() {
     client.shutdown();
 }
 
+/// `order` with an eval entry whose cases are the rows of a CSV file.
+fn order_with_rows() -> String {
+    format!("{ORDER}  - id: rows\n    dataset: evals/orders.csv\n")
+}
+
+/// The CSV dataset of [`order_with_rows`]: its header names nested
+/// inputs, one column quoted, and a context field.
+const ROWS: &str = "\
+id,inputs.customer.name,\"inputs.customer.orders\",context.name\r
+ada,Ada,\"[{\"\"name\"\": \"\"tea\"\"}]\",shop\r
+bob,Bob,[],inputs.customer.name\r
+";
+
+#[test]
+fn rename_rewrites_the_header_cells_of_a_csv_dataset_and_only_them() {
+    let shop = Shop::new();
+    let order = order_with_rows();
+    shop.write("contracts/order.yaml", &order);
+    shop.write("evals/orders.csv", ROWS);
+    let mut client = Client::start(json!({ "target": ["structured_output"] }));
+    let url = shop.url("contracts/order.yaml");
+    client.open(&url, &order);
+    assert_eq!(client.diagnostics(&url), Vec::<Value>::new());
+    let csv = |edit: &Value| {
+        let all = changes(edit);
+        let uri = shop.url("evals/orders.csv");
+        let (_, edits) = all
+            .iter()
+            .find(|(u, _)| u == uri.as_str())
+            .unwrap_or_else(|| panic!("no edit of the CSV file in {edit:#}"));
+        apply(ROWS, edits)
+    };
+
+    // A nested input: the segment that names it, in its column only (the
+    // cell that spells it in a row is data).
+    let at = position(&order, "        name: { type: string }", 0);
+    let edit = rename(&mut client, &url, right(at, 9), "full_name").unwrap();
+    assert_eq!(
+        csv(&edit),
+        ROWS.replacen(
+            "id,inputs.customer.name,",
+            "id,inputs.customer.full_name,",
+            1
+        )
+    );
+    // Find references lists the header cell, at the name.
+    let found = spots(&references(&mut client, &url, right(at, 9), false));
+    assert!(
+        found.contains(&("orders.csv".to_owned(), 0, "name".to_owned())),
+        "{found:?}"
+    );
+    // Its parent: every column below it, a quoted cell between its quotes.
+    let at = position(&order, "  customer:", 0);
+    let edit = rename(&mut client, &url, right(at, 3), "buyer").unwrap();
+    let want = ROWS.replacen(
+        "id,inputs.customer.name,\"inputs.customer.orders\",",
+        "id,inputs.buyer.name,\"inputs.buyer.orders\",",
+        1,
+    );
+    assert_eq!(csv(&edit), want);
+    let edited = shop.apply(&mut client, &edit);
+    assert!(
+        edited
+            .iter()
+            .any(|(rel, text, _)| rel == "evals/orders.csv" && *text == want)
+    );
+    for (rel, _, diagnostics) in &edited {
+        assert_eq!(diagnostics, &Vec::<Value>::new(), "{rel} compiles");
+    }
+    client.shutdown();
+
+    // A name CSV must quote: the whole cell, quoted.
+    let mut client = Client::start(json!({ "target": ["structured_output"] }));
+    client.open(&url, &order);
+    assert_eq!(client.diagnostics(&url), Vec::<Value>::new());
+    let at = position(
+        &order,
+        "  name: { schema: { type: string }, required: true }",
+        0,
+    );
+    let edit = rename(&mut client, &url, right(at, 3), "shop, name").unwrap();
+    assert_eq!(
+        csv(&edit),
+        ROWS.replacen(",context.name\r", ",\"context.shop, name\"\r", 1)
+    );
+    // A quoted cell with a `""` (its value is not as written): rewritten
+    // whole, still quoted, the `"` still doubled.
+    let quoted = ROWS.replacen(
+        "\"inputs.customer.orders\"",
+        "\"inputs.customer.orders.x\"\"y\"",
+        1,
+    );
+    shop.write("evals/orders.csv", &quoted);
+    let rows = shop.url("evals/orders.csv");
+    client.open(&rows, &quoted);
+    client.diagnostics(&rows);
+    let at = position(&order, "  customer:", 0);
+    let edit = rename(&mut client, &url, right(at, 3), "buyer").unwrap();
+    let all = changes(&edit);
+    let (_, edits) = all.iter().find(|(u, _)| u == rows.as_str()).unwrap();
+    assert_eq!(
+        apply(&quoted, edits),
+        ROWS.replacen(
+            "id,inputs.customer.name,\"inputs.customer.orders\",",
+            "id,inputs.buyer.name,\"inputs.buyer.orders.x\"\"y\",",
+            1
+        )
+    );
+    client.shutdown();
+}
+
 #[test]
 fn rename_refuses_invalid_and_taken_names_and_places_without_a_field() {
     let shop = Shop::new();
