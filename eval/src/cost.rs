@@ -14,9 +14,17 @@
 //!
 //! A model without a price, or an execution without token counts, has no
 //! cost: it is *unknown*, never 0.
+//!
+//! An execution costs, per million tokens ([`Prices::cost_of`]):
+//! `(input_tokens − cached_input_tokens) × input + cached_input_tokens ×
+//! cached_input + output_tokens × output`, where `cached_input_tokens` are
+//! the input tokens the provider read from its prompt cache
+//! ([`templiqx::Usage::cached_input_tokens`]) and `cached_input` is the
+//! model's `input` price when the table gives none.
 
 use std::collections::BTreeMap;
 
+use crate::record::ExecutionRecord;
 use serde::{Deserialize, Serialize};
 use templiqx_build::yaml::{self, Node, NodeValue};
 use templiqx_contracts::{Code, Diagnostic, Diagnostics};
@@ -28,11 +36,10 @@ pub struct Price {
     pub input: f64,
     /// Per million output (completion) tokens.
     pub output: f64,
-    /// Per million cached input tokens, when the provider prices them
-    /// apart. The adapters' usage does not tell cached tokens apart yet, so
-    /// every input token is priced at `input` (an upper bound where a
-    /// cache applied); kept so that a table written for a provider that
-    /// has one stays valid.
+    /// Per million cached input tokens (those the provider read from its
+    /// prompt cache, [`templiqx::Usage::cached_input_tokens`]), when the
+    /// provider prices them apart; without it they are priced at `input`
+    /// ([`Prices::cost_of`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_input: Option<f64>,
 }
@@ -148,8 +155,10 @@ impl Prices {
         self.models.get(model)
     }
 
-    /// What `input_tokens` and `output_tokens` of `model` cost; `None`
-    /// when the table has no price for the model or a count is missing.
+    /// What `input_tokens` and `output_tokens` of `model` cost, every input
+    /// token at `input` (none taken as cached); `None` when the table has
+    /// no price for the model or a count is missing. [`Prices::cost_of`]
+    /// prices an execution's cached input tokens apart.
     #[must_use]
     pub fn cost(
         &self,
@@ -157,9 +166,53 @@ impl Prices {
         input_tokens: Option<u64>,
         output_tokens: Option<u64>,
     ) -> Option<f64> {
+        self.tokens_cost(model, input_tokens, Some(0), output_tokens)
+    }
+
+    /// What the execution `record` of `model` (the model name as sent)
+    /// cost, in the table's currency (`docs/eval.md`, "Cost"): per million
+    /// tokens, `(input_tokens − cached_input_tokens) × input +
+    /// cached_input_tokens × cached_input + output_tokens × output`, the
+    /// cached input tokens at `input` when the model has no `cached_input`
+    /// price. A record whose cached count is unknown (`None`, as a history
+    /// row before version 7 reads) has none cached.
+    ///
+    /// `None` when the cost is unknown: the table has no price for the
+    /// model, or the record has no input or output token count (a failed
+    /// call). It does not know whether the record was reused from the
+    /// history (`--cache`; such a record was not paid for again): that is
+    /// the caller's to decide.
+    #[must_use]
+    pub fn cost_of(&self, model: &str, record: &ExecutionRecord) -> Option<f64> {
+        self.tokens_cost(
+            model,
+            record.input_tokens,
+            Some(record.cached_input_tokens.unwrap_or(0)),
+            record.output_tokens,
+        )
+    }
+
+    /// What `input` tokens, `cached` of them read from the provider's
+    /// prompt cache, and `output` tokens of `model` cost; `None` when the
+    /// model has no price or a count is `None`. A cached count above the
+    /// input count is taken as the input count (every input token cached).
+    pub(crate) fn tokens_cost(
+        &self,
+        model: &str,
+        input: Option<u64>,
+        cached: Option<u64>,
+        output: Option<u64>,
+    ) -> Option<f64> {
         let price = self.price(model)?;
-        let (input, output) = (input_tokens?, output_tokens?);
-        Some((input as f64 * price.input + output as f64 * price.output) / 1_000_000.0)
+        let (input, output) = (input?, output?);
+        let cached = cached?.min(input);
+        let cached_price = price.cached_input.unwrap_or(price.input);
+        Some(
+            ((input - cached) as f64 * price.input
+                + cached as f64 * cached_price
+                + output as f64 * price.output)
+                / 1_000_000.0,
+        )
     }
 }
 
@@ -353,6 +406,76 @@ mod tests {
         assert!((cost - 0.0015).abs() < 1e-12, "{cost}");
         assert_eq!(prices.cost("other", Some(1), Some(1)), None);
         assert_eq!(prices.cost("small", None, Some(1)), None);
+    }
+
+    /// An execution record with these token counts.
+    fn record(input: Option<u64>, cached: Option<u64>, output: Option<u64>) -> ExecutionRecord {
+        ExecutionRecord {
+            contract: "lease".into(),
+            fixture: "fixed-term".into(),
+            repeat: 0,
+            code: None,
+            schema_valid: true,
+            checks: Vec::new(),
+            latency_ms: 1.0,
+            queue_ms: 0.0,
+            input_tokens: input,
+            output_tokens: output,
+            cached_input_tokens: cached,
+            attempts: 1,
+            output_fingerprint: None,
+            cached: false,
+            variant: None,
+            cost: None,
+            recovered: false,
+            evidence: crate::record::Evidence::default(),
+        }
+    }
+
+    fn close(a: Option<f64>, b: f64) -> bool {
+        a.is_some_and(|a| (a - b).abs() < 1e-12)
+    }
+
+    #[test]
+    fn cached_input_tokens_are_priced_at_cached_input() {
+        let prices = Prices::parse(
+            "models:\n  small: { input: 0.5, output: 2, cached_input: 0.25 }\n",
+            "prices.yaml",
+        )
+        .unwrap();
+        // 400 uncached × 0.5 + 600 cached × 0.25 + 500 out × 2, per million.
+        let cost = prices.cost_of("small", &record(Some(1_000), Some(600), Some(500)));
+        assert!(close(cost, 0.00135), "{cost:?}");
+        // None cached, or the count unknown: every input token at `input`,
+        // as `cost` prices them.
+        let none = prices.cost_of("small", &record(Some(1_000), Some(0), Some(500)));
+        assert!(close(none, 0.0015), "{none:?}");
+        let unknown = prices.cost_of("small", &record(Some(1_000), None, Some(500)));
+        assert!(close(unknown, 0.0015), "{unknown:?}");
+        assert_eq!(unknown, prices.cost("small", Some(1_000), Some(500)));
+        // Every input token cached (a count above the input is capped).
+        let all = prices.cost_of("small", &record(Some(100), Some(500), Some(0)));
+        assert!(close(all, 0.000025), "{all:?}");
+        // Unknown without token counts or a price: never 0.
+        assert_eq!(prices.cost_of("small", &record(None, None, None)), None);
+        assert_eq!(
+            prices.cost_of("small", &record(Some(1), Some(0), None)),
+            None
+        );
+        let priced = record(Some(1_000), Some(600), Some(500));
+        assert_eq!(prices.cost_of("other", &priced), None);
+    }
+
+    #[test]
+    fn cached_input_tokens_are_priced_at_input_without_a_cached_input_price() {
+        let prices = Prices::parse(
+            "models:\n  plain: { input: 0.5, output: 2 }\n",
+            "prices.yaml",
+        )
+        .unwrap();
+        let cost = prices.cost_of("plain", &record(Some(1_000), Some(600), Some(500)));
+        assert!(close(cost, 0.0015), "{cost:?}");
+        assert_eq!(cost, prices.cost("plain", Some(1_000), Some(500)));
     }
 
     #[test]

@@ -56,6 +56,7 @@ fn record(
         queue_ms: 0.0,
         input_tokens: None,
         output_tokens: None,
+        cached_input_tokens: None,
         attempts: 0,
         output_fingerprint: None,
         cached: false,
@@ -71,6 +72,7 @@ fn record(
             record.attempts = execution.attempts;
             record.input_tokens = execution.usage.map(|u| u.input_tokens);
             record.output_tokens = execution.usage.map(|u| u.output_tokens);
+            record.cached_input_tokens = execution.usage.map(|u| u.cached_input_tokens);
             if let Receipt::Success {
                 output_fingerprint, ..
             } = &execution.receipt

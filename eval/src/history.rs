@@ -7,9 +7,10 @@
 //! failure's message and help, the finish reason), a row in `checks` per
 //! check verdict (a failed check's expression and the values it read) and
 //! a row in `violations` per schema violation. The schema is [`SCHEMA`]
-//! (version [`SCHEMA_VERSION`]; a file of version 1, 2, 3, 4 or 5 is
+//! (version [`SCHEMA_VERSION`]; a file of version 1, 2, 3, 4, 5 or 6 is
 //! migrated in place by [`MIGRATION_V2`], [`MIGRATION_V3`],
-//! [`MIGRATION_V4`], [`MIGRATION_V5`] and [`MIGRATION_V6`]); users query it with `sqlite3`, and
+//! [`MIGRATION_V4`], [`MIGRATION_V5`], [`MIGRATION_V6`] and
+//! [`MIGRATION_V7`]); users query it with `sqlite3`, and
 //! [`History::run`] and [`History::executions`] read a run back. Executions stream
 //! in as they finish, committed in batches of [`BATCH`], so a run's memory
 //! does not grow with its length and an interrupted run keeps what it did.
@@ -20,12 +21,12 @@ use std::fmt;
 use std::path::Path;
 
 /// The schema's version, kept in SQLite's `user_version`. A file of
-/// version 1, 2, 3, 4 or 5 is migrated in place ([`MIGRATION_V2`],
-/// [`MIGRATION_V3`], [`MIGRATION_V4`], [`MIGRATION_V5`], [`MIGRATION_V6`])
-/// when opened; a
+/// version 1, 2, 3, 4, 5 or 6 is migrated in place ([`MIGRATION_V2`],
+/// [`MIGRATION_V3`], [`MIGRATION_V4`], [`MIGRATION_V5`], [`MIGRATION_V6`],
+/// [`MIGRATION_V7`]) when opened; a
 /// database of another version is refused ([`HistoryError`]) rather than
 /// guessed at.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// How long an operation waits for a database another connection is
 /// writing before it fails: runs beside each other share one history file,
@@ -158,6 +159,14 @@ ALTER TABLE checks ADD COLUMN judge TEXT;              -- JSON: what a model-gra
     };
 }
 
+macro_rules! migration_v7 {
+    () => {
+        "\
+ALTER TABLE executions ADD COLUMN cached_input_tokens INTEGER; -- of input_tokens, those read from the provider's prompt cache
+"
+    };
+}
+
 /// The tables of version 1 of the history (what templiqx wrote before
 /// version 2): a file created by it is migrated by [`MIGRATION_V2`].
 pub const SCHEMA_V1: &str = schema_v1!();
@@ -196,6 +205,13 @@ pub const MIGRATION_V5: &str = migration_v5!();
 /// null: no judge. Run in one transaction with the version change.
 pub const MIGRATION_V6: &str = migration_v6!();
 
+/// From version 6 to 7: `executions.cached_input_tokens`, of an
+/// execution's input tokens those the provider read from its prompt cache
+/// (`docs/eval.md`, "Cost"), null when no usage was reported. Earlier
+/// executions keep it null: their cached tokens were not counted. Run in
+/// one transaction with the version change.
+pub const MIGRATION_V7: &str = migration_v7!();
+
 /// The history's tables at [`SCHEMA_VERSION`]: [`SCHEMA_V1`], then
 /// [`MIGRATION_V2`] and [`MIGRATION_V3`], so a new file and a migrated one
 /// are alike (`docs/eval.md`, "History" documents each column).
@@ -205,7 +221,8 @@ pub const SCHEMA: &str = concat!(
     migration_v3!(),
     migration_v4!(),
     migration_v5!(),
-    migration_v6!()
+    migration_v6!(),
+    migration_v7!()
 );
 
 /// What a history operation failed on: the database file, its schema, or
@@ -319,7 +336,7 @@ impl fmt::Debug for History {
 impl History {
     /// Opens the database at `path`, creating it (and its parent
     /// directories) with [`SCHEMA`] when it does not exist, and migrating a
-    /// file of version 1, 2 or 3 to [`SCHEMA_VERSION`] in place (one transaction under
+    /// file of version 1 to 6 to [`SCHEMA_VERSION`] in place (one transaction under
     /// the write lock: of processes opening it together, one migrates).
     ///
     /// # Errors
@@ -438,7 +455,7 @@ impl History {
     }
 
     /// Within the open transaction: creates the schema in a file without
-    /// one, migrates versions 1, 2 and 3, accepts the current version, refuses
+    /// one, migrates versions 1 to 6, accepts the current version, refuses
     /// anything else.
     fn create_schema(conn: &Connection) -> Result<(), HistoryError> {
         let version: i64 = conn
@@ -463,29 +480,34 @@ impl History {
             // find the current version.
             1 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V2} {MIGRATION_V3} {MIGRATION_V4} {MIGRATION_V5} {MIGRATION_V6} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V2} {MIGRATION_V3} {MIGRATION_V4} {MIGRATION_V5} {MIGRATION_V6} {MIGRATION_V7} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 6")),
+                .map_err(fail("migrating the eval history to schema version 7")),
             2 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V3} {MIGRATION_V4} {MIGRATION_V5} {MIGRATION_V6} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V3} {MIGRATION_V4} {MIGRATION_V5} {MIGRATION_V6} {MIGRATION_V7} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 6")),
+                .map_err(fail("migrating the eval history to schema version 7")),
             3 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V4} {MIGRATION_V5} {MIGRATION_V6} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V4} {MIGRATION_V5} {MIGRATION_V6} {MIGRATION_V7} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 6")),
+                .map_err(fail("migrating the eval history to schema version 7")),
             4 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V5} {MIGRATION_V6} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V5} {MIGRATION_V6} {MIGRATION_V7} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 6")),
+                .map_err(fail("migrating the eval history to schema version 7")),
             5 => conn
                 .execute_batch(&format!(
-                    "{MIGRATION_V6} PRAGMA user_version = {SCHEMA_VERSION};"
+                    "{MIGRATION_V6} {MIGRATION_V7} PRAGMA user_version = {SCHEMA_VERSION};"
                 ))
-                .map_err(fail("migrating the eval history to schema version 6")),
+                .map_err(fail("migrating the eval history to schema version 7")),
+            6 => conn
+                .execute_batch(&format!(
+                    "{MIGRATION_V7} PRAGMA user_version = {SCHEMA_VERSION};"
+                ))
+                .map_err(fail("migrating the eval history to schema version 7")),
             SCHEMA_VERSION => Ok(()),
             other => Err(HistoryError {
                 action: "opening the eval history".to_owned(),
@@ -592,9 +614,10 @@ impl History {
                    interaction_fingerprint, request_fingerprint, provider, model, sampling, code,
                    schema_valid, latency_ms, input_tokens, output_tokens, attempts,
                    output_fingerprint, output, cached, transport, response, message, help,
-                   finish_reason, provider_message, queue_ms, variant, cost, recovered)
+                   finish_reason, provider_message, queue_ms, variant, cost, recovered,
+                   cached_input_tokens)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
+                   ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
                 )
                 .map_err(fail("storing an execution"))?;
             insert
@@ -628,6 +651,7 @@ impl History {
                     record.variant,
                     record.cost,
                     record.recovered,
+                    record.cached_input_tokens.map(saturate),
                 ])
                 .map_err(fail("storing an execution"))?;
             let execution = self.conn.last_insert_rowid();
@@ -1039,7 +1063,8 @@ impl Drop for History {
 /// The columns [`read_record`] reads, in its order.
 const RECORD_COLUMNS: &str = "id, contract, fixture, repeat, code, schema_valid, latency_ms, \
     input_tokens, output_tokens, attempts, output_fingerprint, output, cached, response, \
-    message, help, finish_reason, provider_message, queue_ms, variant, cost, recovered";
+    message, help, finish_reason, provider_message, queue_ms, variant, cost, recovered, \
+    cached_input_tokens";
 
 /// An execution's row ([`RECORD_COLUMNS`]): its id, its record (no checks,
 /// no violations yet; the schema-invalid output as its evidence's output)
@@ -1059,6 +1084,8 @@ fn read_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, ExecutionRecord,
             queue_ms: r.get::<_, Option<f64>>(18)?.unwrap_or(0.0),
             input_tokens: r.get::<_, Option<i64>>(7)?.map(unsigned),
             output_tokens: r.get::<_, Option<i64>>(8)?.map(unsigned),
+            // Null before version 7: cached tokens were not counted.
+            cached_input_tokens: r.get::<_, Option<i64>>(22)?.map(unsigned),
             attempts: r.get(9)?,
             output_fingerprint: r.get(10)?,
             cached: r.get(12)?,
@@ -1162,6 +1189,7 @@ mod tests {
             queue_ms: 0.0,
             input_tokens: Some(100),
             output_tokens: Some(20),
+            cached_input_tokens: Some(64),
             attempts: 1,
             output_fingerprint: code.is_none().then(|| fp.to_owned()),
             cached: false,
@@ -1215,6 +1243,10 @@ mod tests {
         assert_eq!(zero.output.as_deref(), Some("{\"x\":0}"));
         assert_eq!(one.output.as_deref(), Some("{\"x\":1}"));
         assert_eq!(one.record.output_fingerprint.as_deref(), Some("fp1"));
+        assert_eq!(
+            (one.record.input_tokens, one.record.cached_input_tokens),
+            (Some(100), Some(64))
+        );
         assert!(one.record.cached);
         assert_eq!(one.record.checks, record(1, None, "fp1").checks);
         // A timeout is not an answer; another request is not this one.

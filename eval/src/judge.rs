@@ -188,6 +188,10 @@ pub(crate) async fn judge(
             code: None,
             input_tokens: execution.usage.map(|u| u.input_tokens),
             output_tokens: execution.usage.map(|u| u.output_tokens),
+            cached_input_tokens: execution
+                .usage
+                .map(|u| u.cached_input_tokens)
+                .filter(|&n| n > 0),
         });
         verdict.verdict = match &outcome {
             Ok(true) => Verdict::Pass,
@@ -244,8 +248,9 @@ fn reasons(output: &Json) -> Option<String> {
 }
 
 /// What a judged record cost beyond its own execution: each judge's
-/// tokens at `model`'s prices; `None` when a judge's price or token count
-/// is unknown, `Some(0.0)` without judges.
+/// tokens at `model`'s prices, its cached input tokens at `cached_input`
+/// ([`Prices::cost_of`](crate::cost::Prices::cost_of)); `None` when a
+/// judge's price or token count is unknown, `Some(0.0)` without judges.
 pub(crate) fn judge_cost(
     record: &ExecutionRecord,
     prices: &crate::cost::Prices,
@@ -259,7 +264,12 @@ pub(crate) fn judge_cost(
         if judge.code.is_some() && judge.input_tokens.is_none() {
             continue;
         }
-        total += prices.cost(model, judge.input_tokens, judge.output_tokens)?;
+        total += prices.tokens_cost(
+            model,
+            judge.input_tokens,
+            Some(judge.cached_input_tokens.unwrap_or(0)),
+            judge.output_tokens,
+        )?;
     }
     Some(total)
 }

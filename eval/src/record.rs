@@ -40,6 +40,15 @@ pub struct ExecutionRecord {
     pub input_tokens: Option<u64>,
     /// Completion tokens the provider reported for the successful attempt.
     pub output_tokens: Option<u64>,
+    /// Of [`ExecutionRecord::input_tokens`], those the provider read from
+    /// its prompt cache ([`templiqx::Usage::cached_input_tokens`]: OpenAI's
+    /// `prompt_tokens_details.cached_tokens`, Anthropic's
+    /// `cache_read_input_tokens`), which a price table prices at
+    /// `cached_input` (`docs/eval.md`, "Cost"). `Some(0)` when the provider
+    /// reported usage without a cache hit; `None` when it reported no usage
+    /// (and in the history before version 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_input_tokens: Option<u64>,
     /// Invocations made (≥ 1 once the adapter was called; 0 when refused
     /// before invoking).
     pub attempts: u32,
@@ -57,8 +66,9 @@ pub struct ExecutionRecord {
     pub variant: Option<String>,
     /// What the execution cost by the run's price table
     /// ([`Prices`](crate::cost::Prices); `docs/eval.md`, "Cost"), in the
-    /// table's currency: its input and output tokens at the model's
-    /// prices, 0 for an execution reused from the history. `None` when it
+    /// table's currency: its input, cached input and output tokens at the
+    /// model's prices ([`Prices::cost_of`](crate::cost::Prices::cost_of)),
+    /// 0 for an execution reused from the history. `None` when it
     /// is not known: no price table, no price for the model, or no token
     /// counts reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -210,6 +220,12 @@ pub struct JudgeVerdict {
     /// Completion tokens the judge's provider reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
+    /// Of `input_tokens`, those the judge's provider read from its prompt
+    /// cache ([`ExecutionRecord::cached_input_tokens`]), priced at
+    /// `cached_input` (`docs/eval.md`, "Cost"); `None` without usage or
+    /// when none were cached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_input_tokens: Option<u64>,
 }
 
 impl CheckVerdict {

@@ -231,7 +231,7 @@ fn a_version_1_history_is_migrated_in_place_and_keeps_its_runs() {
         .unwrap()
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!((version, SCHEMA_VERSION), (6, 6));
+    assert_eq!((version, SCHEMA_VERSION), (7, 7));
     // The old run reads as it was, with the evidence it had: its output.
     let old = stored(&history, 1);
     assert_eq!(old.len(), 1);

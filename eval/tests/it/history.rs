@@ -3,11 +3,16 @@
 //! the same moment, each store their run; a database another run is
 //! writing is waited for.
 
+use crate::common::{TWINS, block_on, compiled, target};
+use serde_json::json;
 use std::sync::{Arc, Barrier};
-use templiqx_eval::RunInfo;
+use templiqx::{AdapterDescriptor, AdapterOutput, AsyncRuntimeAdapter, Usage};
+use templiqx_contracts::{Json, RenderedInteraction, RuntimeFailure};
 use templiqx_eval::history::{
-    History, MIGRATION_V2, MIGRATION_V3, MIGRATION_V4, MIGRATION_V5, SCHEMA_V1, SCHEMA_VERSION,
+    History, MIGRATION_V2, MIGRATION_V3, MIGRATION_V4, MIGRATION_V5, MIGRATION_V6, SCHEMA_V1,
+    SCHEMA_VERSION,
 };
+use templiqx_eval::{Eval, RunInfo};
 
 fn run_info() -> RunInfo {
     RunInfo {
@@ -98,14 +103,15 @@ fn connections_opening_one_version_1_history_together_migrate_it_once() {
     }
 }
 
-/// A file of version 5 (templiqx before model-graded checks), of version 4
+/// A file of version 6 (templiqx before cached input tokens), of version 5
+/// (before model-graded checks), of version 4
 /// (before output recovery), of version 3 (before variants and cost), of
 /// version 2 (before `runs.interrupted_at` and `executions.queue_ms`) and
-/// of version 1 are migrated to version 6 in place: their runs keep what
-/// they had (one variant, no cost, nothing recovered, no judge), and a run
-/// can be marked interrupted in them.
+/// of version 1 are migrated to version 7 in place: their runs keep what
+/// they had (one variant, no cost, nothing recovered, no judge, no cached
+/// tokens counted), and a run can be marked interrupted in them.
 #[test]
-fn histories_of_versions_1_to_5_are_migrated_to_6_and_keep_their_runs() {
+fn histories_of_versions_1_to_6_are_migrated_to_7_and_keep_their_runs() {
     let dir = tempfile::tempdir().unwrap();
     for (version, schema) in [
         (1, SCHEMA_V1.to_owned()),
@@ -118,6 +124,12 @@ fn histories_of_versions_1_to_5_are_migrated_to_6_and_keep_their_runs() {
         (
             5,
             format!("{SCHEMA_V1} {MIGRATION_V2} {MIGRATION_V3} {MIGRATION_V4} {MIGRATION_V5}"),
+        ),
+        (
+            6,
+            format!(
+                "{SCHEMA_V1} {MIGRATION_V2} {MIGRATION_V3} {MIGRATION_V4} {MIGRATION_V5} {MIGRATION_V6}"
+            ),
         ),
     ] {
         let db = dir.path().join(format!("v{version}.sqlite"));
@@ -141,7 +153,7 @@ fn histories_of_versions_1_to_5_are_migrated_to_6_and_keep_their_runs() {
             .collect::<Result<_, _>>()
             .unwrap();
         assert!(columns.iter().any(|c| c == "queue_ms"), "{columns:?}");
-        for column in ["variant", "cost", "recovered"] {
+        for column in ["variant", "cost", "recovered", "cached_input_tokens"] {
             assert!(columns.iter().any(|c| c == column), "{columns:?}");
         }
         let check_columns: Vec<String> = rusqlite::Connection::open(&db)
@@ -189,7 +201,7 @@ fn histories_of_versions_1_to_5_are_migrated_to_6_and_keep_their_runs() {
             "version {version}"
         );
     }
-    assert_eq!(SCHEMA_VERSION, 6);
+    assert_eq!(SCHEMA_VERSION, 7);
 }
 
 #[test]
@@ -207,4 +219,75 @@ fn a_history_another_connection_is_writing_is_waited_for() {
     let id = first.begin_run(&run_info()).unwrap();
     assert_eq!(id, 1);
     release.join().unwrap();
+}
+
+/// A model that always answers `{"greeting": "Dear Ada"}` with `usage`.
+struct Counted {
+    descriptor: AdapterDescriptor,
+    usage: Option<Usage>,
+}
+
+impl AsyncRuntimeAdapter for Counted {
+    fn descriptor(&self) -> &AdapterDescriptor {
+        &self.descriptor
+    }
+
+    async fn invoke(
+        &self,
+        _request: &RenderedInteraction<'_>,
+    ) -> Result<AdapterOutput, RuntimeFailure> {
+        Ok(AdapterOutput {
+            output: Json::from(json!({ "greeting": "Dear Ada" })),
+            usage: self.usage,
+        })
+    }
+}
+
+/// An execution's cached input tokens (`docs/eval.md`, "Cost") reach the
+/// history's `executions.cached_input_tokens` and are read back: the
+/// provider's count, 0 when it reported usage without a cache hit, null
+/// when it reported no usage.
+#[test]
+fn cached_input_tokens_are_stored_and_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("eval.sqlite");
+    let contracts = compiled(TWINS, "twins");
+    let usage = |cached| Usage {
+        input_tokens: 2048,
+        output_tokens: 9,
+        cached_input_tokens: cached,
+    };
+    for (usage, expected) in [
+        (Some(usage(1536)), Some(1536)),
+        (Some(usage(0)), Some(0)),
+        (None, None),
+    ] {
+        let model = Counted {
+            descriptor: AdapterDescriptor::new("counted", target().iter()),
+            usage,
+        };
+        let id = {
+            let mut history = History::open(&db).unwrap();
+            let outcome =
+                block_on(Eval::new(&contracts).history(&mut history).run(&model)).unwrap();
+            outcome.run.id.unwrap()
+        };
+        let history = History::open(&db).unwrap();
+        let mut records = Vec::new();
+        history.executions(id, |r| records.push(r)).unwrap();
+        assert_eq!(records.len(), 2);
+        for r in &records {
+            assert_eq!(r.cached_input_tokens, expected, "{usage:?}");
+            assert_eq!(r.input_tokens, usage.map(|u| u.input_tokens));
+        }
+        let column: Vec<Option<i64>> = rusqlite::Connection::open(&db)
+            .unwrap()
+            .prepare("SELECT cached_input_tokens FROM executions WHERE run_id = ?1")
+            .unwrap()
+            .query_map([id], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(column, [expected.map(|n| n as i64); 2]);
+    }
 }
