@@ -52,8 +52,9 @@
 //!   its entry in the package manifest's `dependencies` (and from there to
 //!   the dependency's manifest), from an extension schema's
 //!   `$ref: tool_contract:NAME` to its entry in `tool_contracts`.
-//! * **Find references** and **rename** of an input or context field, or
-//!   a property below one: every reference path that resolves to it (in
+//! * **Find references** and **rename** of an input or context field, a
+//!   property of an eval entry's `case_schema`, or a property below one:
+//!   every reference path that resolves to it (in
 //!   the contract, its eval checks and the partials it includes), the eval
 //!   fixtures' keys that set it, the keys of the package's request files
 //!   and of the rows of the contract's JSON Lines datasets that set it, the

@@ -5,7 +5,10 @@
 //!
 //! A field is an input or a context field of a contract, or a property
 //! below one (`inputs.customer.name` is `name` under `customer`; through
-//! the `items` of arrays too). Its name is written in five kinds of places:
+//! the `items` of arrays too), or a property of the `case_schema` of one
+//! of its eval entries, or below one (`case.label`: `docs/format.md`,
+//! "Datasets"), which only that entry's checks and data file spell. Its
+//! name is written in five kinds of places:
 //!
 //! * its declaration key, and its entry in the `required` list of the
 //!   object schema it is a property of;
@@ -26,9 +29,10 @@
 //! * the keys of the rows of the contract's JSON Lines datasets
 //!   (`docs/format.md`, "Datasets") that set it, edited as a request
 //!   file's keys; the segment that names it in the header cells of the
-//!   contract's CSV datasets (`inputs.NAME`, `inputs.NAME.below`), only
-//!   the header row: a cell of a whole-part column (`inputs`, whose cells
-//!   are JSON) is not rewritten.
+//!   contract's CSV datasets (`inputs.NAME`, `inputs.NAME.below`,
+//!   `case.NAME`), only the header row: a cell of a whole-part column
+//!   (`inputs`, whose cells are JSON) is not rewritten. A `case` field's
+//!   are those of its entry's data file only.
 //!
 //! A reference is matched by resolving it as go to definition does
 //! ([`tree::resolve`]): to the same declaration key, never by its
@@ -65,10 +69,13 @@ pub(crate) enum Step<'t> {
     Items,
 }
 
-/// A declared field: an input or context field, or a property below one.
+/// A declared field: an input or context field, or a property below one;
+/// a property of an eval entry's `case_schema`, or below one.
 pub(crate) struct Field<'t> {
-    /// `inputs` or `context`.
+    /// `inputs`, `context` or `case`.
     pub(crate) scope: &'static str,
+    /// For a `case` field, the eval entry whose `case_schema` declares it.
+    pub(crate) entry: Option<&'t Node>,
     /// The steps from the scope to it; the last is its name.
     pub(crate) steps: Vec<Step<'t>>,
     /// Its declaration key: what identifies it.
@@ -105,7 +112,7 @@ impl Field<'_> {
 pub(crate) fn fields(contract: &Tree) -> Vec<Field<'_>> {
     fn below<'t>(
         schema: &'t Node,
-        scope: &'static str,
+        (scope, entry): (&'static str, Option<&'t Node>),
         steps: &[Step<'t>],
         depth: usize,
         out: &mut Vec<Field<'t>>,
@@ -122,9 +129,10 @@ pub(crate) fn fields(contract: &Tree) -> Vec<Field<'_>> {
             for (key, property) in properties {
                 let mut here = steps.to_vec();
                 here.push(Step::Name(&key.text));
-                below(property, scope, &here, depth + 1, out);
+                below(property, (scope, entry), &here, depth + 1, out);
                 out.push(Field {
                     scope,
+                    entry,
                     steps: here,
                     key,
                     siblings: siblings.clone(),
@@ -137,7 +145,7 @@ pub(crate) fn fields(contract: &Tree) -> Vec<Field<'_>> {
         if let Some(items) = schema.get("items") {
             let mut here = steps.to_vec();
             here.push(Step::Items);
-            below(items, scope, &here, depth + 1, out);
+            below(items, (scope, entry), &here, depth + 1, out);
         }
     }
     let mut out = Vec::new();
@@ -149,15 +157,22 @@ pub(crate) fn fields(contract: &Tree) -> Vec<Field<'_>> {
         for (key, declaration) in declared {
             let steps = vec![Step::Name(key.text.as_str())];
             if let Some(schema) = declaration.get("schema") {
-                below(schema, scope, &steps, 0, &mut out);
+                below(schema, (scope, None), &steps, 0, &mut out);
             }
             out.push(Field {
                 scope,
+                entry: None,
                 steps,
                 key,
                 siblings: siblings.clone(),
                 required: None,
             });
+        }
+    }
+    let entries = contract.root.get("evals").and_then(Node::as_seq);
+    for entry in entries.unwrap_or_default() {
+        if let Some(schema) = entry.get("case_schema") {
+            below(schema, ("case", Some(entry)), &[], 0, &mut out);
         }
     }
     out.sort_by_key(|f| f.key.span.bytes);
@@ -395,9 +410,16 @@ pub(crate) fn spellings<'t>(
             for (i, segment) in site.path.split('.').enumerate() {
                 let range = start..start + segment.len();
                 start = range.end + 1;
-                if segment != name
-                    || site.declaration(contract, i + 1) != Some((Side::Decl, field.key.span))
-                {
+                // A `case` field is declared in the contract's own tree,
+                // where a check resolves it (`Side::Here`).
+                let declared = match site.declaration(contract, i + 1) {
+                    Some((Side::Decl, span)) => span == field.key.span,
+                    Some((Side::Here, span)) => {
+                        tree.path == contract.path && span == field.key.span
+                    }
+                    _ => false,
+                };
+                if segment != name || !declared {
                     continue;
                 }
                 out.push(Spelling {
@@ -438,9 +460,23 @@ pub(crate) fn spellings<'t>(
         }
         out.extend(keys.into_iter().map(key(request, What::Request)));
     }
+    // The data files that set it: the contract's, for a `case` field its
+    // entry's only.
+    let entry_file = field
+        .entry
+        .and_then(|entry| entry.get("dataset")?.as_str())
+        .zip(files.packages.get(&contract.path))
+        .and_then(|(path, root)| in_package(root, path));
+    let sets = |data: &&Tree| field.entry.is_none() || entry_file.as_ref() == Some(&data.path);
     // The rows of the contract's JSON Lines datasets: JSON keys, as in a
     // request file.
-    for dataset in files.datasets.get(&contract.path).into_iter().flatten() {
+    for dataset in files
+        .datasets
+        .get(&contract.path)
+        .into_iter()
+        .flatten()
+        .filter(sets)
+    {
         let mut keys = Vec::new();
         for row in dataset.root.as_seq().unwrap_or_default() {
             if let Some(values) = row.get(field.scope) {
@@ -460,7 +496,13 @@ pub(crate) fn spellings<'t>(
             Step::Items => None,
         })
         .collect();
-    for header in files.headers.get(&contract.path).into_iter().flatten() {
+    for header in files
+        .headers
+        .get(&contract.path)
+        .into_iter()
+        .flatten()
+        .filter(sets)
+    {
         let Some(names) = &names else { break };
         for cell in header.root.as_seq().unwrap_or_default() {
             let Some(value) = cell.as_str() else { continue };
@@ -794,7 +836,8 @@ fn keys_below<'t>(value: &'t Node, steps: &[Step<'_>], out: &mut Vec<&'t Key>) {
 /// entry, or a fixture key that sets it.
 pub(crate) fn field_at<'t>(here: &'t Tree, decl: &'t Tree, offset: usize) -> Option<Field<'t>> {
     if let Some((side, span)) = tree::declaration_at(here, decl, offset) {
-        return (side == Side::Decl)
+        // In the contract itself, `Side::Here` is `decl` too (`case`).
+        return (side == Side::Decl || here.path == decl.path)
             .then(|| fields(decl).into_iter().find(|f| f.key.span == span))
             .flatten();
     }

@@ -1,8 +1,9 @@
-//! `textDocument/references` of an input or context field, or a property
-//! below one (`docs/cli.md`, "lsp"): every reference path that resolves to
-//! it, the eval fixtures' and request files' keys that set it, and, when
-//! asked, its declaration key and `required` entry (`super::fields` finds
-//! them).
+//! `textDocument/references` of an input or context field, a property of
+//! an eval entry's `case_schema`, or a property below one (`docs/cli.md`,
+//! "lsp"): every reference path that resolves to it, the eval fixtures',
+//! request files' and datasets' keys and CSV header cells that set it,
+//! and, when asked, its declaration key and `required` entry
+//! (`super::fields` finds them).
 
 use super::fields::{Sites, What, field_at, locate, spellings};
 use super::{Failure, RequestHandler, Session};

@@ -1,5 +1,6 @@
-//! `textDocument/rename` of an input or context field, or a property below
-//! one (`docs/cli.md`, "lsp"): every place `super::fields` finds that spells
+//! `textDocument/rename` of an input or context field, a property of an
+//! eval entry's `case_schema`, or a property below one (`docs/cli.md`,
+//! "lsp"): every place `super::fields` finds that spells
 //! it is rewritten, in the contract, the partials it includes (and the
 //! fields of other contracts a shared partial ties to it), its eval
 //! fixtures, the package's request files, the rows of its JSON Lines
@@ -65,7 +66,7 @@ fn rename(
 ) -> Result<WorkspaceEdit, Refusal> {
     let not_here = || {
         Refusal::Failed(
-            "templiqx renames an input or context field (or a property below one): put the cursor on its declaration, a reference to it, or an eval fixture key that sets it".to_owned(),
+            "templiqx renames an input or context field, or a property of an eval entry's `case_schema` (or a property below one): put the cursor on its declaration, a reference to it, or an eval fixture key that sets it".to_owned(),
         )
     };
     let (files, here, decl, offset) = locate(workspace, at).ok_or_else(not_here)?;

@@ -513,15 +513,26 @@ fn a_name_that_is_not_a_plain_word_is_written_quoted() {
 
 /// `order` with an eval entry whose cases are the rows of a CSV file.
 fn order_with_rows() -> String {
-    format!("{ORDER}  - id: rows\n    dataset: evals/orders.csv\n")
+    format!("{ORDER}{ROWS_ENTRY}")
 }
 
+/// An eval entry of `order` whose cases are the rows of [`ROWS`], with a
+/// `case_schema` and a check of `case`.
+const ROWS_ENTRY: &str = "  - id: rows
+    dataset: evals/orders.csv
+    case_schema: { type: object, required: [label], properties: { label: { type: string } } }
+    expect:
+      - id: labelled
+        check: { kind: equals, left: { kind: ref, path: case.label }, right: { kind: literal, value: x } }
+";
+
 /// The CSV dataset of [`order_with_rows`]: its header names nested
-/// inputs, one column quoted, and a context field.
+/// inputs, one column quoted, a context field and a case field; cells of
+/// the records spell header names too (data, never renamed).
 const ROWS: &str = "\
-id,inputs.customer.name,\"inputs.customer.orders\",context.name\r
-ada,Ada,\"[{\"\"name\"\": \"\"tea\"\"}]\",shop\r
-bob,Bob,[],inputs.customer.name\r
+id,inputs.customer.name,\"inputs.customer.orders\",context.name,case.label\r
+ada,Ada,\"[{\"\"name\"\": \"\"tea\"\"}]\",shop,case.label\r
+bob,Bob,[],inputs.customer.name,x\r
 ";
 
 #[test]
@@ -594,7 +605,7 @@ fn rename_rewrites_the_header_cells_of_a_csv_dataset_and_only_them() {
     let edit = rename(&mut client, &url, right(at, 3), "shop, name").unwrap();
     assert_eq!(
         csv(&edit),
-        ROWS.replacen(",context.name\r", ",\"context.shop, name\"\r", 1)
+        ROWS.replacen(",context.name,", ",\"context.shop, name\",", 1)
     );
     // A quoted cell with a `""` (its value is not as written): rewritten
     // whole, still quoted, the `"` still doubled.
@@ -619,6 +630,106 @@ fn rename_rewrites_the_header_cells_of_a_csv_dataset_and_only_them() {
             1
         )
     );
+    client.shutdown();
+}
+
+#[test]
+fn a_case_field_renames_in_its_entry_its_checks_and_its_csv_header() {
+    let shop = Shop::new();
+    let order = order_with_rows();
+    shop.write("contracts/order.yaml", &order);
+    shop.write("evals/orders.csv", ROWS);
+    let mut client = Client::start(json!({ "target": ["structured_output"] }));
+    let url = shop.url("contracts/order.yaml");
+    client.open(&url, &order);
+    assert_eq!(client.diagnostics(&url), Vec::<Value>::new());
+    // From the reference in a check of the entry.
+    let at = position(&order, "path: case.label", 0);
+    let prepared = client.at("textDocument/prepareRename", &url, right(at, 12));
+    assert_eq!(prepared["placeholder"], "label", "{prepared}");
+    let edit = rename(&mut client, &url, right(at, 12), "tag").unwrap();
+    let edited = shop.apply(&mut client, &edit);
+    let files: Vec<&str> = edited.iter().map(|(f, _, _)| f.as_str()).collect();
+    assert_eq!(files, ["contracts/order.yaml", "evals/orders.csv"]);
+    assert_eq!(
+        edited[0].1,
+        order
+            .replace(
+                "required: [label], properties: { label:",
+                "required: [tag], properties: { tag:"
+            )
+            .replace("path: case.label }", "path: case.tag }")
+    );
+    // The header only: `case.label` in a record is data.
+    assert_eq!(
+        edited[1].1,
+        ROWS.replacen(",case.label\r", ",case.tag\r", 1)
+    );
+    for (rel, _, diagnostics) in &edited {
+        assert_eq!(diagnostics, &Vec::<Value>::new(), "{rel} compiles");
+    }
+    client.shutdown();
+}
+
+#[test]
+fn a_case_field_of_crm3_renames_in_its_rows_case_only_and_the_package_compiles() {
+    let (pkg, url, text, mut client) =
+        crm3_open(EXTRACTION, json!({ "target": ["structured_output"] }));
+    // From its declaration key in the entry's `case_schema`.
+    let at = position(
+        &text,
+        "        monthly_rent: { type: number, minimum: 0 }",
+        0,
+    );
+    let found = spots(&references(&mut client, &url, right(at, 9), true));
+    let name = "lease-term-extraction.yaml".to_owned();
+    for (line, what) in [
+        (159, "monthly_rent"),
+        (163, "monthly_rent"),
+        (174, "monthly_rent"),
+    ] {
+        assert!(
+            found.contains(&(name.clone(), line - 1, what.to_owned())),
+            "{line}: {found:?}"
+        );
+    }
+    let edit = rename(&mut client, &url, right(at, 9), "rent").unwrap();
+    let rows = pkg.text("evals/labelled-leases.jsonl");
+    assert_eq!(
+        save(&pkg, &edit),
+        [EXTRACTION, "evals/labelled-leases.jsonl"]
+    );
+    let edited = pkg.text(EXTRACTION);
+    // The output's field of the same name, and its checks, are left alone.
+    assert_eq!(
+        edited,
+        text.replace(
+            "      required: [start_date, end_date, monthly_rent, notice_days]\n      properties:\n        start_date: { type: string, format: date }\n        end_date: { type: string, format: date }\n        monthly_rent: { type: number, minimum: 0 }",
+            "      required: [start_date, end_date, rent, notice_days]\n      properties:\n        start_date: { type: string, format: date }\n        end_date: { type: string, format: date }\n        rent: { type: number, minimum: 0 }",
+        )
+        .replace("path: case.monthly_rent }", "path: case.rent }")
+    );
+    // In each row, the key of its `case`; its `fake_output`'s stays.
+    let renamed = pkg.text("evals/labelled-leases.jsonl");
+    assert_eq!(renamed.lines().count(), rows.lines().count());
+    for (before, after) in rows.lines().zip(renamed.lines()) {
+        let case = before.find("\"case\": {").unwrap();
+        let end = case + before[case..].find('}').unwrap();
+        let want = format!(
+            "{}{}",
+            &before[..case],
+            before[case..end].replace("\"monthly_rent\":", "\"rent\":")
+        ) + &before[end..];
+        assert_eq!(after, want);
+        assert!(after.contains("\"monthly_rent\":"), "{after}");
+    }
+    let target = templiqx_contracts::CapabilityProfile::new(["structured_output"]);
+    let compiled = templiqx_build::Loader::new(&pkg.root)
+        .compile_package(&pkg.root, &target)
+        .unwrap();
+    for contract in &compiled {
+        assert_eq!(contract.diagnostics, [], "{} compiles", contract.id);
+    }
     client.shutdown();
 }
 
