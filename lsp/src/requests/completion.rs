@@ -401,6 +401,10 @@ fn in_tree(
     };
     let parent = hit.parent().and_then(tree::kind_of);
     let index = |token: &str| token.parse::<usize>().is_ok();
+    // A word alone on its line, the value of the key above it: a key is
+    // begun there (on the key's own line, `schema: ty`, it is a value).
+    let begun = bare_word(&here.text[line_start(&here.text, marker)..marker])
+        && !typed.contains(|c| stops(c, false));
     match tokens.as_slice() {
         [.., "path"] if parent == Some("ref") => references(decl, judge, &hit, typed),
         [.., "filters"] if parent == Some("interpolate") => filters(workspace).wrapped(true),
@@ -439,7 +443,7 @@ fn in_tree(
         }
         ["extensions", _, "capability"] if contract => capabilities(workspace, path, &[]),
         // `with:` followed by a word on the next line: a key is begun.
-        ["evals", _, "expect", _, "check", "with"] if !typed.contains(|c| stops(c, false)) => {
+        ["evals", _, "expect", _, "check", "with"] if begun => {
             let Some(judge) = judge else {
                 return Completions::default();
             };
@@ -448,7 +452,7 @@ fn in_tree(
             inputs
         }
         // `schema:` followed by a word on the next line: a key is begun.
-        _ if is_schema(&tokens, manifest) && !typed.contains(|c| stops(c, false)) => {
+        _ if is_schema(&tokens, manifest) && begun => {
             let mut keywords = keywords(workspace, None);
             keywords.suffix = key_suffix;
             keywords
@@ -1266,6 +1270,11 @@ messages:
         // A key begun on the line below `schema:` reads as its value.
         let begun = "api_version: templiqx/v1alpha1\ninputs:\n  a:\n    schema:\n      |\n    required: true\n";
         assert_eq!(labels(begun), templiqx_build::schema::KEYWORDS);
+        // On the line of `schema:`, a word is its value (`schema: ty` is
+        // no schema; a key written there would not parse).
+        let value =
+            "api_version: templiqx/v1alpha1\ninputs:\n  a:\n    schema: ty|\n    required: true\n";
+        assert_eq!(labels(value), Vec::<String>::new());
     }
 
     #[test]

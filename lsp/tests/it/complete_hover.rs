@@ -868,6 +868,18 @@ fn a_judge_check_completes_the_judge_output_in_pass_and_its_inputs_in_with() {
     client.replace(&url, 4, &flow);
     let items = complete(&mut client, &url, at);
     assert_eq!(labels(&items), ["summary", "lease_terms"]);
+    // On the line of `with:`, a word is its value: no key to complete
+    // (`with: summary: ` would not parse).
+    let (inline, at) = cursor(
+        &text.replacen(
+            "          with:\n            summary: { kind: ref, path: output.summary }\n            lease_terms: { kind: ref, path: inputs.lease_terms }\n",
+            "          with: su|\n",
+            1,
+        ),
+        "|",
+    );
+    client.replace(&url, 5, &inline);
+    assert_eq!(labels(&complete(&mut client, &url, at)), Vec::<&str>::new());
     client.shutdown();
 }
 
