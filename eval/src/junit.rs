@@ -80,9 +80,18 @@ fn evidence(samples: &[&ExecutionRecord]) -> Vec<String> {
     samples
         .iter()
         .filter(|r| !r.passed())
-        .map(|r| match &r.variant {
-            Some(v) => format!("variant {v}, repeat {}: {}", r.repeat, explain::one_line(r)),
-            None => format!("repeat {}: {}", r.repeat, explain::one_line(r)),
+        .map(|r| {
+            // A dataset row's execution names its row.
+            let row = crate::select::dataset_row(&r.fixture)
+                .map_or_else(String::new, |(_, row)| format!("row {row}, "));
+            match &r.variant {
+                Some(v) => format!(
+                    "variant {v}, {row}repeat {}: {}",
+                    r.repeat,
+                    explain::one_line(r)
+                ),
+                None => format!("{row}repeat {}: {}", r.repeat, explain::one_line(r)),
+            }
         })
         .collect()
 }
@@ -193,10 +202,7 @@ pub fn junit_with_samples(
             let failures: Vec<&GateFailure> = gate
                 .failures_of(&fixture.contract, &fixture.fixture)
                 .collect();
-            let of: Vec<&ExecutionRecord> = samples
-                .iter()
-                .filter(|r| r.contract == fixture.contract && r.fixture == fixture.fixture)
-                .collect();
+            let of: Vec<&ExecutionRecord> = samples.iter().filter(|r| fixture.holds(r)).collect();
             let mut case = test_case(
                 &format!("{}::{}", fixture.contract, fixture.fixture),
                 &fixture.summary,

@@ -113,6 +113,7 @@ mod queue;
 pub mod record;
 pub mod report;
 pub mod run;
+mod samples;
 pub mod select;
 pub mod show;
 pub mod stats;

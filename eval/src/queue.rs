@@ -17,6 +17,7 @@
 //! spent at least [`WAITING`] of their time waiting. At `--concurrency 1`
 //! nothing waits.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 /// The share of their time from sending that executions spent waiting
@@ -36,8 +37,9 @@ pub(crate) struct Queueing {
     /// When the latest execution of the run finished.
     last_done: Option<Instant>,
     /// Per fixture (by index): the fastest time from sending of its
-    /// executions during whose flight no other finished, in ms.
-    solo: Vec<Option<f64>>,
+    /// executions during whose flight no other finished, in ms. A dataset
+    /// row's is forgotten once its executions are in ([`Queueing::forget`]).
+    solo: HashMap<usize, f64>,
     /// Over the executions judged against their fixture's fastest time:
     /// the time they waited, and their time from sending, in ms.
     waited_ms: f64,
@@ -45,12 +47,12 @@ pub(crate) struct Queueing {
 }
 
 impl Queueing {
-    /// For a run of `fixtures` fixtures, `concurrency` in flight.
-    pub(crate) fn new(fixtures: usize, concurrency: usize) -> Queueing {
+    /// For a run with `concurrency` executions in flight.
+    pub(crate) fn new(concurrency: usize) -> Queueing {
         Queueing {
             concurrency,
             last_done: None,
-            solo: vec![None; fixtures],
+            solo: HashMap::new(),
             waited_ms: 0.0,
             judged_ms: 0.0,
         }
@@ -68,13 +70,13 @@ impl Queueing {
             return 0.0;
         }
         let Some(previous) = previous else {
-            let solo = &mut self.solo[fixture];
-            *solo = Some(solo.map_or(whole, |s| s.min(whole)));
+            let solo = self.solo.entry(fixture).or_insert(whole);
+            *solo = solo.min(whole);
             return 0.0;
         };
         let waited = ms(previous.saturating_duration_since(sent));
         let remains = whole - waited;
-        match self.solo[fixture] {
+        match self.solo.get(&fixture).copied() {
             Some(solo) => {
                 let queue = if remains >= CONSISTENT * solo {
                     waited
@@ -89,6 +91,11 @@ impl Queueing {
             None if self.judged_ms > 0.0 && self.waited_ms >= WAITING * self.judged_ms => waited,
             None => 0.0,
         }
+    }
+
+    /// Forgets fixture `fixture`: a dataset row whose executions are all in.
+    pub(crate) fn forget(&mut self, fixture: usize) {
+        self.solo.remove(&fixture);
     }
 }
 
@@ -105,7 +112,7 @@ mod tests {
     fn queues(concurrency: usize, executions: &[(usize, u64, u64)]) -> Vec<f64> {
         let t0 = Instant::now();
         let at = |ms: u64| t0 + Duration::from_millis(ms);
-        let mut q = Queueing::new(2, concurrency);
+        let mut q = Queueing::new(concurrency);
         executions
             .iter()
             .map(|&(f, sent, done)| q.observe(f, at(sent), at(done)).round())

@@ -418,9 +418,7 @@ fn drill_down(out: &mut String, fixtures: &[&FixtureStats], samples: &[Execution
         f: &'s FixtureStats,
         samples: &'s [ExecutionRecord],
     ) -> impl Iterator<Item = &'s ExecutionRecord> {
-        samples
-            .iter()
-            .filter(move |r| r.contract == f.contract && r.fixture == f.fixture)
+        samples.iter().filter(move |r| f.holds(r))
     }
     if !fixtures.iter().any(|f| of(f, samples).next().is_some()) {
         return;
@@ -767,6 +765,35 @@ fn interaction(
     out.push_str(".</p>\n");
 }
 
+/// Under a dataset entry's id: its rows, how many passed every execution,
+/// and the failing rows listed (`docs/eval.md`, "Datasets").
+fn rows_cell(rows: &crate::stats::RowStats) -> String {
+    let failing = rows.passed_all.failed();
+    let listed = if rows.failing.is_empty() {
+        String::new()
+    } else {
+        let ids: Vec<String> = rows
+            .failing
+            .iter()
+            .map(|id| format!("<code>{}</code>", esc(id)))
+            .collect();
+        let which = if failing > rows.failing.len() as u64 {
+            format!(
+                "; failing (the first {} of {failing}): ",
+                rows.failing.len()
+            )
+        } else {
+            "; failing: ".to_owned()
+        };
+        format!("{which}{}", ids.join(", "))
+    };
+    format!(
+        "<div class=\"rows\" data-rows=\"{}\" data-rows-passed-all=\"{}\" data-rows-varied=\"{}\">\
+         {} row(s), {} passed every execution{listed}</div>",
+        rows.rows, rows.passed_all.passed, rows.varied, rows.rows, rows.passed_all.passed
+    )
+}
+
 fn fixture_table(out: &mut String, fixtures: &[&FixtureStats], currency: Option<&str>) {
     out.push_str(
         "<table class=\"fixtures\">\n<thead><tr><th>Fixture</th><th>Executions</th>\
@@ -788,7 +815,7 @@ fn fixture_table(out: &mut String, fixtures: &[&FixtureStats], currency: Option<
              data-schema-valid-high=\"{}\" data-distinct-outputs=\"{}\" data-p50-ms=\"{}\" \
              data-p95-ms=\"{}\" data-output-tokens-per-s=\"{}\" data-cached=\"{}\" \
              data-recovered=\"{}\">\
-             <td class=\"id\"><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td class=\"id\"><code>{}</code>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
             esc(&key),
             esc(&f.contract),
@@ -804,6 +831,7 @@ fn fixture_table(out: &mut String, fixtures: &[&FixtureStats], currency: Option<
             s.cached,
             s.recovered_rate.passed,
             esc(&f.fixture),
+            f.rows.as_ref().map_or_else(String::new, rows_cell),
             s.executions,
             rate_text(&s.pass_rate),
             rate_text(&s.schema_valid_rate),

@@ -4,7 +4,7 @@
 //! counted into the statistics; then the comparison with a baseline and
 //! the gate.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::ops::ControlFlow;
 use std::pin::Pin;
@@ -39,8 +39,10 @@ pub enum Progress<'e> {
     Started {
         /// The run (its `id` set when it has a history).
         run: &'e RunInfo,
-        /// Fixtures selected.
+        /// Fixtures selected: inline fixtures and dataset rows.
         fixtures: usize,
+        /// Of those, rows of dataset entries (`docs/eval.md`, "Datasets").
+        rows: usize,
         /// Executions to come: fixtures × repeats.
         executions: usize,
         /// Fixtures left out for want of a `fake_output`, by name.
@@ -572,6 +574,8 @@ impl<'a, P> Eval<'a, P> {
         }
         let mut accumulator = Accumulator::new();
         accumulator.set_costed(prices.is_some());
+        // A dataset row is counted and dropped once its repeats are in.
+        accumulator.set_repeat(repeat);
         for (id, interaction) in &contracts {
             if let (Some(history), Some(run_id)) = (history.as_deref_mut(), run.id) {
                 history
@@ -599,6 +603,7 @@ impl<'a, P> Eval<'a, P> {
         let started = progress(Progress::Started {
             run: &run,
             fixtures: nf,
+            rows: nf - selection.inline().count(),
             executions: total,
             skipped: &skipped,
         });
@@ -614,42 +619,58 @@ impl<'a, P> Eval<'a, P> {
         let mut done = 0usize;
         // Per variant and fixture: samples kept (failing, passing); per
         // variant and contract: outputs cut off at the token limit.
-        let mut kept = vec![(0usize, 0usize); nv * nf];
+        let mut sampler = crate::samples::Sampler::new(keep);
+        // Per variant: the executions still to come of each dataset row in
+        // flight (a row's index is forgotten once they are in).
+        let mut row_left: Vec<HashMap<usize, u32>> = vec![HashMap::new(); nv];
         let mut samples: Vec<ExecutionRecord> = Vec::new();
         let mut cut_off: Vec<BTreeMap<String, usize>> = vec![BTreeMap::new(); nv];
         // What the finished executions cost, for the budget.
         let mut spent = 0.0_f64;
         let mut over_budget: Option<OverBudget> = None;
-        // Repeat-major, then fixture by fixture on every variant: a run cut
-        // short has covered every fixture and variant alike. Once
-        // interrupted or over budget, no job is issued: the stream ends
-        // when the executions in flight have.
+        // Inline fixtures repeat-major, then fixture by fixture on every
+        // variant: a run cut short has covered every fixture and variant
+        // alike. Then the dataset rows, row-major: each row's repeats on
+        // every variant one after the other, so a row is complete, counted
+        // and dropped while the next ones run (`docs/eval.md`, "Datasets").
+        // Once interrupted or over budget, no job is issued: the stream
+        // ends when the executions in flight have.
         //
-        // The fixtures come as a stream (`docs/eval.md`, "Datasets"): a
-        // dataset's rows are read and rendered as the run reaches them, at
-        // most `concurrency` executions ahead of the last that finished, and
-        // each is dropped once its executions are stored and counted; each
-        // repeat reads the file again. A row that no longer reads (its file
-        // changed since the selection) is not run, and a note says so.
+        // The rows come as a stream: they are read from the file once more
+        // and rendered as the run reaches them, at most `concurrency`
+        // executions ahead of the last that finished. A row that no longer
+        // reads (its file changed since the selection) is not run, and a
+        // note says so.
         let (stop, issued) = (AtomicBool::new(false), AtomicUsize::new(0));
         let unread: Mutex<Vec<Diagnostic>> = Mutex::default();
         let (selection, unread_rows) = (&selection, &unread);
-        let jobs = (0..repeat)
-            .flat_map(|r| {
-                selection
-                    .fixtures()
-                    .filter_map(move |f| {
-                        f.map_err(|ds| {
-                            unread_rows
-                                .lock()
-                                .unwrap_or_else(PoisonError::into_inner)
-                                .extend(ds);
-                        })
-                        .ok()
-                    })
-                    .enumerate()
-                    .flat_map(move |(i, f)| (0..nv).map(move |v| (v * nf + i, Arc::clone(&f), r)))
+        let inline = selection.inline().count();
+        let inline_jobs = (0..repeat).flat_map(move |r| {
+            selection
+                .inline()
+                .enumerate()
+                .flat_map(move |(i, f)| (0..nv).map(move |v| (v * nf + i, Arc::clone(&f), r)))
+        });
+        let row_jobs = selection
+            .rows()
+            .filter_map(move |f| {
+                f.map_err(|ds| {
+                    unread_rows
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .extend(ds);
+                })
+                .ok()
             })
+            .enumerate()
+            .flat_map(move |(k, f)| {
+                (0..repeat).flat_map(move |r| {
+                    let f = Arc::clone(&f);
+                    (0..nv).map(move |v| (v * nf + inline + k, Arc::clone(&f), r))
+                })
+            });
+        let jobs = inline_jobs
+            .chain(row_jobs)
             .take_while(|_| !stop.load(Ordering::Relaxed))
             .inspect(|_| {
                 issued.fetch_add(1, Ordering::Relaxed);
@@ -709,7 +730,7 @@ impl<'a, P> Eval<'a, P> {
         // Set when the interruption comes: when the grace period ends.
         let mut deadline: Option<tokio::time::Instant> = None;
         // Per variant: each reaches its own server.
-        let mut queueing: Vec<Queueing> = (0..nv).map(|_| Queueing::new(nf, concurrency)).collect();
+        let mut queueing: Vec<Queueing> = (0..nv).map(|_| Queueing::new(concurrency)).collect();
         let mut cancelled = 0usize;
         let failed: Option<HistoryError> = loop {
             // A resolved interruption is polled no more.
@@ -773,7 +794,7 @@ impl<'a, P> Eval<'a, P> {
                         if record.cached {
                             Some(0.0)
                         } else {
-                            prices.cost(&variant.model, record.input_tokens, record.output_tokens)
+                            prices.cost_of(&variant.model, &record)
                         }
                         .and_then(|own| {
                             // Its judges' executions, at the judge model's
@@ -803,11 +824,16 @@ impl<'a, P> Eval<'a, P> {
                     if let Some(o) = over_budget.as_mut() {
                         (o.spent, o.done) = (spent, done);
                     }
-                    let (failing, passing) = &mut kept[index];
-                    let count = if record.passed() { passing } else { failing };
-                    if *count < keep {
-                        *count += 1;
+                    if sampler.take(v, &record) {
                         samples.push(record.clone());
+                    }
+                    if i >= inline {
+                        let left = row_left[v].entry(i).or_insert(repeat);
+                        *left = left.saturating_sub(1);
+                        if *left == 0 {
+                            row_left[v].remove(&i);
+                            queueing[v].forget(i);
+                        }
                     }
                     let event = Progress::Executed { fixture: &fixture.name, record: &record, done, total };
                     if progress(event).is_break() {

@@ -69,6 +69,36 @@ impl FixtureFilter {
         self.is_empty() || self.globs.iter().any(|(_, g)| g.is_match(name))
     }
 
+    /// How many globs the filter has (0: it selects everything).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.globs.len()
+    }
+
+    /// Whether the filter selects `name`, marking in `matched` (one flag
+    /// per glob, [`FixtureFilter::len`] long) each glob that matches it.
+    pub(crate) fn mark(&self, name: &str, matched: &mut [bool]) -> bool {
+        let mut any = self.globs.is_empty();
+        for ((_, glob), hit) in self.globs.iter().zip(matched.iter_mut()) {
+            if glob.is_match(name) {
+                *hit = true;
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// The globs not marked in `matched` ([`FixtureFilter::mark`]), as
+    /// written.
+    pub(crate) fn unmatched_of(&self, matched: &[bool]) -> Vec<&str> {
+        self.globs
+            .iter()
+            .zip(matched)
+            .filter(|(_, hit)| !**hit)
+            .map(|((text, _), _)| text.as_str())
+            .collect()
+    }
+
     /// The globs that match none of `names`, as written.
     pub fn unmatched<'n>(&self, names: impl IntoIterator<Item = &'n str> + Clone) -> Vec<&str> {
         self.globs
@@ -80,7 +110,7 @@ impl FixtureFilter {
 }
 
 /// One selected fixture, rendered once for all its repeats (a row of a
-/// dataset entry: once per repeat, as the run reaches it).
+/// dataset entry: when the run reaches it, for all its repeats too).
 #[derive(Debug)]
 pub struct Fixture<'a> {
     /// `contract::fixture`.
@@ -140,9 +170,9 @@ enum Source<'a> {
 ///
 /// Inline fixtures are rendered once and kept; the rows of a dataset entry
 /// are not kept (`docs/eval.md`, "Datasets"): selecting reads each row once
-/// to check, name, filter and render it, and a run reads the file again
-/// for each repeat, one row at a time ([`Selection::fixtures`]), so memory
-/// does not grow with the rows.
+/// to check, name, filter and render it, and a run reads the file once
+/// more, one row at a time ([`Selection::rows`]), so memory does not grow
+/// with the rows.
 #[derive(Debug)]
 pub struct Selection<'a> {
     /// Each contract with a selected fixture: its id and interaction.
@@ -169,17 +199,35 @@ impl<'a> Selection<'a> {
         self.count == 0
     }
 
-    /// The selected fixtures, in execution order within a repeat, each
-    /// rendered as it is reached: a dataset entry's rows are read from its
-    /// file again, one at a time. A row that no longer reads or renders
-    /// (its file changed since the selection) is given as its
-    /// diagnostics; at most [`Selection::len`] fixtures are given.
+    /// The selected fixtures, each rendered as it is reached: the inline
+    /// fixtures ([`Selection::inline`]), then the rows of the dataset
+    /// entries ([`Selection::rows`]). A row that no longer reads or renders
+    /// (its file changed since the selection) is given as its diagnostics;
+    /// at most [`Selection::len`] fixtures are given.
     pub fn fixtures(&self) -> impl Iterator<Item = Result<Arc<Fixture<'a>>, Vec<Diagnostic>>> + '_ {
+        self.inline().map(Ok).chain(self.rows()).take(self.count)
+    }
+
+    /// The selected inline fixtures, in the order of the contracts given
+    /// and of their fixtures (each rendered once, when selected).
+    pub fn inline(&self) -> impl Iterator<Item = Arc<Fixture<'a>>> + '_ {
+        self.sources.iter().filter_map(|source| match source {
+            Source::Inline(f) => Some(Arc::clone(f)),
+            Source::Dataset { .. } => None,
+        })
+    }
+
+    /// The selected rows of the dataset entries, in the order of the
+    /// contracts given, of their entries and of each file's rows, each read
+    /// from its file again and rendered as it is reached, one at a time
+    /// (`docs/eval.md`, "Datasets"). A row that no longer reads or renders
+    /// (its file changed since the selection) is given as its diagnostics.
+    pub fn rows(&self) -> impl Iterator<Item = Result<Arc<Fixture<'a>>, Vec<Diagnostic>>> + '_ {
         self.sources
             .iter()
             .flat_map(move |source| -> Box<dyn Iterator<Item = _> + '_> {
                 match source {
-                    Source::Inline(f) => Box::new(std::iter::once(Ok(Arc::clone(f)))),
+                    Source::Inline(_) => Box::new(std::iter::empty()),
                     Source::Dataset {
                         contract,
                         interaction,
@@ -206,8 +254,17 @@ impl<'a> Selection<'a> {
                     },
                 }
             })
-            .take(self.count)
+            .take(self.count.saturating_sub(self.inline().count()))
     }
+}
+
+/// For the fixture id of a dataset row, `entry#ID` (`docs/eval.md`,
+/// "Datasets"): the entry's id and the row's. An eval id holds no `#`
+/// (`docs/format.md`, "Eval fixtures"), so the first `#` separates them;
+/// `None` for an inline fixture's id.
+#[must_use]
+pub fn dataset_row(fixture: &str) -> Option<(&str, &str)> {
+    fixture.split_once('#')
 }
 
 /// The fixture of a dataset row named `name`, rendered.
@@ -257,19 +314,7 @@ pub(crate) fn select<'a>(
     let mut diagnostics = Diagnostics::new();
     // Which globs matched a fixture: each must match one.
     let mut matched = vec![false; filter.globs.len()];
-    let mut hits = |name: &str| {
-        if filter.is_empty() {
-            return true;
-        }
-        let mut any = false;
-        for ((_, glob), hit) in filter.globs.iter().zip(&mut matched) {
-            if glob.is_match(name) {
-                *hit = true;
-                any = true;
-            }
-        }
-        any
-    };
+    let mut hits = |name: &str| filter.mark(name, &mut matched);
     // Contract ids seen, and where: an id twice is refused (its statistics
     // and history rows would merge).
     let mut seen: Vec<(&str, &str)> = Vec::new();
@@ -379,13 +424,7 @@ pub(crate) fn select<'a>(
     if diagnostics.has_errors() {
         return Err(EvalError::Refused(diagnostics));
     }
-    let unmatched: Vec<&str> = filter
-        .globs
-        .iter()
-        .zip(&matched)
-        .filter(|(_, hit)| !**hit)
-        .map(|((text, _), _)| text.as_str())
-        .collect();
+    let unmatched = filter.unmatched_of(&matched);
     if !unmatched.is_empty() || selection.count == 0 {
         let why = if !unmatched.is_empty() {
             format!("no eval fixture matches --filter {}", unmatched.join(", "))

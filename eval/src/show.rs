@@ -81,6 +81,7 @@ pub fn stored_run(
     let id = found.run.id.unwrap_or_default();
     let mut accumulator = Accumulator::new();
     accumulator.set_costed(found.run.currency.is_some());
+    accumulator.set_repeat(found.run.repeat);
     for (contract, fingerprint) in &found.interactions {
         accumulator.set_interaction_fingerprint(contract, fingerprint);
     }
@@ -96,21 +97,15 @@ pub fn stored_run(
             .and_then(|v| names.iter().position(|n| *n == v))
             .unwrap_or(0)
     };
-    // Fixtures seen, with the samples kept of each (failing, passing) per
-    // variant.
-    let mut seen: Vec<(String, Vec<(usize, usize)>)> = Vec::new();
+    // The globs that matched a fixture, and the samples kept, as the run
+    // kept them (per entry for a dataset's rows).
+    let mut matched = vec![false; filter.len()];
+    let mut sampler = crate::samples::Sampler::new(samples);
     let mut kept = Vec::new();
     history
         .executions(id, |record| {
             let name = format!("{}::{}", record.contract, record.fixture);
-            let index = match seen.iter().position(|(n, ..)| *n == name) {
-                Some(i) => i,
-                None => {
-                    seen.push((name, vec![(0, 0); nv]));
-                    seen.len() - 1
-                }
-            };
-            if !filter.selects(&seen[index].0) {
+            if !filter.mark(&name, &mut matched) {
                 return;
             }
             let v = variant_of(&record);
@@ -118,15 +113,12 @@ pub fn stored_run(
             if record.evidence.cut_off() {
                 *cut_off[v].entry(record.contract.clone()).or_default() += 1;
             }
-            let (failing, passing) = &mut seen[index].1[v];
-            let count = if record.passed() { passing } else { failing };
-            if *count < samples {
-                *count += 1;
+            if sampler.take(v, &record) {
                 kept.push(record);
             }
         })
         .map_err(io)?;
-    let unmatched = filter.unmatched(seen.iter().map(|(n, ..)| n.as_str()));
+    let unmatched = filter.unmatched_of(&matched);
     if let Some(glob) = unmatched.first() {
         return Err(Diagnostic::error(
             Code::Io,

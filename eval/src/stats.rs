@@ -6,6 +6,10 @@
 //! flat in the number of executions: per fixture it keeps counts, a
 //! log-bucketed latency histogram ([`crate::latency`]) and the set of
 //! distinct output fingerprints (which grows only with distinct outputs).
+//! The rows of a dataset entry are one fixture, the entry
+//! ([`RowStats`]; `docs/eval.md`, "Datasets"): a row is kept only while its
+//! executions are still coming ([`Accumulator::set_repeat`]), so memory is
+//! flat in the rows too.
 //!
 //! Rates are in `[0, 1]` and come with the 95% Wilson score interval
 //! ([`wilson_interval`]; E. B. Wilson, "Probable inference, the law of
@@ -199,9 +203,51 @@ pub struct FixtureStats {
     /// The interaction fingerprint of the contract in this run, as given
     /// to [`Accumulator::set_interaction_fingerprint`].
     pub interaction_fingerprint: Option<String>,
+    /// For a dataset entry (`fixture` is the entry's id and the figures pool
+    /// its rows' executions): what its rows did. `None` for an inline
+    /// fixture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<RowStats>,
     /// The figures.
     #[serde(flatten)]
     pub summary: Summary,
+}
+
+impl FixtureStats {
+    /// Whether `record` is an execution of this fixture: of its contract,
+    /// and of this inline fixture or of a row of this dataset entry
+    /// (`entry#ID`; `docs/eval.md`, "Datasets").
+    #[must_use]
+    pub fn holds(&self, record: &ExecutionRecord) -> bool {
+        record.contract == self.contract
+            && crate::select::dataset_row(&record.fixture)
+                .map_or(record.fixture.as_str(), |(entry, _)| entry)
+                == self.fixture
+    }
+}
+
+/// How many failing rows [`RowStats::failing`] names at most.
+pub const FAILING_ROWS_LISTED: usize = 20;
+
+/// What the rows of a dataset entry did (`docs/eval.md`, "Datasets"): the
+/// entry is one fixture of the statistics, its rows are not (the history
+/// keeps each row's executions, under `entry#ID`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RowStats {
+    /// Rows with at least one execution.
+    pub rows: u64,
+    /// Rows every execution of which passed (pass^N per row) out of
+    /// [`RowStats::rows`], with its Wilson interval.
+    pub passed_all: Rate,
+    /// Rows with more than one distinct output fingerprint among their
+    /// schema-valid outputs (over repeats or variants of the row; 0 at
+    /// `--repeat 1`).
+    pub varied: u64,
+    /// The ids of rows that did not pass every execution (the part of the
+    /// fixture name after `#`): at most [`FAILING_ROWS_LISTED`], the least
+    /// in byte order, so the list does not depend on the order executions
+    /// finished in. `passed_all.failed()` says how many there are.
+    pub failing: Vec<String>,
 }
 
 /// The statistics of one contract, pooled over its fixtures.
@@ -435,7 +481,7 @@ impl Pool {
         into.queue_ms += from.queue_ms;
         into.cost.merge(&from.cost);
         self.pass_all &= fixture.pass_all();
-        self.distinct_outputs += fixture.outputs.len() as u64;
+        self.distinct_outputs += fixture.distinct_outputs();
         self.fixtures += 1;
     }
 
@@ -459,17 +505,102 @@ fn check_stats(checks: &[CheckCount]) -> Vec<CheckStats> {
         .collect()
 }
 
-/// What is kept of one fixture.
+/// What is kept of one fixture: an inline fixture, or a dataset entry
+/// whose rows' executions it pools.
 #[derive(Clone, Debug, Default)]
 struct FixtureAcc {
     counts: Counts,
+    /// An inline fixture's distinct output fingerprints.
     outputs: BTreeSet<String>,
+    /// A dataset entry's rows.
+    rows: Option<Rows>,
 }
 
 impl FixtureAcc {
+    /// Every execution passed: for a dataset entry, every row passed each
+    /// of its executions.
     fn pass_all(&self) -> bool {
         self.counts.executions > 0 && self.counts.passed == self.counts.executions
     }
+
+    /// Distinct outputs: a dataset entry's are summed over its rows (rows
+    /// have different requests), as a contract's are over its fixtures.
+    fn distinct_outputs(&self) -> u64 {
+        match &self.rows {
+            None => self.outputs.len() as u64,
+            Some(rows) => {
+                rows.done.distinct
+                    + rows
+                        .open
+                        .values()
+                        .map(|r| r.outputs.len() as u64)
+                        .sum::<u64>()
+            }
+        }
+    }
+}
+
+/// The rows of a dataset entry: those complete, tallied; those whose
+/// executions are still coming, by row id.
+#[derive(Clone, Debug, Default)]
+struct Rows {
+    done: RowTally,
+    open: HashMap<String, OpenRow>,
+}
+
+impl Rows {
+    /// The rows' statistics, the open rows counted as they stand.
+    fn stats(&self) -> RowStats {
+        let mut tally = self.done.clone();
+        for (id, row) in &self.open {
+            tally.close(id, row);
+        }
+        RowStats {
+            rows: tally.rows,
+            passed_all: Rate::new(tally.passed_all, tally.rows),
+            varied: tally.varied,
+            failing: tally.failing.into_iter().collect(),
+        }
+    }
+}
+
+/// What is kept of the complete rows of a dataset entry: counts, and the
+/// least [`FAILING_ROWS_LISTED`] failing row ids.
+#[derive(Clone, Debug, Default)]
+struct RowTally {
+    rows: u64,
+    passed_all: u64,
+    varied: u64,
+    distinct: u64,
+    failing: BTreeSet<String>,
+}
+
+impl RowTally {
+    fn close(&mut self, id: &str, row: &OpenRow) {
+        self.rows += 1;
+        self.distinct += row.outputs.len() as u64;
+        self.varied += u64::from(row.outputs.len() > 1);
+        if row.passed == row.executions {
+            self.passed_all += 1;
+            return;
+        }
+        let full = self.failing.len() >= FAILING_ROWS_LISTED;
+        if full && self.failing.last().is_some_and(|last| last.as_str() <= id) {
+            return;
+        }
+        self.failing.insert(id.to_owned());
+        if full {
+            self.failing.pop_last();
+        }
+    }
+}
+
+/// A dataset row whose executions are still coming.
+#[derive(Clone, Debug, Default)]
+struct OpenRow {
+    executions: u64,
+    passed: u64,
+    outputs: BTreeSet<String>,
 }
 
 /// Accumulates the executions of a run into [`RunStats`], in memory flat in
@@ -480,9 +611,17 @@ impl FixtureAcc {
 /// fingerprint with [`Accumulator::set_interaction_fingerprint`] (at any
 /// time before [`Accumulator::stats`]) so that a comparison can tell when
 /// the interaction changed.
+///
+/// The executions of a dataset row (fixture `entry#ID`; an eval id holds no
+/// `#`, `docs/format.md`, "Eval fixtures") count towards the entry, one
+/// fixture of the statistics with its [`RowStats`]. What is kept of a row
+/// while its executions come is two counts and its distinct outputs; with
+/// [`Accumulator::set_repeat`] a row is folded into its entry and dropped
+/// once it has all its executions, so a run that finishes its rows one
+/// after the other (as [`crate::Eval`] does) keeps only the rows in flight.
 #[derive(Clone, Debug, Default)]
 pub struct Accumulator {
-    /// contract → fixture → counts.
+    /// contract → fixture (or dataset entry) → counts.
     fixtures: BTreeMap<String, BTreeMap<String, FixtureAcc>>,
     /// contract → interaction fingerprint.
     interactions: BTreeMap<String, String>,
@@ -491,6 +630,8 @@ pub struct Accumulator {
     executions: u64,
     /// Whether the run had a price table: summaries then carry their cost.
     costed: bool,
+    /// Executions of a complete dataset row.
+    repeat: Option<u64>,
 }
 
 impl Accumulator {
@@ -505,6 +646,15 @@ impl Accumulator {
     /// whose cost is unknown.
     pub fn set_costed(&mut self, yes: bool) {
         self.costed = yes;
+    }
+
+    /// Says that a dataset row is complete once `executions` of it were
+    /// pushed (the run's `--repeat`, for an accumulator of one variant): it
+    /// is then folded into its entry's [`RowStats`] and dropped. The
+    /// statistics are the same without it; only the rows are kept until
+    /// [`Accumulator::stats`]. 0 is taken as 1.
+    pub fn set_repeat(&mut self, executions: u32) {
+        self.repeat = Some(u64::from(executions.max(1)));
     }
 
     /// Records the interaction fingerprint of `contract` in this run
@@ -529,22 +679,49 @@ impl Accumulator {
 
     /// Counts one execution.
     pub fn push(&mut self, record: &ExecutionRecord) {
+        let (fixture_id, row) = match crate::select::dataset_row(&record.fixture) {
+            Some((entry, row)) => (entry, Some(row)),
+            None => (record.fixture.as_str(), None),
+        };
         let fixtures = match self.fixtures.get_mut(&record.contract) {
             Some(fixtures) => fixtures,
             None => self.fixtures.entry(record.contract.clone()).or_default(),
         };
-        let fixture = match fixtures.get_mut(&record.fixture) {
+        let fixture = match fixtures.get_mut(fixture_id) {
             Some(fixture) => fixture,
-            None => fixtures.entry(record.fixture.clone()).or_default(),
+            None => fixtures.entry(fixture_id.to_owned()).or_default(),
         };
         fixture.counts.push(record);
-        if record.schema_valid
-            && let Some(fp) = &record.output_fingerprint
-            && !fixture.outputs.contains(fp)
-        {
-            fixture.outputs.insert(fp.clone());
-        }
+        let output = record
+            .output_fingerprint
+            .as_ref()
+            .filter(|_| record.schema_valid);
         self.executions += 1;
+        let Some(row) = row else {
+            if let Some(fp) = output
+                && !fixture.outputs.contains(fp)
+            {
+                fixture.outputs.insert(fp.clone());
+            }
+            return;
+        };
+        let rows = fixture.rows.get_or_insert_with(Rows::default);
+        let open = match rows.open.get_mut(row) {
+            Some(open) => open,
+            None => rows.open.entry(row.to_owned()).or_default(),
+        };
+        open.executions += 1;
+        open.passed += u64::from(record.passed());
+        if let Some(fp) = output
+            && !open.outputs.contains(fp)
+        {
+            open.outputs.insert(fp.clone());
+        }
+        if self.repeat.is_some_and(|n| open.executions >= n)
+            && let Some((id, complete)) = rows.open.remove_entry(row)
+        {
+            rows.done.close(&id, &complete);
+        }
     }
 
     /// Executions pushed so far.
@@ -569,10 +746,11 @@ impl Accumulator {
                     contract: contract.clone(),
                     fixture: fixture.clone(),
                     interaction_fingerprint: interaction_fingerprint.clone(),
+                    rows: acc.rows.as_ref().map(Rows::stats),
                     summary: acc.counts.summary(
                         check_stats(&acc.counts.checks),
                         acc.pass_all(),
-                        acc.outputs.len() as u64,
+                        acc.distinct_outputs(),
                         self.costed,
                     ),
                 });
@@ -647,6 +825,7 @@ pub(crate) mod tests {
             queue_ms: 0.0,
             input_tokens: schema_valid.then_some(100),
             output_tokens: schema_valid.then_some(20),
+            cached_input_tokens: schema_valid.then_some(0),
             attempts: 1,
             output_fingerprint: schema_valid.then(|| format!("sha256:{:064x}", repeat % 2)),
             cached: false,
@@ -835,6 +1014,127 @@ pub(crate) mod tests {
         backward.extend(records.iter().rev());
         assert_eq!(forward.stats(), backward.stats());
         assert_eq!(forward.executions(), 15);
+    }
+
+    /// Row `id` of entry `labels` of contract `c`, repeat `repeat`:
+    /// passing or not, with output fingerprint `output`.
+    fn row(id: &str, repeat: u32, pass: bool, output: u32) -> ExecutionRecord {
+        let verdict = if pass { Verdict::Pass } else { Verdict::Fail };
+        let mut r = record(
+            "c",
+            &format!("labels#{id}"),
+            repeat,
+            true,
+            &[("right", verdict)],
+            5.0,
+        );
+        r.output_fingerprint = Some(format!("sha256:{output:064x}"));
+        r
+    }
+
+    /// 30 rows × 2 repeats, row by row: rows 3, 6, … fail their second
+    /// repeat; rows 5, 10, … answer differently the second time.
+    fn rows() -> Vec<ExecutionRecord> {
+        let mut records = Vec::new();
+        for i in 0..30 {
+            let id = format!("r{i:02}");
+            records.push(row(&id, 0, true, i));
+            let varied = if i % 5 == 0 { 1000 + i } else { i };
+            records.push(row(&id, 1, i % 3 != 0, varied));
+        }
+        records
+    }
+
+    #[test]
+    fn a_dataset_entry_is_one_fixture_with_its_rows_counted() {
+        let mut acc = Accumulator::new();
+        acc.set_repeat(2);
+        acc.extend(&rows());
+        acc.push(&record("c", "inline", 0, true, &[], 5.0));
+        let stats = acc.stats();
+        let ids: Vec<&str> = stats.fixtures.iter().map(|f| f.fixture.as_str()).collect();
+        assert_eq!(ids, ["inline", "labels"]);
+        let labels = stats.fixture("c", "labels").unwrap();
+        assert_eq!(labels.summary.executions, 60);
+        assert_eq!(labels.summary.pass_rate.passed, 50);
+        assert_eq!(labels.summary.checks[0].rate.total, 60);
+        assert!(!labels.summary.pass_all);
+        // Distinct outputs summed over the rows: 30, and 6 rows twice.
+        assert_eq!(labels.summary.distinct_outputs, 36);
+        let rows = labels.rows.as_ref().unwrap();
+        assert_eq!(
+            (rows.rows, rows.passed_all.passed, rows.passed_all.total),
+            (30, 20, 30)
+        );
+        assert_eq!(rows.varied, 6);
+        // The 10 failing rows, in byte order.
+        assert_eq!(
+            rows.failing,
+            [
+                "r00", "r03", "r06", "r09", "r12", "r15", "r18", "r21", "r24", "r27"
+            ]
+        );
+        assert_eq!(stats.fixture("c", "inline").unwrap().rows, None);
+        // The contract pools the entry and the inline fixture.
+        let c = stats.contract("c").unwrap();
+        assert_eq!(
+            (c.fixtures, c.summary.executions, c.summary.distinct_outputs),
+            (2, 61, 37)
+        );
+        // Every row was complete when its second execution came: none is
+        // kept.
+        let entry = &acc.fixtures["c"]["labels"];
+        assert!(entry.rows.as_ref().unwrap().open.is_empty());
+    }
+
+    #[test]
+    fn rows_give_the_same_figures_in_any_order_and_without_the_repeat() {
+        let records = rows();
+        let mut folded = Accumulator::new();
+        folded.set_repeat(2);
+        folded.extend(&records);
+        let mut kept = Accumulator::new();
+        kept.extend(records.iter().rev());
+        assert_eq!(folded.stats(), kept.stats());
+        // Without the repeat every row is kept until the end.
+        assert_eq!(
+            kept.fixtures["c"]["labels"]
+                .rows
+                .as_ref()
+                .unwrap()
+                .open
+                .len(),
+            30
+        );
+    }
+
+    #[test]
+    fn failing_rows_listed_are_the_least_whatever_the_order() {
+        let ids: Vec<String> = (0..50).map(|i| format!("row-{i:03}")).collect();
+        let mut forward = Accumulator::new();
+        forward.set_repeat(1);
+        let mut backward = forward.clone();
+        for id in &ids {
+            forward.push(&row(id, 0, false, 1));
+        }
+        for id in ids.iter().rev() {
+            backward.push(&row(id, 0, false, 1));
+        }
+        let listed = |acc: &Accumulator| acc.stats().fixtures[0].rows.clone().unwrap();
+        let (f, b) = (listed(&forward), listed(&backward));
+        assert_eq!(f, b);
+        assert_eq!(f.failing.len(), FAILING_ROWS_LISTED);
+        assert_eq!(f.failing, ids[..FAILING_ROWS_LISTED]);
+        assert_eq!(f.passed_all.failed(), 50);
+    }
+
+    #[test]
+    fn a_row_id_may_hold_a_hash() {
+        let mut acc = Accumulator::new();
+        acc.push(&record("c", "labels#a#1", 0, true, &[], 1.0));
+        let stats = acc.stats();
+        assert_eq!(stats.fixtures[0].fixture, "labels");
+        assert_eq!(stats.fixtures[0].rows.as_ref().unwrap().rows, 1);
     }
 
     #[test]

@@ -177,7 +177,7 @@ pub(crate) fn eval() -> Arc<Map<String, Value>> {
     output(json!({
         "provider": { "type": "string", "enum": ["fake", "openai", "anthropic"] },
         "run": { "type": "object", "description": "the run: started_at, provider, model, sampling, repeat" },
-        "stats": { "type": "object", "description": "per fixture, per contract and overall: pass rate and schema-valid rate with 95% Wilson intervals, each check's pass rate, pass^N, distinct outputs, latency, tokens (docs/eval.md)" },
+        "stats": { "type": "object", "description": "per fixture (a dataset entry is one, with its `rows`), per contract and overall: pass rate and schema-valid rate with 95% Wilson intervals, each check's pass rate, pass^N, distinct outputs, latency, tokens (docs/eval.md)" },
         "gate": { "type": "object" },
         "notes": { "type": "array", "items": { "type": "string" } },
         "skipped": { "type": "array", "items": { "type": "string" }, "description": "fixtures left out for want of a fake_output" }

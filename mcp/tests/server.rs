@@ -522,21 +522,23 @@ async fn runs_the_eval_fixtures_on_the_fake_provider() {
             )
         })
         .collect();
-    // The inline fixtures (the drafting summary's judge's among them),
-    // then each row of the extraction's dataset (`docs/eval.md`,
-    // "Datasets", "Judges").
-    let mut expected: Vec<String> = [
+    // The inline fixtures (the drafting summary's judge's among them) and
+    // the extraction's dataset entry, whose 24 rows count as one fixture
+    // (`docs/eval.md`, "Datasets", "Judges").
+    let expected = [
         "lease-summary-drafting::dutch-client",
         "lease-summary-judge::faithful-dutch-summary",
         "lease-summary-judge::invented-parking",
         "lease-term-extraction::fixed-term-lease",
-    ]
-    .map(String::from)
-    .into();
-    expected
-        .extend((100..124).map(|n| format!("lease-term-extraction::labelled-leases#lease-0{n}")));
+        "lease-term-extraction::labelled-leases",
+    ];
     assert_eq!(names, expected);
-    for f in fixtures {
+    let entry = &fixtures[4];
+    assert_eq!(entry["executions"], 48);
+    assert_eq!(entry["pass_rate"]["passed"], 48);
+    assert_eq!(entry["rows"]["rows"], 24);
+    assert_eq!(entry["rows"]["passed_all"]["passed"], 24);
+    for f in &fixtures[..4] {
         assert_eq!(f["executions"], 2);
         assert_eq!(f["pass_rate"]["passed"], 2);
         assert!(
@@ -801,8 +803,10 @@ async fn eval_runs_on_the_provider_the_server_was_given_only_when_asked() {
     assert_eq!(out["provider"], "anthropic");
     assert_eq!(out["run"]["provider"], "anthropic");
     assert_eq!(out["run"]["model"], "test-model");
-    // 4 inline fixtures and the 24 rows of the extraction's dataset.
-    assert_eq!(out["stats"]["fixtures"].as_array().unwrap().len(), 28);
+    // 4 inline fixtures and the extraction's dataset entry (24 rows).
+    let fixtures = out["stats"]["fixtures"].as_array().unwrap();
+    assert_eq!(fixtures.len(), 5);
+    assert_eq!(fixtures[4]["rows"]["rows"], 24);
     assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 1);
 
     // Another real provider than the one given is refused, naming it.

@@ -64,6 +64,14 @@ impl Cx<'_> {
                     ID_HELP,
                 );
             }
+            if eval.id.contains('#') {
+                self.err(
+                    Code::EvalInvalid,
+                    format!("eval id `{}` holds `#`", words::printable(&eval.id)),
+                    &eval.loc.child("id"),
+                    "`#` separates a dataset entry's id from a row's in a fixture name (`contract::entry#ID`), so an eval id holds none; write `-` or `.` instead",
+                );
+            }
             if let Some(first) = ids.insert(eval.id.as_str(), eval.loc.pointer.clone()) {
                 self.err(
                     Code::EvalInvalid,

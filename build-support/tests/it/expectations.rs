@@ -366,3 +366,19 @@ fn eval_and_check_ids_hold_printable_characters_only() {
     let text = contract(&format!("      - {{ id: \"größe-✓\", check: {check} }}\n"));
     assert!(diagnostics(&text).is_empty());
 }
+
+/// `#` separates a dataset entry's id from a row's in a fixture name
+/// (`contract::entry#ID`), so an eval id holds none (`docs/format.md`,
+/// "Eval fixtures"): `ada#1` would read as row `1` of entry `ada`. A check
+/// id may hold one.
+#[test]
+fn an_eval_id_holds_no_hash() {
+    let text = contract("      - { id: \"c#1\", check: { kind: literal, value: true } }\n")
+        .replace("  - id: ada\n", "  - id: \"ada#1\"\n");
+    let d = only(&text, Code::EvalInvalid, "/evals/0/id");
+    assert_eq!(d.message, "eval id `ada#1` holds `#`");
+    assert!(
+        d.help.as_deref().unwrap().contains("contract::entry#ID"),
+        "{d:?}"
+    );
+}

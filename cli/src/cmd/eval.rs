@@ -267,6 +267,7 @@ fn progress(
         Progress::Started {
             run,
             fixtures,
+            rows,
             executions,
             skipped,
         } => {
@@ -282,10 +283,15 @@ fn progress(
                             run.variants.iter().map(|v| v.name.as_str()).collect();
                         format!("{} variants ({})", names.len(), names.join(", "))
                     };
+                    let what = if rows == 0 {
+                        format!("{fixtures} fixture(s)")
+                    } else {
+                        format!("{} fixture(s) and {rows} dataset row(s)", fixtures - rows)
+                    };
                     ui.status(
                         "Evaluating",
                         &format!(
-                            "{fixtures} fixture(s) × {} repeat(s) on {on}, {} at a time",
+                            "{what} × {} repeat(s) on {on}, {} at a time",
                             options.repeat, options.concurrency
                         ),
                     )?;

@@ -12,7 +12,7 @@ use templiqx_contracts::{Diagnostic, Diagnostics, Operation, OperationEnvelope};
 use templiqx_eval::compare::{Comparison, RateComparison};
 use templiqx_eval::explain::{self, excerpt};
 use templiqx_eval::history::History;
-use templiqx_eval::stats::{Rate, RunStats, Summary};
+use templiqx_eval::stats::{Rate, RowStats, RunStats, Summary};
 use templiqx_eval::{Baseline, Endpoint, ExecutionRecord, GateVerdict, Outcome, RunInfo};
 
 /// Reports a failure that stopped a run part way (the history refused a
@@ -338,6 +338,38 @@ fn details(s: &Summary, currency: Option<&str>) -> Vec<String> {
     lines
 }
 
+/// The line under a dataset entry: its rows, those that passed every
+/// execution with the interval, and the failing rows it lists
+/// (`docs/eval.md`, "Datasets").
+pub(crate) fn rows_line(rows: &RowStats) -> String {
+    let failing = rows.passed_all.failed();
+    let mut line = format!(
+        "rows: {}, {} passed every execution {}",
+        rows.rows,
+        rows.passed_all.passed,
+        rate(&rows.passed_all)
+    );
+    if rows.varied > 0 {
+        line.push_str(&format!(
+            "; {} answered differently across executions",
+            rows.varied
+        ));
+    }
+    if !rows.failing.is_empty() {
+        let listed: Vec<String> = rows.failing.iter().map(|id| excerpt(id, 80)).collect();
+        if failing > rows.failing.len() as u64 {
+            line.push_str(&format!(
+                "; failing (the first {} of {failing}): ",
+                rows.failing.len()
+            ));
+        } else {
+            line.push_str("; failing: ");
+        }
+        line.push_str(&listed.join(", "));
+    }
+    line
+}
+
 /// The human table: per contract, a header, a row per fixture with its
 /// checks and failures beneath, and the contract's pooled row when it has
 /// more than one fixture; then the run's overall line. With a price table
@@ -354,7 +386,9 @@ pub(crate) fn table_priced(
         let mut under: Vec<Vec<String>> = vec![Vec::new()];
         for f in stats.fixtures_of(&c.contract) {
             rows.push(row(f.fixture.clone(), &f.summary));
-            under.push(details(&f.summary, currency));
+            let mut lines: Vec<String> = f.rows.iter().map(rows_line).collect();
+            lines.extend(details(&f.summary, currency));
+            under.push(lines);
         }
         if c.fixtures > 1 {
             rows.push(row("(all fixtures)".to_owned(), &c.summary));
@@ -467,12 +501,7 @@ pub(crate) fn failures_of_variants(
         let failed = f.summary.executions - f.summary.pass_rate.passed;
         let shown: Vec<&ExecutionRecord> = samples
             .iter()
-            .filter(|r| {
-                r.contract == f.contract
-                    && r.fixture == f.fixture
-                    && r.variant.as_deref() == variant
-                    && !r.passed()
-            })
+            .filter(|r| f.holds(r) && r.variant.as_deref() == variant && !r.passed())
             .take(show)
             .collect();
         if failed == 0 || shown.is_empty() {
@@ -496,7 +525,11 @@ pub(crate) fn failures_of_variants(
         ))?;
         for record in shown {
             let headline = ui.paint(red, &explain::headline(record));
-            ui.line(&format!("    repeat {}: {headline}", record.repeat))?;
+            let row = templiqx_eval::select::dataset_row(&record.fixture)
+                .map_or_else(String::new, |(_, row)| {
+                    format!("row {}, ", excerpt(row, 200))
+                });
+            ui.line(&format!("    {row}repeat {}: {headline}", record.repeat))?;
             for line in explain::details(record) {
                 ui.line(&format!("      {line}"))?;
             }

@@ -472,6 +472,20 @@ pub fn table_of(
     if currency.is_some() {
         header.push("cost");
     }
+    // Columns shown only when they say something: the rows of dataset
+    // entries that passed every execution, and output recovery.
+    let with_rows = variants
+        .iter()
+        .any(|v| v.stats.fixtures.iter().any(|f| f.rows.is_some()));
+    let with_recovery = variants
+        .iter()
+        .any(|v| v.stats.overall.summary.recovered_rate.passed > 0);
+    if with_rows {
+        header.push("rows passed");
+    }
+    if with_recovery {
+        header.push("recovered");
+    }
     for c in &first.stats.contracts {
         // Rows: cells, and the colour of the comparison cell.
         let mut rows: Vec<(Vec<String>, Option<Style>)> =
@@ -487,9 +501,12 @@ pub fn table_of(
             .chain((fixtures.len() > 1).then_some(None));
         for fixture in subjects {
             for (i, v) in variants.iter().enumerate() {
-                let summary = match fixture {
-                    Some(f) => v.stats.fixture(&c.contract, f).map(|s| &s.summary),
-                    None => v.stats.contract(&c.contract).map(|s| &s.summary),
+                let (summary, entry_rows) = match fixture {
+                    Some(f) => v
+                        .stats
+                        .fixture(&c.contract, f)
+                        .map_or((None, None), |s| (Some(&s.summary), s.rows.as_ref())),
+                    None => (v.stats.contract(&c.contract).map(|s| &s.summary), None),
                 };
                 let Some(s) = summary else { continue };
                 let compared = v.comparison.as_ref().and_then(|cmp| match fixture {
@@ -532,6 +549,17 @@ pub fn table_of(
                 ];
                 if currency.is_some() {
                     cells.push(cost(s, currency));
+                }
+                if with_rows {
+                    cells.push(entry_rows.map_or_else(String::new, |r| {
+                        format!("{} of {}", r.passed_all.passed, r.rows)
+                    }));
+                }
+                if with_recovery {
+                    cells.push(format!(
+                        "{} of {}",
+                        s.recovered_rate.passed, s.recovered_rate.total
+                    ));
                 }
                 rows.push((cells, style));
             }

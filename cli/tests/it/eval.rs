@@ -165,19 +165,14 @@ fn the_crm3_example_passes_offline_with_the_fake_provider() {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
     // The 24 rows of the extraction's dataset (`docs/eval.md`, "Datasets")
-    // run as fixtures of their own, each checked against its own `case`;
-    // the judge's two fixtures run as any contract's.
+    // run, each checked against its own `case`, and count as one fixture,
+    // the entry; the judge's two fixtures run as any contract's.
     assert!(
-        text.contains("Evaluating 28 fixture(s) × 3 repeat(s)"),
+        text.contains("Evaluating 4 fixture(s) and 24 dataset row(s) × 3 repeat(s)"),
         "{text}{}",
         String::from_utf8_lossy(&human.stderr)
     );
-    for fixture in [
-        "fixed-term-lease",
-        "dutch-client",
-        "labelled-leases#lease-0100",
-        "labelled-leases#lease-0123",
-    ] {
+    for fixture in ["fixed-term-lease", "dutch-client"] {
         // n, passed, pass rate, schema-valid, pass^n, distinct outputs.
         assert_eq!(
             row(&text, fixture)[1..7],
@@ -192,6 +187,23 @@ fn the_crm3_example_passes_offline_with_the_fake_provider() {
             "{text}"
         );
     }
+    // 24 rows × 3 repeats; one answer per row.
+    assert_eq!(
+        row(&text, "labelled-leases")[1..7],
+        [
+            "72",
+            "72",
+            "100.0% [94.9, 100.0]",
+            "100.0% [94.9, 100.0]",
+            "yes",
+            "24"
+        ],
+        "{text}"
+    );
+    assert!(
+        text.contains("    rows: 24, 24 passed every execution 100.0% [86.2, 100.0]\n"),
+        "{text}"
+    );
     assert_eq!(
         row(&text, "check term-dates")[1],
         "100.0% [43.9, 100.0] (3 of 3)",
@@ -213,7 +225,6 @@ fn the_crm3_example_passes_offline_with_the_fake_provider() {
     for name in [
         "lease-term-extraction::fixed-term-lease",
         "lease-summary-drafting::dutch-client",
-        "lease-term-extraction::labelled-leases#lease-0107",
     ] {
         let f = fixture(&r, name);
         assert_eq!(f["executions"], 3, "{f}");
@@ -224,6 +235,13 @@ fn the_crm3_example_passes_offline_with_the_fake_provider() {
         assert_eq!(f["distinct_outputs"], 1);
         assert!(f["interaction_fingerprint"].is_string());
     }
+    let entry = fixture(&r, "lease-term-extraction::labelled-leases");
+    assert_eq!(entry["executions"], 72, "{entry}");
+    assert_eq!(entry["pass_all"], true);
+    assert_eq!(entry["distinct_outputs"], 24);
+    assert_eq!(entry["rows"]["rows"], 24);
+    assert_eq!(entry["rows"]["passed_all"]["passed"], 24);
+    assert_eq!(entry["rows"]["failing"], serde_json::json!([]));
     // Two runs of 28 fixtures (4 inline, 24 dataset rows) × 3 repeats are
     // in the history, each judged check with the judge's answer.
     let conn = rusqlite::Connection::open(&db).unwrap();

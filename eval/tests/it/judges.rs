@@ -359,16 +359,19 @@ fn a_dataset_row_is_judged_with_its_own_case() {
     let adapter = FakeAdapter::new(&all, target().iter());
     let eval = Eval::new([&all[0]]).fake_outputs_only(true);
     let outcome = runtime().block_on(eval.run(&adapter)).unwrap();
-    let passed = |row: &str| {
-        outcome
-            .stats
-            .fixture("labelling", row)
-            .unwrap()
-            .summary
-            .pass_rate
-            .passed
-    };
+    // The entry is one fixture of the statistics; its rows are counted.
+    let entry = outcome.stats.fixture("labelling", "rows").unwrap();
+    let rows = entry.rows.as_ref().unwrap();
     // Each row's judge request carries its own `case.label`: the fake
     // answers `wrong` with the judge's `different` fixture.
-    assert_eq!((passed("rows#right"), passed("rows#wrong")), (1, 0));
+    assert_eq!((rows.rows, rows.passed_all.passed), (2, 1));
+    assert_eq!(rows.failing, ["wrong"]);
+    assert_eq!(entry.summary.pass_rate.passed, 1);
+    let failing: Vec<&str> = outcome
+        .samples
+        .iter()
+        .filter(|r| !r.passed())
+        .map(|r| r.fixture.as_str())
+        .collect();
+    assert_eq!(failing, ["rows#wrong"]);
 }
