@@ -23,7 +23,7 @@ fn eval_scale(c: &mut Criterion) {
             let db = tempfile::NamedTempFile::new_in(dir.path()).expect("a history file");
             let contracts = eval_scale::compile(dir.path());
             let outcome =
-                eval_scale::run(&contracts, Some(db.path()), 64, 3).expect("the run finishes");
+                eval_scale::run(&contracts, Some(db.path()), 1, 64, 3).expect("the run finishes");
             assert_eq!(outcome.stats.overall.summary.executions, ROWS as u64);
             outcome.run.id
         });

@@ -6,7 +6,8 @@
 //! in a SQLite file (`eval`), and prints the process's peak resident set
 //! (`VmHWM` of `/proc/self/status`, Linux) before and after, with the
 //! phase's wall time. `NO_HISTORY=1` runs without a history, `SAMPLES=N`
-//! keeps N samples per fixture (default 3, as `templiqx eval`).
+//! keeps N samples per fixture (default 3, as `templiqx eval`), `REPEAT=N`
+//! runs each row N times (default 1).
 
 use std::time::Instant;
 use templiqx_bench::eval_scale;
@@ -44,7 +45,12 @@ fn main() {
             .ok()
             .and_then(|n| n.parse().ok())
             .unwrap_or(templiqx_eval::DEFAULT_SAMPLES);
-        let outcome = eval_scale::run(&contracts, db, 64, samples).expect("the run finishes");
+        let repeat = std::env::var("REPEAT")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1);
+        let outcome =
+            eval_scale::run(&contracts, db, repeat, 64, samples).expect("the run finishes");
         executions = outcome.stats.overall.summary.executions;
         assert_eq!(outcome.stats.overall.summary.pass_rate.passed, executions);
     }

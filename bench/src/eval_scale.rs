@@ -91,7 +91,7 @@ pub fn compile(dir: &Path) -> Vec<CompiledContract> {
     contracts
 }
 
-/// `templiqx eval --provider fake --repeat 1 --concurrency CONCURRENCY
+/// `templiqx eval --provider fake --repeat REPEAT --concurrency CONCURRENCY
 /// --db DB` over `contracts` (no history without `db`), keeping `samples`
 /// failing and passing executions per fixture ([`Eval::samples`]), on a
 /// current-thread Tokio runtime.
@@ -104,6 +104,7 @@ pub fn compile(dir: &Path) -> Vec<CompiledContract> {
 pub fn run(
     contracts: &[CompiledContract],
     db: Option<&Path>,
+    repeat: u32,
     concurrency: usize,
     samples: usize,
 ) -> Result<Outcome, EvalError> {
@@ -111,7 +112,7 @@ pub fn run(
     let mut history = db.map(|db| History::open(db).expect("the history opens"));
     let mut eval = Eval::new(contracts)
         .fake_outputs_only(true)
-        .repeat(1)
+        .repeat(repeat)
         .concurrency(concurrency)
         .samples(samples);
     if let Some(history) = history.as_mut() {

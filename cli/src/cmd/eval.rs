@@ -283,10 +283,10 @@ fn progress(
                             run.variants.iter().map(|v| v.name.as_str()).collect();
                         format!("{} variants ({})", names.len(), names.join(", "))
                     };
-                    let what = if rows == 0 {
-                        format!("{fixtures} fixture(s)")
-                    } else {
-                        format!("{} fixture(s) and {rows} dataset row(s)", fixtures - rows)
+                    let what = match (fixtures - rows, rows) {
+                        (inline, 0) => format!("{inline} fixture(s)"),
+                        (0, rows) => format!("{rows} dataset row(s)"),
+                        (inline, rows) => format!("{inline} fixture(s) and {rows} dataset row(s)"),
                     };
                     ui.status(
                         "Evaluating",

@@ -338,10 +338,10 @@ fn details(s: &Summary, currency: Option<&str>) -> Vec<String> {
     lines
 }
 
-/// The line under a dataset entry: its rows, those that passed every
-/// execution with the interval, and the failing rows it lists
+/// The lines under a dataset entry: its rows, those that passed every
+/// execution with the interval, then the failing rows it lists
 /// (`docs/eval.md`, "Datasets").
-pub(crate) fn rows_line(rows: &RowStats) -> String {
+pub(crate) fn rows_lines(rows: &RowStats) -> Vec<String> {
     let failing = rows.passed_all.failed();
     let mut line = format!(
         "rows: {}, {} passed every execution {}",
@@ -355,19 +355,17 @@ pub(crate) fn rows_line(rows: &RowStats) -> String {
             rows.varied
         ));
     }
+    let mut lines = vec![line];
     if !rows.failing.is_empty() {
         let listed: Vec<String> = rows.failing.iter().map(|id| excerpt(id, 80)).collect();
-        if failing > rows.failing.len() as u64 {
-            line.push_str(&format!(
-                "; failing (the first {} of {failing}): ",
-                rows.failing.len()
-            ));
+        let which = if failing > rows.failing.len() as u64 {
+            format!("the first {} of {failing} by id", rows.failing.len())
         } else {
-            line.push_str("; failing: ");
-        }
-        line.push_str(&listed.join(", "));
+            failing.to_string()
+        };
+        lines.push(format!("failing rows ({which}): {}", listed.join(", ")));
     }
-    line
+    lines
 }
 
 /// The human table: per contract, a header, a row per fixture with its
@@ -386,7 +384,7 @@ pub(crate) fn table_priced(
         let mut under: Vec<Vec<String>> = vec![Vec::new()];
         for f in stats.fixtures_of(&c.contract) {
             rows.push(row(f.fixture.clone(), &f.summary));
-            let mut lines: Vec<String> = f.rows.iter().map(rows_line).collect();
+            let mut lines: Vec<String> = f.rows.iter().flat_map(rows_lines).collect();
             lines.extend(details(&f.summary, currency));
             under.push(lines);
         }

@@ -705,3 +705,75 @@ fn processes_creating_one_new_history_together_all_store_their_run() {
         .unwrap();
     assert_eq!((runs, executions), (4, 12));
 }
+
+/// A dataset entry is one fixture of the table with its rows counted
+/// (`docs/eval.md`, "Datasets"): with the fake's `flaky-2` model every row
+/// fails its second repeat, so no row passed every execution; the table
+/// names the first 20 failing rows by id, the failures name each sample's
+/// row, and `eval show` computes the same figures from the history.
+#[test]
+fn a_dataset_entry_counts_its_rows_and_names_the_failing_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("eval.sqlite");
+    let run = |format: &str| {
+        templiqx()
+            .args(["eval", "examples/crm3", "-t", "structured_output"])
+            .args(["--provider", "fake", "--model", "flaky-2", "--repeat", "2"])
+            .args(["--filter", "lease-term-extraction::labelled-leases#*"])
+            .args(["--show-failures", "1", "--format", format])
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap()
+    };
+    let human = run("human");
+    let text = stdout(&human);
+    assert!(
+        text.contains("Evaluating 24 dataset row(s) × 2 repeat(s)"),
+        "{text}"
+    );
+    assert_eq!(
+        row(&text, "labelled-leases")[1..7],
+        [
+            "48",
+            "24",
+            "50.0% [36.4, 63.6]",
+            "50.0% [36.4, 63.6]",
+            "no",
+            "24"
+        ],
+        "{text}"
+    );
+    assert!(
+        text.contains("    rows: 24, 0 passed every execution 0.0% [0.0, 13.8]\n"),
+        "{text}"
+    );
+    let listed: Vec<String> = (100..120).map(|n| format!("lease-0{n}")).collect();
+    assert!(
+        text.contains(&format!(
+            "    failing rows (the first 20 of 24 by id): {}\n",
+            listed.join(", ")
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("  lease-term-extraction::labelled-leases: 24 of 48 executions failed; the first 1\n    row lease-0"),
+        "{text}"
+    );
+    let json = run("json");
+    let entry = fixture(&result(&json), "lease-term-extraction::labelled-leases").clone();
+    assert_eq!(entry["rows"]["rows"], 24);
+    assert_eq!(entry["rows"]["passed_all"]["passed"], 0);
+    assert_eq!(entry["rows"]["failing"], serde_json::json!(listed));
+    // The stored run read back: the same entry.
+    let show = templiqx()
+        .args(["eval", "show", "last", "--format", "json"])
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    let shown = envelopes(&show)[0]["result"].clone();
+    let stored = fixture(&shown, "lease-term-extraction::labelled-leases");
+    assert_eq!(stored["rows"], entry["rows"], "{shown}");
+    assert_eq!(stored["pass_rate"], entry["pass_rate"]);
+}
