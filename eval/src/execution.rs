@@ -88,6 +88,11 @@ fn record(
             record.code = Some(error.failure.code.as_str().to_owned());
             record.recovered = recovered(&error.diagnostics);
             record.attempts = error.attempts;
+            // A schema-invalid answer was billed: its tokens count, and
+            // cost, like a valid one's (`docs/eval.md`, "Cost").
+            record.input_tokens = error.usage.map(|u| u.input_tokens);
+            record.output_tokens = error.usage.map(|u| u.output_tokens);
+            record.cached_input_tokens = error.usage.map(|u| u.cached_input_tokens);
             record.checks = verdicts(fixture, None, redact);
             record.evidence = failure_evidence(fixture, &error, redact);
             (record, None)

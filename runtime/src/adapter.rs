@@ -156,6 +156,12 @@ pub struct ExecutionError {
     /// failed one last: `None` for an execution on one adapter
     /// (`docs/runtime.md`, "Receipts", "Routes").
     pub route: Option<Route>,
+    /// Token usage of the failed attempt, when the provider reported it:
+    /// for `TQX_OUTPUT_SCHEMA`, the answer the model gave (and the
+    /// provider billed) though it violates the schema. `None` for a
+    /// runtime failure (`TQX_RUNTIME_*`: the adapters read usage only from
+    /// an answer) and for the capability gate (nothing was sent).
+    pub usage: Option<Usage>,
 }
 
 impl ExecutionError {
@@ -580,6 +586,7 @@ fn capability_gate(
         attempts: 0,
         output: None,
         route: None,
+        usage: None,
     })
 }
 
@@ -609,6 +616,7 @@ fn conclude(
                 attempts,
                 output,
                 route: None,
+                usage: None,
             });
         }
     };
@@ -679,6 +687,7 @@ pub fn conclude_output(
                 attempts,
                 output: Some(output),
                 route: None,
+                usage,
             })
         }
     }

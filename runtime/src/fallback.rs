@@ -513,6 +513,7 @@ impl<A: AsyncRuntimeAdapter> Fallback<A> {
             attempts: 0,
             output: None,
             route: None,
+            usage: None,
         }
     }
 }

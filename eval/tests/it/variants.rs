@@ -240,6 +240,35 @@ fn executions_cost_their_tokens_at_the_models_price_and_unknown_stays_unknown() 
     );
 }
 
+/// An answer that fails the output schema was still billed: the port
+/// hands its usage back with the error, so it has tokens and a cost
+/// (`docs/eval.md`, "Cost").
+#[test]
+fn a_schema_invalid_answer_costs_its_tokens() {
+    let contracts = contracts();
+    let variants = [variant(&contracts, "bad", "empty")];
+    let prices = Prices::parse(
+        "models:\n  empty: { input: 1000, output: 4000 }\n",
+        "prices.yaml",
+    )
+    .unwrap();
+    let eval = Eval::new(&contracts).fake_outputs_only(true).prices(prices);
+    let outcome = run(eval, &variants).unwrap();
+    let record = &outcome.samples[0];
+    assert_eq!(record.code.as_deref(), Some("TQX_OUTPUT_SCHEMA"));
+    assert!(!record.schema_valid);
+    // `{}` is 2 bytes: 1 output token.
+    assert_eq!(record.output_tokens, Some(1));
+    let input = record.input_tokens.unwrap();
+    let expected = (input as f64 * 1000.0 + 4000.0) / 1e6;
+    assert!(
+        (record.cost.unwrap() - expected).abs() < 1e-12,
+        "{record:?}"
+    );
+    let cost = outcome.cost.unwrap();
+    assert_eq!((cost.priced, cost.unpriced), (1, 0));
+}
+
 #[test]
 fn a_budget_stops_the_run_and_fails_the_gate() {
     let contracts = contracts();
