@@ -30,9 +30,11 @@
 //!   `docs/diagnostics.md`, the help after the message, and the include
 //!   chain of a partial's error as related information.
 //! * **Hover** on a reference path (`inputs.customer.name`, a `for_each`
-//!   item, a component parameter, `output.x` in an eval check): the
-//!   declared type, whether it is required, its description and schema;
-//!   on a component invocation's name, its parameters; on a filter, what
+//!   item, a component parameter, `output.x` in an eval check, `judge.x`
+//!   in the `pass` of a model-graded check): the declared type, whether it
+//!   is required, its description and schema; on a key of a judge's
+//!   `with`, the judge's input; on a component invocation's name, its
+//!   parameters; on a filter, what
 //!   it accepts and writes; on a capability or an extension key, what the
 //!   target must provide and which contracts of the package need it; on an
 //!   eval fixture's `id`, the prompt preview (its messages rendered by
@@ -51,7 +53,10 @@
 //!   include path to the partial; from an include's `from_dependency` to
 //!   its entry in the package manifest's `dependencies` (and from there to
 //!   the dependency's manifest), from an extension schema's
-//!   `$ref: tool_contract:NAME` to its entry in `tool_contracts`.
+//!   `$ref: tool_contract:NAME` to its entry in `tool_contracts`; in a
+//!   model-graded check, from `judge.x` to the judge contract's
+//!   `output_schema` property, from `contract` to the judge's `id`, from a
+//!   key of `with` to the judge's input.
 //! * **Find references** and **rename** of an input or context field, a
 //!   property of an eval entry's `case_schema`, or a property below one:
 //!   every reference path that resolves to it (in

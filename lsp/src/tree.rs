@@ -354,19 +354,64 @@ pub(crate) fn judge_output(judge: &Tree) -> Option<Declared<'_>> {
 }
 
 /// The model-graded check (`kind: judge`) that holds `hit` in its `pass`
-/// (`/evals/i/expect/j/check/pass/…`) or its `with`
-/// (`/evals/i/expect/j/check/with/…`), with which of the two: the check's
-/// mapping and `"pass"` or `"with"` (`docs/format.md`, "Model-graded
-/// checks").
+/// (`/evals/i/expect/j/check/pass/…`), its `with`
+/// (`/evals/i/expect/j/check/with/…`) or its `contract`
+/// (`/evals/i/expect/j/check/contract`), with which of the three: the
+/// check's mapping and `"pass"`, `"with"` or `"contract"`
+/// (`docs/format.md`, "Model-graded checks").
 pub(crate) fn judge_check<'a, 'h>(hit: &'h Hit<'a>) -> Option<(&'a Node, &'h str)> {
     let token = |i: usize| hit.tokens.get(i).map(String::as_str);
-    let part = token(5).filter(|t| matches!(*t, "pass" | "with"))?;
+    let part = token(5).filter(|t| matches!(*t, "pass" | "with" | "contract"))?;
     let check = *hit.nodes.get(5)?;
     (token(0) == Some("evals")
         && token(2) == Some("expect")
         && token(4) == Some("check")
         && kind_of(check) == Some("judge"))
     .then_some((check, part))
+}
+
+/// The id of the judge contract (the `contract`) of the model-graded
+/// check that holds `hit` ([`judge_check`]).
+pub(crate) fn judge_id<'a>(hit: &Hit<'a>) -> Option<&'a str> {
+    judge_check(hit)?.0.get("contract")?.as_str()
+}
+
+/// The key of a model-graded check's `with` under `offset`
+/// (`/evals/i/expect/j/check/with/NAME`, the cursor on `NAME`, not on its
+/// expression), which names an input of the judge contract
+/// (`docs/format.md`, "Model-graded checks"); `hit` is at `offset`.
+pub(crate) fn judge_with_key<'a>(
+    hit: &Hit<'a>,
+    offset: usize,
+) -> Option<&'a templiqx_build::yaml::Key> {
+    let (check, part) = judge_check(hit)?;
+    if part != "with" || hit.tokens.len() != 7 {
+        return None;
+    }
+    let (key, _) = entry(check.get("with")?, &hit.tokens[6])?;
+    contains(&key.span, offset).then_some(key)
+}
+
+/// What `segments` of a reference at `hit` name, as [`resolve`]; in the
+/// `pass` of a model-graded check, the root `judge` is the output of
+/// `judge`, the check's judge contract ([`judge_output`]), whose
+/// properties are walked as every root's are (`docs/format.md`,
+/// "Model-graded checks"). Without the judge contract (`None`: the
+/// package lists none of that id), `judge` names nothing.
+pub(crate) fn resolve_judged<'a>(
+    decl: &'a Tree,
+    judge: Option<&'a Tree>,
+    hit: &Hit<'a>,
+    depth: usize,
+    segments: &[&str],
+    budget: usize,
+) -> Option<Declared<'a>> {
+    if let (Some((&"judge", rest)), Some(judge)) = (segments.split_first(), judge)
+        && matches!(judge_check(hit), Some((_, "pass")))
+    {
+        return walk(judge_output(judge)?, rest);
+    }
+    resolve(decl, hit, depth, segments, budget)
 }
 
 /// The `case_schema` of the eval entry whose `expect` holds `hit`
@@ -591,6 +636,36 @@ messages:
     content:
       - { kind: component, name: greet, with: { who: { kind: literal, value: x } } }
 ";
+
+    /// A judge contract (`/j.yaml`): an input and an output property.
+    pub(crate) const JUDGE: &str = "\
+id: grader
+inputs:
+  text: { schema: { type: string }, required: true, description: What is graded. }
+output_schema:
+  type: object
+  required: [grade]
+  properties:
+    grade: { type: integer, description: From 1 to 5. }
+";
+
+    /// A contract with a model-graded check judged by [`JUDGE`].
+    pub(crate) const JUDGED: &str = "\
+evals:
+  - id: one
+    expect:
+      - id: graded
+        check:
+          kind: judge
+          contract: grader
+          with: { text: { kind: ref, path: inputs.text } }
+          pass: { kind: compare, op: ge, left: { kind: ref, path: judge.grade }, right: { kind: literal, value: 3 } }
+";
+
+    /// The tree of [`JUDGE`].
+    pub(crate) fn judge() -> Tree {
+        Tree::parse(PathBuf::from("/j.yaml"), JUDGE.to_owned()).unwrap()
+    }
 
     /// The byte offset of the `nth` occurrence of `needle` in `text`.
     pub(crate) fn at(text: &str, needle: &str, nth: usize) -> usize {

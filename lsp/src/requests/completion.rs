@@ -371,9 +371,7 @@ fn in_tree(
     let manifest = here.root.get("package").is_some();
     let contract = here.root.as_map().is_some() && !manifest;
     // The judge contract of the model-graded check the cursor is in.
-    let judge = tree::judge_check(&hit)
-        .and_then(|(check, _)| check.get("contract")?.as_str())
-        .and_then(|id| workspace.contract_by_id(path, id));
+    let judge = tree::judge_id(&hit).and_then(|id| workspace.contract_by_id(path, id));
     let judge = judge.as_ref();
     // A key being typed.
     let key_suffix = if after.starts_with(':') { "" } else { ": " };
@@ -494,8 +492,13 @@ fn on_line(workspace: &Workspace, path: &Path, text: &str, offset: usize) -> Com
             references(&decl, None, &hit, value.trim_start_matches(['"', '\'']))
         }
         "kind" => {
-            let place = place_on_line(text, offset);
-            let allowed: Vec<&str> = place.kinds().map(Kind::as_str).collect();
+            // `judge` only as a whole check, as in a tree (`Place::allows_operand`).
+            let (place, whole) = place_on_line(text, offset);
+            let allowed: Vec<&str> = place
+                .kinds()
+                .filter(|k| whole || place.allows_operand(*k))
+                .map(Kind::as_str)
+                .collect();
             let mut all = match place {
                 Place::Content => kinds(templiqx_build::NODE_KINDS, "content node"),
                 _ => Completions::default(),
@@ -519,31 +522,70 @@ fn on_line(workspace: &Workspace, path: &Path, text: &str, offset: usize) -> Com
     }
 }
 
-/// Where the cursor at `offset` is when nothing parses, by the text alone:
-/// in an eval check when `check:` is before it on its line, or is the key
-/// of a line above it indented less than every line between (an enclosing
-/// mapping); in content otherwise.
-fn place_on_line(text: &str, offset: usize) -> Place {
+/// Where the `kind` being typed at `offset` is when nothing parses, by
+/// the text alone, and whether it is the kind of a whole eval check (the
+/// only place a `judge` may be, `Place::allows_operand`). The lines that
+/// enclose the cursor are its line and each line above it indented less
+/// than every line between (an enclosing mapping). After the innermost
+/// `check:` key among them: in the `pass` of a model-graded check when a
+/// `pass:` key follows it; else in an eval check, the whole check when
+/// nothing but the `{` of a flow mapping without nested ones is between
+/// (`check: { kind: |`, or `kind: |` on its own line right below
+/// `check:`), an operand or a `with` value otherwise. Without one, in
+/// content.
+fn place_on_line(text: &str, offset: usize) -> (Place, bool) {
     let start = line_start(text, offset);
-    if text[start..offset].contains("check:") {
-        return Place::Check;
-    }
     let indent = |line: &str| line.len() - line.trim_start_matches([' ', '-']).len();
     let mut within = indent(&text[start..offset]);
+    // The cursor's line up to the `kind` key being typed.
+    let line = &text[start..offset];
+    let mut enclosing = vec![line.rfind("kind:").map_or(line, |i| &line[..i])];
     for line in text[..start].lines().rev() {
         let trimmed = line.trim_start_matches([' ', '-']);
         if trimmed.is_empty() || trimmed.starts_with('#') || indent(line) >= within {
             continue;
         }
-        if trimmed.starts_with("check:") {
-            return Place::Check;
-        }
+        enclosing.push(line);
         within = indent(line);
         if within == 0 {
             break;
         }
     }
-    Place::Content
+    for (i, line) in enclosing.iter().enumerate() {
+        let Some(at) = key_at(line, "check") else {
+            continue;
+        };
+        // What is written from `check:` to the cursor.
+        let mut after = line[at + "check:".len()..].to_owned();
+        for inner in enclosing[..i].iter().rev() {
+            after.push('\n');
+            after.push_str(inner);
+        }
+        if key_at(&after, "pass").is_some() {
+            return (Place::Pass, false);
+        }
+        let after = after.trim();
+        let whole = after.is_empty()
+            || after
+                .strip_prefix('{')
+                .is_some_and(|rest| !rest.contains(['{', '[']));
+        return (Place::Check, whole);
+    }
+    (Place::Content, false)
+}
+
+/// Where the last key `key` is written in `line` (`key:` at the start of
+/// the line or after white space, `{`, `,` or `-`).
+fn key_at(line: &str, key: &str) -> Option<usize> {
+    let written = format!("{key}:");
+    line.rmatch_indices(written.as_str())
+        .map(|(i, _)| i)
+        .find(|&i| {
+            line[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|c| c.is_whitespace() || matches!(c, '{' | ',' | '-'))
+        })
 }
 
 /// The key whose value the cursor is in on `line` (`path` in
@@ -662,9 +704,9 @@ fn declared(label: &str, d: &Declared<'_>, kind: CompletionItemKind) -> Candidat
 }
 
 /// What the first `depth` ancestors of `hit` and `decl` say `segments`
-/// name ([`tree::resolve`]); in the `pass` of a model-graded check, the
-/// root `judge` is the output of `judge`, the judge contract, whose
-/// properties are walked as every root's are ([`tree::walk`]).
+/// name; in the `pass` of a model-graded check, the root `judge` is the
+/// output of `judge`, the judge contract ([`tree::resolve_judged`], as
+/// hover and definition resolve it).
 fn resolve<'a>(
     decl: &'a Tree,
     judge: Option<&'a Tree>,
@@ -672,12 +714,7 @@ fn resolve<'a>(
     depth: usize,
     segments: &[&str],
 ) -> Option<Declared<'a>> {
-    if let (Some((&"judge", rest)), Some(judge)) = (segments.split_first(), judge)
-        && place(hit) == Place::Pass
-    {
-        return tree::walk(tree::judge_output(judge)?, rest);
-    }
-    tree::resolve(decl, hit, depth, segments, BUDGET)
+    tree::resolve_judged(decl, judge, hit, depth, segments, BUDGET)
 }
 
 /// The segments that can follow `typed` (a reference path up to the
@@ -1291,16 +1328,53 @@ messages:
     fn the_place_is_read_from_the_lines_when_nothing_parses() {
         let at = |text: &str| place_on_line(&text.replace('|', ""), text.find('|').unwrap());
         let check = "evals:\n  - id: e\n    expect:\n      - id: x\n        check:\n          kind: not\n          operand:\n            kind: |";
-        assert_eq!(at(check), Place::Check);
+        assert_eq!(at(check), (Place::Check, false));
         assert_eq!(
             at("      - { id: x, check: { kind: not, operand: { kind: |"),
-            Place::Check
+            (Place::Check, false)
         );
         let content = "messages:\n  - role: user\n    content:\n      - kind: when\n        condition:\n          kind: |";
-        assert_eq!(at(content), Place::Content);
+        assert_eq!(at(content), (Place::Content, false));
         // A check of an earlier fixture is no enclosing mapping.
         let after = "evals:\n  - id: e\n    expect:\n      - { id: x, check: { kind: literal, value: true } }\nmessages:\n  - role: user\n    content:\n      - kind: |";
-        assert_eq!(at(after), Place::Content);
+        assert_eq!(at(after), (Place::Content, false));
+        // The kind of the whole check, where a `judge` may be.
+        let expect = "evals:\n  - id: e\n    expect:\n      - id: x\n";
+        for whole in [
+            "        check:\n          kind: |",
+            "        check:\n          contract: j\n          kind: ju|",
+            "        check: { kind: |",
+            "        check: { contract: j, kind: |",
+        ] {
+            assert_eq!(
+                at(&format!("{expect}{whole}")),
+                (Place::Check, true),
+                "{whole}"
+            );
+        }
+        // In a judge's `with` and `pass`: operands.
+        let judge =
+            format!("{expect}        check:\n          kind: judge\n          contract: j\n");
+        for (inside, place) in [
+            ("          with:\n            a: { kind: |", Place::Check),
+            (
+                "          with:\n            a:\n              kind: |",
+                Place::Check,
+            ),
+            ("          pass:\n            kind: |", Place::Pass),
+            (
+                "          pass: { kind: and, operands: [{ kind: |",
+                Place::Pass,
+            ),
+        ] {
+            assert_eq!(at(&format!("{judge}{inside}")), (place, false), "{inside}");
+        }
+        assert_eq!(
+            at("        check: { kind: judge, contract: j, pass: { kind: |"),
+            (Place::Pass, false)
+        );
+        assert_eq!(key_at("  a: { b: 1, pass: x", "pass"), Some(13));
+        assert_eq!(key_at("  bypass: x", "pass"), None);
     }
 
     #[test]

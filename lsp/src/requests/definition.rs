@@ -4,9 +4,12 @@
 //! `from_dependency` to its entry in the package manifest's
 //! `dependencies` (and from there to the dependency's manifest), from an
 //! extension schema's `$ref: tool_contract:NAME` to its entry in
-//! `tool_contracts`.
+//! `tool_contracts`; in a model-graded check (`docs/format.md`,
+//! "Model-graded checks"), from `judge.…` in its `pass` to the property
+//! of the judge contract's `output_schema`, from its `contract` to the
+//! judge contract's `id`, from a key of its `with` to the judge's input.
 
-use super::{Failure, RequestHandler, Session, locate};
+use super::{Failure, RequestHandler, Session, judge_at, locate};
 use crate::tree::{self, Side, Target, Tree, entry, hit, kind_of};
 use crate::workspace::Workspace;
 use lsp_types::{GotoDefinitionParams, GotoDefinitionResponse, Location, Position, Range, Url};
@@ -31,9 +34,11 @@ impl RequestHandler for Definition {
 }
 
 /// Where what is at `offset` in `here` is defined, with the jumps that
-/// leave the two trees resolved through the workspace.
+/// leave the two trees (and the judge contract of a model-graded check)
+/// resolved through the workspace.
 fn definition(workspace: &Workspace, here: &Tree, decl: &Tree, offset: usize) -> Option<Location> {
-    let location = match jump(here, decl, offset, |p| workspace.url_of(p))? {
+    let judge = judge_at(workspace, here, offset);
+    let location = match jump(here, decl, judge.as_ref(), offset, |p| workspace.url_of(p))? {
         Jump::To(location) => location,
         Jump::Include {
             path,
@@ -93,10 +98,13 @@ enum Jump {
 /// The definition of what is at `offset` in `here`: a reference's
 /// declaration, a component's, an include's partial, the manifest entry
 /// of an include's `from_dependency` or of a tool-contract `$ref`, the
-/// manifest of a dependency.
+/// manifest of a dependency; in a model-graded check whose judge contract
+/// is `judge`, the judge's `id` (from `contract`), one of its inputs (from
+/// a key of `with`) or what `judge.…` names in its output (from `pass`).
 fn jump(
     here: &Tree,
     decl: &Tree,
+    judge: Option<&Tree>,
     offset: usize,
     url: impl Fn(&std::path::Path) -> Option<Url>,
 ) -> Option<Jump> {
@@ -107,18 +115,28 @@ fn jump(
         let tree = match side {
             Side::Here => here,
             Side::Decl => decl,
-            // `tree::resolve` reads no judge contract.
-            Side::Judge => return None,
+            Side::Judge => judge?,
         };
         Some(Jump::To(Location {
             uri: url(&tree.path)?,
             range: tree.range(&span),
         }))
     };
+    let hit = tree::hit(&here.root, offset);
+    // `contract: <id>`: the judge contract, at its `id`.
+    if matches!(tree::judge_check(&hit), Some((_, "contract"))) && hit.tokens.len() == 6 {
+        let id = judge?.root.get("id")?;
+        return located(Side::Judge, id.span);
+    }
+    // A key of `with`: the judge's input of that name.
+    if let Some(key) = tree::judge_with_key(&hit, offset) {
+        let (input, _) = entry(judge?.root.get("inputs")?, &key.text)?;
+        return located(Side::Judge, input.span);
+    }
     match tree::target(here, offset)? {
         Target::Ref { hit, segments, .. } => {
             let depth = hit.tokens.len();
-            let d = tree::resolve(decl, &hit, depth, &segments, 8)?;
+            let d = tree::resolve_judged(decl, judge, &hit, depth, &segments, 8)?;
             let (side, span) = d.at?;
             located(side, span)
         }
@@ -173,13 +191,39 @@ fn manifest_entry(manifest: &Tree, table: &str, name: &str) -> Option<Range> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::test_support::{COMPONENT, CONTRACT, at, tree};
+    use crate::tree::test_support::{COMPONENT, CONTRACT, JUDGED, at, judge, tree};
+
+    #[test]
+    fn a_judge_check_goes_to_its_judge_contract() {
+        let (t, j) = (tree(JUDGED), judge());
+        let url = |p: &std::path::Path| Url::from_file_path(p).ok();
+        let go = |offset: usize| match jump(&t, &t, Some(&j), offset, url) {
+            Some(Jump::To(location)) => {
+                assert_eq!(location.uri.path(), "/j.yaml");
+                Some(location.range.start)
+            }
+            _ => None,
+        };
+        // `judge.grade`: the property of the judge's output_schema; `judge`:
+        // its output_schema.
+        let path = at(JUDGED, "judge.grade", 0);
+        assert_eq!(go(path + 7), Some(Position::new(7, 4)));
+        assert_eq!(go(path + 1), Some(Position::new(3, 0)));
+        // `contract: grader`: the judge's id.
+        assert_eq!(go(at(JUDGED, "grader", 0) + 2), Some(Position::new(0, 4)));
+        // A key of `with`: the judge's input.
+        assert_eq!(go(at(JUDGED, "text: {", 0) + 1), Some(Position::new(2, 2)));
+        // Without the judge contract: nowhere.
+        assert!(jump(&t, &t, None, path + 7, url).is_none());
+        assert!(jump(&t, &t, None, at(JUDGED, "grader", 0), url).is_none());
+    }
 
     #[test]
     fn for_each_items_are_declared_at_their_item() {
         let t = tree(CONTRACT);
         let offset = at(CONTRACT, "path: tag", 0) + "path: ".len();
-        let Some(Jump::To(location)) = jump(&t, &t, offset, |p| Url::from_file_path(p).ok()) else {
+        let Some(Jump::To(location)) = jump(&t, &t, None, offset, |p| Url::from_file_path(p).ok())
+        else {
             panic!("no definition");
         };
         assert_eq!(location.range.start, lsp_types::Position::new(15, 14));
@@ -189,7 +233,7 @@ mod tests {
     fn component_calls_go_to_the_component() {
         let t = tree(COMPONENT);
         let url = |p: &std::path::Path| Url::from_file_path(p).ok();
-        let Some(Jump::To(location)) = jump(&t, &t, at(COMPONENT, "name: greet", 0) + 7, url)
+        let Some(Jump::To(location)) = jump(&t, &t, None, at(COMPONENT, "name: greet", 0) + 7, url)
         else {
             panic!("no definition");
         };

@@ -1,7 +1,9 @@
 //! `textDocument/hover`: what is under the cursor, as markdown
 //! (`docs/cli.md`, "lsp"). On a reference path (a segment of it): the
 //! declaration it resolves to, with its type, whether it is required, its
-//! description and schema; on a component invocation's name, its
+//! description and schema (`judge.…` in the `pass` of a model-graded
+//! check resolves in the judge contract's `output_schema`); on a key of a
+//! judge's `with`, the judge's input; on a component invocation's name, its
 //! parameters; on a filter, what it accepts and writes; on a capability or
 //! an extension key, what needs it and what the target must provide; on an
 //! eval fixture's `id`, the prompt the fixture renders.
@@ -14,7 +16,7 @@
 //! The markdown of declarations, components and filters is also the
 //! documentation of completion's candidates (`super::completion`).
 
-use super::{Failure, RequestHandler, Session, locate};
+use super::{Failure, RequestHandler, Session, judge_at, locate};
 use crate::convert::LineIndex;
 use crate::tree::{self, Declared, Hit, Side, Target as TreeTarget, Tree};
 use crate::workspace::{Compilation, Workspace};
@@ -34,8 +36,12 @@ impl RequestHandler for Hover {
         params: HoverParams,
     ) -> Result<Option<lsp_types::Hover>, Failure> {
         let workspace = session.workspace;
-        let hover = locate(workspace, &params.text_document_position_params)
-            .and_then(|(here, decl, offset)| hover(workspace, &here, &decl, offset));
+        let hover = locate(workspace, &params.text_document_position_params).and_then(
+            |(here, decl, offset)| {
+                let judge = judge_at(workspace, &here, offset);
+                hover(workspace, &here, &decl, judge.as_ref(), offset)
+            },
+        );
         Ok(hover.map(|(value, range)| lsp_types::Hover {
             contents: HoverContents::Markup(MarkupContent {
                 kind: MarkupKind::Markdown,
@@ -47,14 +53,16 @@ impl RequestHandler for Hover {
 }
 
 /// The hover at `offset` in `here` (its references are declared in
-/// `decl`): markdown and the range it is about.
+/// `decl`; `judge` is the judge contract of the model-graded check there,
+/// if any): markdown and the range it is about.
 fn hover(
     workspace: &Workspace,
     here: &Tree,
     decl: &Tree,
+    judge: Option<&Tree>,
     offset: usize,
 ) -> Option<(String, Range)> {
-    if let Some(found) = on_target(here, decl, offset) {
+    if let Some(found) = on_target(here, decl, judge, offset) {
         return Some(found);
     }
     let hit = tree::hit(&here.root, offset);
@@ -77,9 +85,19 @@ fn hover(
 }
 
 /// The hover on a reference path (the declaration of the segment under
-/// the cursor) or a component invocation's name (the component's
-/// parameters), from the trees alone.
-fn on_target(here: &Tree, decl: &Tree, offset: usize) -> Option<(String, Range)> {
+/// the cursor; `judge.…` in the `pass` of a model-graded check, a property
+/// of the output of `judge`, its judge contract), a component invocation's
+/// name (the component's parameters) or a key of a model-graded check's
+/// `with` (the judge's input), from the trees alone.
+fn on_target(
+    here: &Tree,
+    decl: &Tree,
+    judge: Option<&Tree>,
+    offset: usize,
+) -> Option<(String, Range)> {
+    if let Some(found) = on_judge_input(here, judge, offset) {
+        return Some(found);
+    }
     match tree::target(here, offset)? {
         TreeTarget::Ref {
             hit,
@@ -87,7 +105,7 @@ fn on_target(here: &Tree, decl: &Tree, offset: usize) -> Option<(String, Range)>
             range,
         } => {
             let depth = hit.tokens.len();
-            let d = tree::resolve(decl, &hit, depth, &segments, 8)?;
+            let d = tree::resolve_judged(decl, judge, &hit, depth, &segments, 8)?;
             let range = LineIndex::new(&here.text).byte_range(range.0, range.1);
             Some((declaration_text(&d), range))
         }
@@ -97,6 +115,23 @@ fn on_target(here: &Tree, decl: &Tree, offset: usize) -> Option<(String, Range)>
         }
         TreeTarget::Include { .. } => None,
     }
+}
+
+/// The hover on a key of a model-graded check's `with`: the input of the
+/// judge contract `judge` it gives (`docs/format.md`, "Model-graded
+/// checks").
+fn on_judge_input(here: &Tree, judge: Option<&Tree>, offset: usize) -> Option<(String, Range)> {
+    let hit = tree::hit(&here.root, offset);
+    let key = tree::judge_with_key(&hit, offset)?;
+    let (declared, input) = tree::entry(judge?.root.get("inputs")?, &key.text)?;
+    let d = tree::field(
+        "judge input",
+        key.text.clone(),
+        Side::Judge,
+        declared,
+        input,
+    );
+    Some((declaration_text(&d), here.range(&key.span)))
 }
 
 /// A filter as `docs/format.md`, "Filters" describes it.
@@ -520,19 +555,48 @@ fn push_fenced(text: &mut String, content: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::test_support::{COMPONENT, CONTRACT, at, tree};
+    use crate::tree::test_support::{COMPONENT, CONTRACT, JUDGED, at, judge, tree};
+
+    #[test]
+    fn judge_paths_and_with_keys_resolve_in_the_judge_contract() {
+        let (t, j) = (tree(JUDGED), judge());
+        let path = at(JUDGED, "judge.grade", 0);
+        let (text, range) = on_target(&t, &t, Some(&j), path + "judge.".len() + 1).unwrap();
+        assert!(
+            text.starts_with("`judge.grade`: `integer` — property, required\n\nFrom 1 to 5."),
+            "{text}"
+        );
+        assert_eq!(range.end.character - range.start.character, 5);
+        let (text, _) = on_target(&t, &t, Some(&j), path + 1).unwrap();
+        assert!(
+            text.starts_with("`judge`: `object` — judge, required"),
+            "{text}"
+        );
+        // Without the judge contract, `judge` names nothing.
+        assert!(on_target(&t, &t, None, path + 1).is_none());
+        // A key of `with`: the judge's input; its value is a reference of
+        // the contract's own.
+        let key = at(JUDGED, "text: {", 0);
+        let (text, range) = on_target(&t, &t, Some(&j), key + 1).unwrap();
+        assert!(
+            text.starts_with("`text`: `string` — judge input, required\n\nWhat is graded."),
+            "{text}"
+        );
+        assert_eq!(range.end.character - range.start.character, 4);
+        assert!(on_target(&t, &t, Some(&j), key + "text: {".len() + 1).is_none());
+    }
 
     #[test]
     fn hovers_name_the_segment_under_the_cursor() {
         let t = tree(CONTRACT);
         let name = at(CONTRACT, "customer.name", 0);
-        let (text, _) = on_target(&t, &t, name + "customer.".len() + 1).unwrap();
+        let (text, _) = on_target(&t, &t, None, name + "customer.".len() + 1).unwrap();
         assert!(
             text.starts_with("`inputs.customer.name`: `string` — property, required"),
             "{text}"
         );
         assert!(text.contains("The full name."), "{text}");
-        let (text, range) = on_target(&t, &t, name + 2).unwrap();
+        let (text, range) = on_target(&t, &t, None, name + 2).unwrap();
         assert!(
             text.starts_with("`inputs.customer`: `object` — input, required"),
             "{text}"
@@ -547,7 +611,7 @@ mod tests {
     fn for_each_items_have_the_collection_element_type() {
         let t = tree(CONTRACT);
         let offset = at(CONTRACT, "path: tag", 0) + "path: ".len();
-        let (text, _) = on_target(&t, &t, offset).unwrap();
+        let (text, _) = on_target(&t, &t, None, offset).unwrap();
         assert!(
             text.starts_with("`tag`: `string` — `for_each` item"),
             "{text}"
@@ -557,13 +621,13 @@ mod tests {
     #[test]
     fn component_parameters_and_calls_resolve_in_the_component() {
         let t = tree(COMPONENT);
-        let (hover_text, _) = on_target(&t, &t, at(COMPONENT, "path: who", 0) + 7).unwrap();
+        let (hover_text, _) = on_target(&t, &t, None, at(COMPONENT, "path: who", 0) + 7).unwrap();
         assert!(
             hover_text
                 .starts_with("`who`: `string` — component parameter, required\n\nWho is greeted."),
             "{hover_text}"
         );
-        let (hover_text, _) = on_target(&t, &t, at(COMPONENT, "name: greet", 0) + 7).unwrap();
+        let (hover_text, _) = on_target(&t, &t, None, at(COMPONENT, "name: greet", 0) + 7).unwrap();
         assert!(
             hover_text.contains("- `who`: `string`, required — Who is greeted."),
             "{hover_text}"

@@ -30,7 +30,7 @@ use self::rename::Rename;
 use crate::convert::LineIndex;
 use crate::init::Client;
 use crate::queue::{Dropped, Token};
-use crate::tree::Tree;
+use crate::tree::{self, Tree};
 use crate::workspace::Workspace;
 use lsp_server::{ErrorCode, Request};
 use lsp_types::TextDocumentPositionParams;
@@ -138,4 +138,14 @@ pub(crate) fn locate(
     let (here, decl) = workspace.trees(&path)?;
     let offset = LineIndex::new(&here.text).offset(at.position);
     Some((here, decl, offset))
+}
+
+/// The judge contract of the model-graded check at `offset` in `here` (the
+/// cursor in its `contract`, `with` or `pass`; `docs/format.md`,
+/// "Model-graded checks"), as the package's last compilation read it
+/// ([`Workspace::contract_by_id`]); `None` elsewhere, or when the package
+/// lists no contract of that id.
+pub(crate) fn judge_at(workspace: &Workspace, here: &Tree, offset: usize) -> Option<Tree> {
+    let hit = tree::hit(&here.root, offset);
+    workspace.contract_by_id(&here.path, tree::judge_id(&hit)?)
 }

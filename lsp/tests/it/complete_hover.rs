@@ -883,6 +883,168 @@ fn a_judge_check_completes_the_judge_output_in_pass_and_its_inputs_in_with() {
     client.shutdown();
 }
 
+/// The judge of the drafting contract's `faithful-to-the-terms` check.
+const LEASE_JUDGE: &str = "contracts/lease-summary-judge.yaml";
+
+#[test]
+fn a_judge_check_hovers_and_goes_to_its_judge_contract() {
+    let pkg = Package::crm3();
+    let url = pkg.url(DRAFTING);
+    let text = pkg.text(DRAFTING);
+    let judge_url = pkg.url(LEASE_JUDGE);
+    let judge = pkg.text(LEASE_JUDGE);
+    let mut client = Client::start(json!({ "target": ["structured_output"] }));
+    client.open(&url, &text);
+    assert_eq!(client.diagnostics(&url), Vec::<Value>::new());
+
+    // Hover on `judge.score` in `pass`: the property of the judge's
+    // output_schema, with its type and schema, over the segment.
+    let (line, character) = position(&text, "path: judge.score", 0);
+    let hover = client.at("textDocument/hover", &url, (line, character + 13));
+    let value = hover["contents"]["value"].as_str().unwrap();
+    assert!(
+        value.starts_with("`judge.score`: `integer` — property, required"),
+        "{value}"
+    );
+    assert!(value.contains("\"maximum\": 5"), "{value}");
+    assert_eq!(
+        hover["range"],
+        json!({
+            "start": { "line": line, "character": character + 12 },
+            "end": { "line": line, "character": character + 17 },
+        })
+    );
+    let (line, character) = position(&text, "path: judge.unsupported", 0);
+    assert!(
+        hover_text(&mut client, &url, (line, character + 14))
+            .starts_with("`judge.unsupported`: `array of string` — property, required"),
+    );
+
+    // Definition: `judge.score` to its key in the judge's output_schema,
+    // `judge` to the output_schema.
+    let (line, character) = position(&text, "path: judge.score", 0);
+    let location = client.at("textDocument/definition", &url, (line, character + 13));
+    assert_eq!(location["uri"], judge_url.as_str());
+    let (score, at) = position(&judge, "score: { type: integer", 0);
+    assert_eq!(
+        location["range"],
+        json!({
+            "start": { "line": score, "character": at },
+            "end": { "line": score, "character": at + 5 },
+        })
+    );
+    let location = client.at("textDocument/definition", &url, (line, character + 8));
+    assert_eq!(location["uri"], judge_url.as_str());
+    let (output, _) = position(&judge, "output_schema:", 0);
+    assert_eq!(
+        location["range"]["start"],
+        json!({ "line": output, "character": 0 })
+    );
+
+    // `contract: lease-summary-judge`: the judge contract, at its id.
+    let (line, character) = position(&text, "contract: lease-summary-judge", 0);
+    let location = client.at("textDocument/definition", &url, (line, character + 14));
+    assert_eq!(location["uri"], judge_url.as_str());
+    let (id, _) = position(&judge, "id: lease-summary-judge", 0);
+    assert_eq!(
+        location["range"],
+        json!({
+            "start": { "line": id, "character": 4 },
+            "end": { "line": id, "character": 4 + "lease-summary-judge".len() },
+        })
+    );
+
+    // A key of `with`: the judge's input (definition and hover); its
+    // value references the drafting contract's own output.
+    let (line, character) = position(&text, "summary: { kind: ref, path: output.summary }", 0);
+    let location = client.at("textDocument/definition", &url, (line, character + 2));
+    assert_eq!(location["uri"], judge_url.as_str());
+    let (input, _) = position(&judge, "  summary:\n    schema", 0);
+    assert_eq!(
+        location["range"]["start"],
+        json!({ "line": input, "character": 2 })
+    );
+    assert!(
+        hover_text(&mut client, &url, (line, character + 2)).starts_with(
+            "`summary`: `string` — judge input, required\n\nThe drafted summary (lease-summary-drafting's output.summary)."
+        ),
+    );
+    let location = client.at("textDocument/definition", &url, (line, character + 38));
+    assert_eq!(location["uri"], url.as_str());
+
+    // The judge as the editor shows it: a description given in its
+    // unsaved buffer is what the hover shows.
+    let described = judge.replacen(
+        "score: { type: integer, minimum: 1, maximum: 5 }",
+        "score: { type: integer, minimum: 1, maximum: 5, description: How faithful the summary is. }",
+        1,
+    );
+    assert_ne!(described, judge);
+    client.open(&judge_url, &described);
+    assert_eq!(client.diagnostics(&judge_url), Vec::<Value>::new());
+    let (line, character) = position(&text, "path: judge.score", 0);
+    assert!(
+        hover_text(&mut client, &url, (line, character + 13)).starts_with(
+            "`judge.score`: `integer` — property, required\n\nHow faithful the summary is."
+        ),
+    );
+    client.shutdown();
+}
+
+#[test]
+fn a_judge_is_not_offered_as_an_operand_when_nothing_parses() {
+    let (_pkg, url, text, mut client) =
+        crm3_open(DRAFTING, json!({ "target": ["structured_output"] }));
+    // The document up to a `kind:` in the `pass` of faithful-to-the-terms,
+    // with more lines indented by tabs far above than completion sets
+    // aside: nothing parses, the lines decide.
+    let cut = text
+        .find("              - { kind: compare, op: ge, left: { kind: ref, path: judge.score }")
+        .unwrap();
+    let broken = text[..cut].replacen(
+        "api_version: templiqx/v1alpha1\n",
+        &format!(
+            "api_version: templiqx/v1alpha1\n{}",
+            "\tbroken: 1\n".repeat(6)
+        ),
+        1,
+    );
+    let operands = [
+        "ref", "literal", "equals", "not", "and", "or", "compare", "contains", "length",
+    ];
+    let mut version = 2;
+    let mut kinds = |typed: String| {
+        let at = position(&typed, "kind: |", 0);
+        let typed = typed.replacen("kind: |", "kind: ", 1);
+        client.replace(&url, version, &typed);
+        version += 1;
+        assert_eq!(codes(&client.diagnostics(&url)), ["TQX_PARSE_YAML"]);
+        let items = complete(&mut client, &url, (at.0, at.1 + 6));
+        labels(&items)
+            .iter()
+            .map(|l| l.to_string())
+            .collect::<Vec<String>>()
+    };
+    // A `pass` operand, a `with` value: every kind but `judge`.
+    assert_eq!(
+        kinds(format!(
+            "{broken}              - {{ kind: compare, op: ge, left: {{ kind: |"
+        )),
+        operands
+    );
+    let with = &broken[..broken.find("            summary: { kind: ref").unwrap()];
+    assert_eq!(
+        kinds(format!("{with}            summary: {{ kind: |")),
+        operands
+    );
+    // The whole check: `judge` too.
+    let check = &broken[..broken.rfind("          kind: judge").unwrap()];
+    let mut every = operands.to_vec();
+    every.push("judge");
+    assert_eq!(kinds(format!("{check}          kind: |")), every);
+    client.shutdown();
+}
+
 #[test]
 fn judge_paths_complete_through_nested_objects_of_the_judge_output() {
     let judge = format!(
