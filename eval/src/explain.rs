@@ -138,7 +138,8 @@ pub fn observed_line(observed: &ObservedValue) -> String {
 
 /// What the judge of a model-graded check answered (`docs/eval.md`,
 /// "Judges"): `judge CONTRACT answered OUTPUT` and its `reasons: …`, or
-/// `judge CONTRACT failed with CODE`; nothing for another check.
+/// `judge CONTRACT failed with CODE` (`; it answered OUTPUT` for an answer
+/// that failed the judge's schema); nothing for another check.
 #[must_use]
 pub fn judge_lines(check: &CheckVerdict) -> Vec<String> {
     let Some(judge) = &check.judge else {
@@ -146,7 +147,12 @@ pub fn judge_lines(check: &CheckVerdict) -> Vec<String> {
     };
     let mut lines = Vec::new();
     match (&judge.output, &judge.code) {
-        (Some(output), _) => lines.push(format!(
+        (Some(output), Some(code)) => lines.push(format!(
+            "judge {} failed with {code}; it answered {}",
+            excerpt(&judge.contract, 200),
+            excerpt(output, OUTPUT_EXCERPT)
+        )),
+        (Some(output), None) => lines.push(format!(
             "judge {} answered {}",
             excerpt(&judge.contract, 200),
             excerpt(output, OUTPUT_EXCERPT)

@@ -162,11 +162,32 @@ pub(crate) async fn judge(
             Ok(execution) => execution,
             Err(e) => {
                 let code = e.failure.code.as_str().to_owned();
-                fail(
-                    verdict,
-                    format!("judge `{contract}` failed: {code}: {}", e.failure.detail),
-                    Some(code),
-                );
+                // A schema-invalid answer says where it broke the judge's
+                // schema (the first three violations), and is kept with
+                // its tokens, as a valid one is (`docs/eval.md`, "Judges").
+                let mut why = format!("judge `{contract}` failed: {code}: {}", e.failure.detail);
+                let violations: Vec<String> = e
+                    .diagnostics
+                    .iter()
+                    .filter(|_| e.failure.code == templiqx_contracts::Code::OutputSchema)
+                    .take(3)
+                    .map(|d| d.message.clone())
+                    .collect();
+                if !violations.is_empty() {
+                    why.push_str(": ");
+                    why.push_str(&violations.join("; "));
+                }
+                fail(verdict, why, Some(code));
+                if let Some(judged) = verdict.judge.as_mut() {
+                    judged.output = e.output.as_ref().map(|o| {
+                        let text = templiqx_contracts::canonical::to_canonical_string(o);
+                        cut(&adapter.redact_judge(&text), OBSERVED_CHARS)
+                    });
+                    judged.input_tokens = e.usage.map(|u| u.input_tokens);
+                    judged.output_tokens = e.usage.map(|u| u.output_tokens);
+                    judged.cached_input_tokens =
+                        e.usage.map(|u| u.cached_input_tokens).filter(|&n| n > 0);
+                }
                 continue;
             }
         };

@@ -110,8 +110,8 @@ fn a_judge_model_of_its_own_answers_the_judges() {
         .unwrap();
     let text = stdout(&human);
     assert!(
-        text.lines()
-            .any(|l| l.trim() == "judge lease-summary-judge failed with TQX_OUTPUT_SCHEMA"),
+        text.lines().any(|l| l.trim()
+            == "judge lease-summary-judge failed with TQX_OUTPUT_SCHEMA; it answered {}"),
         "{text}"
     );
 }

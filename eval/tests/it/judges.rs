@@ -258,9 +258,21 @@ fn a_failing_judge_is_an_error_verdict_with_its_code() {
         error.starts_with("judge `summary-judge` failed: TQX_OUTPUT_SCHEMA:"),
         "{error}"
     );
+    // Where the answer broke the judge's schema, and the answer itself
+    // with its tokens: a failing judge explains itself.
+    assert!(
+        error.ends_with(
+            "(2 violations): output at /: missing required property \"score\"; output at /: missing required property \"reasons\""
+        ),
+        "{error}"
+    );
+    let judged = check.judge.as_ref().unwrap();
+    assert_eq!(judged.code.as_deref(), Some("TQX_OUTPUT_SCHEMA"));
+    assert_eq!(judged.output.as_deref(), Some("{}"));
+    assert_eq!(judged.output_tokens, Some(1));
     assert_eq!(
-        check.judge.as_ref().unwrap().code.as_deref(),
-        Some("TQX_OUTPUT_SCHEMA")
+        templiqx_eval::explain::judge_lines(check),
+        ["judge summary-judge failed with TQX_OUTPUT_SCHEMA; it answered {}"]
     );
 }
 
