@@ -39,10 +39,10 @@
 //!     output: None,
 //! };
 //! let mut rows = Rows::new(Format::Csv, text.as_bytes(), "evals/reviews.csv");
-//! let first = types.check(rows.next().unwrap().unwrap(), rows.columns()).unwrap();
+//! let first = types.check(&rows.next().unwrap().unwrap(), rows.columns()).unwrap();
 //! assert_eq!(first.id, "first");
 //! assert_eq!(first.case, Some(serde_json::json!({ "stars": 5 })));
-//! let second = types.check(rows.next().unwrap().unwrap(), rows.columns()).unwrap_err();
+//! let second = types.check(&rows.next().unwrap().unwrap(), rows.columns()).unwrap_err();
 //! assert_eq!(second[0].code.as_str(), "TQX_EVAL_INVALID");
 //! assert_eq!(second[0].json_pointer.as_deref(), Some("/case/stars"));
 //! assert!(second[0].message.contains("line 3"), "{}", second[0].message);
@@ -96,7 +96,9 @@ pub struct RawRow {
 
 #[derive(Clone, Debug)]
 enum RawData {
-    Json(Value),
+    /// A JSON Lines row: its value, and its line as written (to point at a
+    /// value within it).
+    Json(Value, Box<str>),
     Csv(Vec<String>),
 }
 
@@ -334,7 +336,7 @@ impl<R: Read> Iterator for Rows<R> {
                         number: *line,
                         span,
                         file: self.file.clone(),
-                        data: RawData::Json(value),
+                        data: RawData::Json(value, text.into()),
                     }),
                     Err(d) => Err(diagnostic(
                         &self.file,
@@ -450,15 +452,15 @@ impl RowTypes<'_> {
     /// Every problem of the row, each a `TQX_EVAL_INVALID` naming the
     /// file, the row and its line, with the value's JSON pointer within
     /// the row (`/inputs/text`).
-    pub fn check(&self, raw: RawRow, columns: &[Column]) -> Result<Row, Vec<Diagnostic>> {
+    pub fn check(&self, raw: &RawRow, columns: &[Column]) -> Result<Row, Vec<Diagnostic>> {
         let mut problems = Problems {
-            raw: &raw,
+            raw,
             id: None,
             diags: Vec::new(),
         };
         let mut parts = match &raw.data {
-            RawData::Json(Value::Object(map)) => map.clone(),
-            RawData::Json(other) => {
+            RawData::Json(Value::Object(map), _) => map.clone(),
+            RawData::Json(other, _) => {
                 problems.push(
                     None,
                     format!("is {}, not an object", words::kind_of(other)),
@@ -667,8 +669,158 @@ impl Problems<'_> {
             "{row} (line {}) of `{}`{at} {what}",
             self.raw.span.start.line, self.raw.file
         );
+        let span = self.raw.span_of(pointer.as_deref());
         self.diags
-            .push(diagnostic(&self.raw.file, self.raw.span, pointer, message).help(help));
+            .push(diagnostic(&self.raw.file, span, pointer, message).help(help));
+    }
+}
+
+impl RawRow {
+    /// Where the value at `pointer` (a JSON Pointer into the row,
+    /// `/fake_output`) is written in a JSON Lines row: the value, or, for a
+    /// value that is not there (a missing required field), its nearest
+    /// written parent. The row's whole line for a CSV row or without a
+    /// pointer.
+    #[must_use]
+    pub fn span_of(&self, pointer: Option<&str>) -> Span {
+        let (Some(pointer), RawData::Json(_, text)) = (pointer, &self.data) else {
+            return self.span;
+        };
+        let mut at = pointer;
+        let (start, end) = loop {
+            if let Some(found) = locate(text, at) {
+                break found;
+            }
+            match at.rfind('/') {
+                Some(i) => at = &at[..i],
+                None => return self.span,
+            }
+        };
+        let column = |byte: usize| {
+            u32::try_from(text[..byte].chars().count())
+                .unwrap_or(u32::MAX)
+                .saturating_add(1)
+        };
+        let line = self.span.start.line;
+        Span {
+            start: Position {
+                line,
+                column: column(start),
+            },
+            end: Position {
+                line,
+                column: column(end),
+            },
+            bytes: (self.span.bytes.0 + start, self.span.bytes.0 + end),
+        }
+    }
+}
+
+/// The byte range of the value at JSON Pointer `pointer` (RFC 6901) in
+/// `text`, one JSON value (already known to parse); `None` when there is
+/// no such value. `""` is the whole value.
+fn locate(text: &str, pointer: &str) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut i = skip_ws(b, 0);
+    if !pointer.is_empty() {
+        for token in pointer.strip_prefix('/')?.split('/') {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            match b.get(i)? {
+                b'{' => {
+                    i = skip_ws(b, i + 1);
+                    loop {
+                        if b.get(i)? != &b'"' {
+                            return None;
+                        }
+                        let end = skip_value(b, i)?;
+                        let key: String = serde_json::from_str(&text[i..end]).ok()?;
+                        i = skip_ws(b, end);
+                        i = skip_ws(b, i + usize::from(b.get(i)? == &b':'));
+                        if key == token {
+                            break;
+                        }
+                        i = skip_ws(b, skip_value(b, i)?);
+                        match b.get(i)? {
+                            b',' => i = skip_ws(b, i + 1),
+                            _ => return None,
+                        }
+                    }
+                }
+                b'[' => {
+                    let index: usize = token.parse().ok()?;
+                    i = skip_ws(b, i + 1);
+                    for _ in 0..index {
+                        i = skip_ws(b, skip_value(b, i)?);
+                        match b.get(i)? {
+                            b',' => i = skip_ws(b, i + 1),
+                            _ => return None,
+                        }
+                    }
+                    if b.get(i)? == &b']' {
+                        return None;
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+    Some((i, skip_value(b, i)?))
+}
+
+/// Past the JSON whitespace at `i`.
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// Past the JSON value that starts at `i` (a string, number, literal,
+/// object or array); `None` when none starts there.
+fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i)? {
+        b'"' => {
+            let mut j = i + 1;
+            loop {
+                match b.get(j)? {
+                    b'\\' => j += 2,
+                    b'"' => return Some(j + 1),
+                    _ => j += 1,
+                }
+            }
+        }
+        b'{' | b'[' => {
+            // Brackets nest; strings may hold any of them.
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match b.get(j)? {
+                    b'"' => {
+                        j = skip_value(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let mut j = i;
+            while b
+                .get(j)
+                .is_some_and(|c| !matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+            {
+                j += 1;
+            }
+            (j > i).then_some(j)
+        }
     }
 }
 
@@ -923,7 +1075,7 @@ impl Iterator for EntryRows {
             case: self.case.as_ref(),
             output: Some(&self.output),
         };
-        Some(types.check(raw, self.rows.columns()))
+        Some(types.check(&raw, self.rows.columns()))
     }
 }
 
@@ -932,5 +1084,46 @@ fn owned_field((name, schema, required): &(String, Schema, bool)) -> RowField<'_
         name: name.as_str(),
         schema: Some(schema),
         required: *required,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::locate;
+
+    /// The text `locate` finds for `pointer` in `text`.
+    fn at<'t>(text: &'t str, pointer: &str) -> Option<&'t str> {
+        locate(text, pointer).map(|(start, end)| &text[start..end])
+    }
+
+    #[test]
+    fn a_pointer_finds_the_value_as_written() {
+        let row = r#"{"id": "r1", "inputs": {"text": "a \"b\" {c}", "n": [1, {"x": -2.5e3}, true]}, "case": {"a/b": null, "m~n": "é"}}"#;
+        assert_eq!(at(row, "/id"), Some(r#""r1""#));
+        assert_eq!(at(row, "/inputs/text"), Some(r#""a \"b\" {c}""#));
+        assert_eq!(at(row, "/inputs/n/1/x"), Some("-2.5e3"));
+        assert_eq!(at(row, "/inputs/n/2"), Some("true"));
+        assert_eq!(at(row, "/inputs/n"), Some(r#"[1, {"x": -2.5e3}, true]"#));
+        assert_eq!(at(row, "/case/a~1b"), Some("null"));
+        assert_eq!(at(row, "/case/m~0n"), Some(r#""é""#));
+        assert_eq!(at(row, ""), Some(row));
+    }
+
+    #[test]
+    fn what_is_not_there_is_not_found() {
+        let row = r#"{"inputs": {"text": "x"}, "list": [1, 2], "e": {}, "f": []}"#;
+        for pointer in [
+            "/inputs/missing",
+            "/list/2",
+            "/list/x",
+            "/inputs/text/0",
+            "/e/a",
+            "/f/0",
+            "inputs",
+        ] {
+            assert_eq!(at(row, pointer), None, "{pointer}");
+        }
+        // A key written with an escape is the key it means.
+        assert_eq!(at(r#"{"\u0061": 1}"#, "/a"), Some("1"));
     }
 }

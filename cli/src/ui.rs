@@ -219,7 +219,7 @@ impl Ui {
         sources: &SourceTexts,
     ) -> io::Result<()> {
         // Each source's lines are indexed once, not once per diagnostic.
-        let source_for = |f: &str| sources.get(f).map(str::to_owned);
+        let source_for = |f: &str| sources.get(f).map(str::to_owned).or_else(|| unkept(f));
         self.write(&report::render_each_styled(
             diagnostics,
             &source_for,
@@ -277,6 +277,18 @@ impl Ui {
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }
+}
+
+/// The text of `file`, a file a diagnostic names whose text the compiler
+/// did not keep (a dataset's data file, read a row at a time; a chain
+/// file), read again for the diagnostic's snippet: only a regular file of
+/// at most 16 MiB of UTF-8, else none (the diagnostic is shown without).
+fn unkept(file: &str) -> Option<String> {
+    let meta = std::fs::metadata(file).ok()?;
+    if !meta.is_file() || meta.len() > 16 << 20 {
+        return None;
+    }
+    std::fs::read_to_string(file).ok()
 }
 
 #[cfg(test)]

@@ -286,8 +286,7 @@ impl Cx<'_> {
                     continue;
                 }
             };
-            let span = raw.span;
-            let row = match types.check(raw, rows.columns()) {
+            let row = match types.check(&raw, rows.columns()) {
                 Ok(row) => row,
                 Err(ds) => {
                     for d in ds {
@@ -309,7 +308,7 @@ impl Cx<'_> {
                 .in_file(dataset.display.clone())
                 .at("/id")
                 .help("row ids are unique within a dataset: rows are named `contract::entry#id`");
-                d.span = Some(span);
+                d.span = Some(raw.span_of(Some("/id")));
                 report(self, d, &mut invalid);
             }
             if let (Some(output), true) = (&row.fake_output, checks_ok) {
@@ -346,7 +345,7 @@ impl Cx<'_> {
                     .in_file(dataset.display.clone())
                     .at("/fake_output")
                     .help("fix the row's `fake_output` or `case`, or the check");
-                    d.span = Some(span);
+                    d.span = Some(raw.span_of(Some("/fake_output")));
                     d.notes.push(format!("the check: {}", check.source));
                     for o in observed_values_with_case(
                         check,

@@ -186,6 +186,29 @@ fn a_bad_row_is_a_diagnostic_at_its_line_in_the_data_file_with_the_pointer() {
         .collect();
     // Members in key order.
     assert_eq!(pointers, ["/inputs/stars", "/inputs/text"]);
+    // Each points at its value as written in the line (`"one"`, `""`), so
+    // a snippet underlines it.
+    let line = text.lines().nth(1).unwrap();
+    let line_start = text.find(line).unwrap();
+    for d in &errors {
+        let span = d.span.unwrap();
+        let written = match d.json_pointer.as_deref().unwrap() {
+            "/inputs/stars" => r#""one""#,
+            _ => r#""""#,
+        };
+        let byte = line.find(&format!(": {written}")).unwrap() + 2;
+        let column = u32::try_from(line[..byte].chars().count()).unwrap() + 1;
+        let width = u32::try_from(written.len()).unwrap();
+        assert_eq!(
+            (span.start.column, span.end.column),
+            (column, column + width),
+            "{d:?}"
+        );
+        assert_eq!(
+            span.bytes,
+            (line_start + byte, line_start + byte + written.len())
+        );
+    }
 
     // A line that is not JSON, a case that does not fit, a missing required
     // input, and a fake_output its check refuses: each at its own line.

@@ -325,8 +325,10 @@ fn every_outcome_is_recorded_and_the_gate_sets_the_exit_status() {
         f["failure_codes"],
         json!({ "TQX_OUTPUT_SCHEMA": 1, "TQX_RUNTIME_RATE_LIMITED": 1, "TQX_RUNTIME_TIMEOUT": 1 })
     );
-    // Tokens of the two answers that validated.
-    assert_eq!(f["output_tokens"], json!({ "total": 16, "reported": 2 }));
+    // Tokens of the three answers: the two that validated and the one
+    // that failed the schema (the provider billed it); none of the
+    // failed calls.
+    assert_eq!(f["output_tokens"], json!({ "total": 24, "reported": 3 }));
     assert_eq!(f["pass_all"], false);
     assert_eq!(r["gate"]["passed"], false);
     let reason = r["gate"]["failures"][0]["reason"].as_str().unwrap();

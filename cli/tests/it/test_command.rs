@@ -122,22 +122,43 @@ fn a_bad_dataset_row_fails_its_entry_with_the_rows_line() {
         1,
     );
     assert_ne!(text, broken);
-    std::fs::write(&path, broken).unwrap();
+    std::fs::write(&path, &broken).unwrap();
     let output = templiqx_in(dir.path())
         .args(["test", ".", "--target", "structured_output"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let out = stdout(&output);
+    // The diagnostic points at the value in the row's line, and shows it
+    // underlined in a snippet of the data file.
+    let first = broken.lines().next().unwrap();
+    let byte = first.find("-30}, \"fake_output\"").unwrap();
+    let at = format!(
+        "--> evals/labelled-leases.jsonl:1:{}",
+        first[..byte].chars().count() + 1
+    );
     for line in [
         "test lease-term-extraction::fixed-term-lease ... ok",
         "test lease-term-extraction::labelled-leases ... FAILED",
         "test lease-summary-drafting::dutch-client ... ok",
-        "--> evals/labelled-leases.jsonl:1:1",
+        at.as_str(),
         "4 passed, 1 failed",
     ] {
         assert!(out.lines().any(|l| l.trim() == line), "{line}\n{out}");
     }
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("1 | ") && l.contains("\"notice_days\": -30}")),
+        "{out}"
+    );
+    // `-30`, underlined.
+    assert!(
+        out.lines().any(|l| {
+            let l = l.trim();
+            l.starts_with('|') && l.ends_with(" ^^^") && l[1..l.len() - 3].trim().is_empty()
+        }),
+        "{out}"
+    );
     assert!(
         out.contains("error[TQX_EVAL_INVALID]: row `lease-0100` (line 1) of `evals/labelled-leases.jsonl` at /case/notice_days has an invalid `case`"),
         "{out}"

@@ -746,9 +746,13 @@ fn case_completes_from_the_case_schema_and_a_bad_row_shows_at_its_line() {
         ["TQX_EVAL_INVALID"],
         "{diagnostics:#?}"
     );
+    // At the emptied value (`""`), in the row's line.
     assert_eq!(
-        diagnostics[0]["range"]["start"],
-        json!({ "line": 2, "character": 0 })
+        diagnostics[0]["range"],
+        json!({
+            "start": { "line": 2, "character": clause - 1 },
+            "end": { "line": 2, "character": clause + 1 },
+        })
     );
     assert!(
         diagnostics[0]["message"]
