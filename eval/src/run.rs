@@ -165,6 +165,11 @@ pub struct Interrupted {
     pub cancelled: usize,
 }
 
+/// How many executions the runner handles between two yields to the
+/// runtime ([`tokio::task::yield_now`], which lets a current-thread
+/// runtime turn its I/O, signal and timer drivers).
+const YIELD_EVERY: usize = 64;
+
 /// Failing (and passing) executions kept per fixture by default
 /// ([`Eval::samples`]).
 pub const DEFAULT_SAMPLES: usize = 3;
@@ -838,6 +843,14 @@ impl<'a, P> Eval<'a, P> {
                     let event = Progress::Executed { fixture: &fixture.name, record: &record, done, total };
                     if progress(event).is_break() {
                         return Err(EvalError::Cancelled { run_id: run.id, done, total });
+                    }
+                    // Executions that finish at once (the `fake` provider,
+                    // answers from `--cache`) never leave the runtime idle,
+                    // and a current-thread runtime turns its drivers only
+                    // when idle: yield now and then, so that a signal or a
+                    // timer (the interruption, the commit tick) still fires.
+                    if done % YIELD_EVERY == 0 {
+                        tokio::task::yield_now().await;
                     }
                 }
             }

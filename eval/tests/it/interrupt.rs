@@ -161,3 +161,29 @@ fn an_interruption_after_the_last_execution_changes_nothing() {
     assert_eq!(outcome.run.interrupted_at, None);
     assert!(history.run("last").unwrap().unwrap().finished_at.is_some());
 }
+
+/// An interruption by a timer (as a signal, it needs the runtime's
+/// drivers) reaches a run whose executions all finish at once (as the
+/// `fake` provider's and answers from `--cache` do): the runner yields to
+/// the runtime now and then, so the run stops long before its last
+/// execution.
+#[test]
+fn a_timer_interrupts_a_run_of_instant_executions() {
+    let contracts = compiled(TWINS, "twins");
+    // Every call answers at once.
+    let adapter = Gated::new(usize::MAX, 0);
+    // 50,000 executions: seconds of work without the interruption.
+    let outcome = block_on(
+        Eval::new(&contracts)
+            .repeat(25_000)
+            .concurrency(64)
+            .samples(0)
+            .interrupt(async { tokio::time::sleep(Duration::from_millis(5)).await })
+            .grace(Duration::from_millis(0))
+            .run(&adapter),
+    )
+    .unwrap();
+    let interrupted = outcome.interrupted.expect("the timer interrupted the run");
+    assert_eq!(interrupted.total, 50_000);
+    assert!(interrupted.done < interrupted.total, "{interrupted:?}");
+}
