@@ -849,7 +849,7 @@ impl<'a, P> Eval<'a, P> {
                     // and a current-thread runtime turns its drivers only
                     // when idle: yield now and then, so that a signal or a
                     // timer (the interruption, the commit tick) still fires.
-                    if done % YIELD_EVERY == 0 {
+                    if done.is_multiple_of(YIELD_EVERY) {
                         tokio::task::yield_now().await;
                     }
                 }
