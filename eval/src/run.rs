@@ -117,7 +117,9 @@ pub struct Outcome {
     pub interrupted: Option<Interrupted>,
     /// One `TQX_EVAL_GATE` error per gate failure, in the verdict's order,
     /// then a `TQX_IO` error when the history could not mark the run
-    /// finished.
+    /// finished, and one when a dataset's file changed during the run
+    /// (fewer or other rows read than were selected, or bytes no longer
+    /// the compiled ones: `docs/eval.md`, "Datasets").
     #[serde(skip)]
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -656,6 +658,10 @@ impl<'a, P> Eval<'a, P> {
                 .enumerate()
                 .flat_map(move |(i, f)| (0..nv).map(move |v| (v * nf + i, Arc::clone(&f), r)))
         });
+        // Rows read again and run, to tell a file that changed since the
+        // selection (fewer rows, or others) from the one selected.
+        let rows_read = AtomicUsize::new(0);
+        let read_rows = &rows_read;
         let row_jobs = selection
             .rows()
             .filter_map(move |f| {
@@ -666,6 +672,9 @@ impl<'a, P> Eval<'a, P> {
                         .extend(ds);
                 })
                 .ok()
+            })
+            .inspect(move |_| {
+                read_rows.fetch_add(1, Ordering::Relaxed);
             })
             .enumerate()
             .flat_map(move |(k, f)| {
@@ -912,13 +921,40 @@ impl<'a, P> Eval<'a, P> {
             over_budget,
         );
         outcome.samples = samples;
+        // A data file that changed since the selection: the run did not
+        // measure the compiled rows (`docs/eval.md`, "Datasets"). An
+        // error, so the exit status says it whatever the gate.
         let unread = unread.into_inner().unwrap_or_else(PoisonError::into_inner);
-        if let Some(d) = unread.iter().find(|d| d.is_error()).or(unread.first()) {
-            outcome.notes.push(format!(
-                "{} dataset row(s) did not read again during the run (the file changed since the fixtures were selected) and were not run; the first: {}",
-                unread.iter().filter(|d| d.is_error()).count().max(1),
-                d.message
-            ));
+        let rows = nf - inline;
+        let read = rows_read.load(Ordering::Relaxed);
+        let finished = outcome.interrupted.is_none() && outcome.over_budget.is_none();
+        let changed = selection.changed_datasets();
+        if !changed.is_empty() || !unread.is_empty() || (finished && read != rows) {
+            let files = if changed.is_empty() {
+                "a data file".to_owned()
+            } else {
+                changed
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let mut d = Diagnostic::error(
+                Code::Io,
+                format!(
+                    "{files} changed during the run: {read} of the {rows} dataset row(s) selected were read again and run, and they may not be the rows the contract was compiled with"
+                ),
+            )
+            .help("run again with the data files unchanged: the figures of this run do not measure the compiled dataset");
+            if let Some(first) = unread.iter().find(|d| d.is_error()).or(unread.first()) {
+                d.notes.push(format!(
+                    "{} row(s) did not read again; the first: {}",
+                    unread.iter().filter(|d| d.is_error()).count().max(1),
+                    first.message
+                ));
+            }
+            outcome.notes.push(d.message.clone());
+            outcome.diagnostics.push(d);
         }
         Ok(outcome)
     }

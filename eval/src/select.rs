@@ -258,6 +258,47 @@ impl<'a> Selection<'a> {
     }
 }
 
+impl Selection<'_> {
+    /// The data files of the selected dataset entries whose bytes are no
+    /// longer the ones the contract was compiled with (their SHA-256 is not
+    /// the entry's `dataset.sha256`, or they no longer read), as
+    /// diagnostics show them: a run that read such a file did not run the
+    /// compiled rows (`docs/eval.md`, "Datasets"). Each file is read once,
+    /// streamed.
+    pub(crate) fn changed_datasets(&self) -> Vec<String> {
+        use sha2::Digest;
+        let mut changed: Vec<String> = Vec::new();
+        for source in &self.sources {
+            let Source::Dataset { eval, .. } = source else {
+                continue;
+            };
+            let Some(dataset) = &eval.dataset else {
+                continue;
+            };
+            let (Some(file), false) = (&dataset.file, dataset.sha256.is_empty()) else {
+                continue;
+            };
+            // Only a regular file can be read again without taking what a
+            // writer sends (a FIFO).
+            if !std::fs::metadata(file).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
+            let digest = std::fs::File::open(file).and_then(|mut f| {
+                let mut hasher = sha2::Sha256::new();
+                std::io::copy(&mut f, &mut hasher)?;
+                Ok(hasher.finalize())
+            });
+            let same = digest.is_ok_and(|d| {
+                d.iter().map(|b| format!("{b:02x}")).collect::<String>() == dataset.sha256
+            });
+            if !same && !changed.contains(&dataset.display) {
+                changed.push(dataset.display.clone());
+            }
+        }
+        changed
+    }
+}
+
 /// For the fixture id of a dataset row, `entry#ID` (`docs/eval.md`,
 /// "Datasets"): the entry's id and the row's. An eval id holds no `#`
 /// (`docs/format.md`, "Eval fixtures"), so the first `#` separates them;

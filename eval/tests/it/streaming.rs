@@ -172,7 +172,7 @@ fn dataset_rows_are_read_as_the_executions_go_not_all_up_front() {
 }
 
 #[test]
-fn a_row_that_no_longer_reads_during_the_run_is_not_run_and_a_note_says_so() {
+fn a_row_that_no_longer_reads_during_the_run_is_not_run_and_the_run_is_an_error() {
     let rows: String = (1..=3).map(row).collect();
     let (dir, contracts) = package(&rows);
     let mut eval = Eval::new(&contracts);
@@ -186,10 +186,64 @@ fn a_row_that_no_longer_reads_during_the_run_is_not_run_and_a_note_says_so() {
     )))
     .unwrap();
     assert_eq!(outcome.stats.overall.summary.executions, 2);
-    let note = outcome
-        .notes
-        .iter()
-        .find(|n| n.contains("did not read again"))
-        .unwrap_or_else(|| panic!("{:?}", outcome.notes));
-    assert!(note.starts_with("1 dataset row(s)"), "{note}");
+    // Whatever the gate says, the run did not measure the compiled rows.
+    assert!(outcome.gate.passed);
+    let [d] = &outcome.diagnostics[..] else {
+        panic!("{:?}", outcome.diagnostics)
+    };
+    assert_eq!(d.code.as_str(), "TQX_IO");
+    assert!(
+        d.message.starts_with(
+            "`evals/rows.jsonl` changed during the run: 2 of the 3 dataset row(s) selected were read again and run"
+        ),
+        "{}",
+        d.message
+    );
+    assert!(
+        d.notes[0].starts_with("1 row(s) did not read again; the first: "),
+        "{:?}",
+        d.notes
+    );
+    assert!(outcome.notes.contains(&d.message));
+}
+
+/// A file cut short, or rewritten with other rows of the same length,
+/// reads without a problem: the run still says that it did not run the
+/// compiled rows, by their count or by the file's SHA-256.
+#[test]
+fn a_data_file_cut_short_or_rewritten_during_the_run_is_an_error() {
+    let rows: String = (1..=3).map(row).collect();
+    for changed in [
+        format!("{}{}", row(1), row(2)),
+        rows.replace("\"r2\"", "\"r9\""),
+    ] {
+        let (dir, contracts) = package(&rows);
+        let mut eval = Eval::new(&contracts);
+        assert_eq!(eval.select().unwrap().len(), 3);
+        std::fs::write(dir.path().join("evals/rows.jsonl"), &changed).unwrap();
+        let outcome = block_on(eval.run(&crate::common::Always::new(
+            serde_json::json!({ "label": "positive" }),
+        )))
+        .unwrap();
+        let codes: Vec<&str> = outcome
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect();
+        assert_eq!(codes, ["TQX_IO"], "{changed}");
+        assert!(
+            outcome.diagnostics[0]
+                .message
+                .starts_with("`evals/rows.jsonl` changed during the run"),
+            "{}",
+            outcome.diagnostics[0].message
+        );
+    }
+    // Unchanged, the run says nothing of the kind.
+    let (_dir, contracts) = package(&rows);
+    let outcome = block_on(Eval::new(&contracts).run(&crate::common::Always::new(
+        serde_json::json!({ "label": "positive" }),
+    )))
+    .unwrap();
+    assert!(outcome.diagnostics.is_empty(), "{:?}", outcome.diagnostics);
 }
