@@ -12,7 +12,9 @@ use templiqx::Check;
 use templiqx_build::CompiledContract;
 use templiqx_build::dataset::{EntryRows, Row};
 use templiqx_build::dto::EvalDecl;
-use templiqx_contracts::{Code, Diagnostic, Diagnostics, Interaction, Json, RenderedInteraction};
+use templiqx_contracts::{
+    Code, Diagnostic, Diagnostics, Interaction, Json, RenderedInteraction, words,
+};
 
 use crate::error::EvalError;
 
@@ -233,25 +235,30 @@ impl<'a> Selection<'a> {
                         interaction,
                         eval,
                         checks,
-                    } => match EntryRows::open(interaction, eval) {
-                        Err(d) => Box::new(std::iter::once(Err(vec![d]))),
-                        Ok(rows) => Box::new(rows.filter_map(move |row| {
-                            let row = match row {
-                                Ok(row) => row,
-                                Err(ds) => return Some(Err(ds)),
-                            };
-                            let name = format!("{contract}::{}#{}", eval.id, row.id);
-                            if !self.filter.selects(&name)
-                                || (self.fake_outputs_only && row.fake_output.is_none())
-                            {
-                                return None;
-                            }
-                            Some(
-                                row_fixture(contract, interaction, eval, checks, name, row)
-                                    .map(Arc::new),
-                            )
-                        })),
-                    },
+                    } => {
+                        // The entry's name selects all its rows.
+                        let entry = !self.filter.is_empty()
+                            && self.filter.selects(&format!("{contract}::{}", eval.id));
+                        match EntryRows::open(interaction, eval) {
+                            Err(d) => Box::new(std::iter::once(Err(vec![d]))),
+                            Ok(rows) => Box::new(rows.filter_map(move |row| {
+                                let row = match row {
+                                    Ok(row) => row,
+                                    Err(ds) => return Some(Err(ds)),
+                                };
+                                let name = format!("{contract}::{}#{}", eval.id, row.id);
+                                if !(entry || self.filter.selects(&name))
+                                    || (self.fake_outputs_only && row.fake_output.is_none())
+                                {
+                                    return None;
+                                }
+                                Some(
+                                    row_fixture(contract, interaction, eval, checks, name, row)
+                                        .map(Arc::new),
+                                )
+                            })),
+                        }
+                    }
                 }
             })
             .take(self.count.saturating_sub(self.inline().count()))
@@ -393,6 +400,12 @@ pub(crate) fn select<'a>(
                     }
                 };
                 let mut count = 0usize;
+                // The entry's name selects all its rows (`c::entry`), as
+                // a row's selects it (`c::entry#ID`, `c::entry#*`).
+                let entry_selected =
+                    !filter.is_empty() && hits(&format!("{}::{}", contract.id, eval.id));
+                let mut without_fake = 0usize;
+                let display = eval.dataset.as_ref().map_or("", |d| d.display.as_str());
                 for row in rows {
                     let row = match row {
                         Ok(row) => row,
@@ -402,19 +415,34 @@ pub(crate) fn select<'a>(
                         }
                     };
                     let name = format!("{}::{}#{}", contract.id, eval.id, row.id);
-                    if !hits(&name) {
+                    if !entry_selected && !hits(&name) {
                         continue;
                     }
                     if fake_outputs_only && row.fake_output.is_none() {
-                        selection.skipped.push(name);
+                        without_fake += 1;
                         continue;
                     }
                     // Rendered to refuse a row that does not render before
-                    // anything runs, then dropped.
+                    // anything runs, then dropped; its diagnostics name the
+                    // row (they are at the contract's content).
+                    let (id, line) = (row.id.clone(), row.line);
                     match row_fixture(&contract.id, interaction, eval, &checks, name, row) {
                         Ok(_) => count += 1,
-                        Err(ds) => diagnostics.extend(ds),
+                        Err(ds) => diagnostics.extend(ds.into_iter().map(|mut d| {
+                            d.notes.push(format!(
+                                "rendering row `{}` (line {line}) of `{display}`",
+                                words::printable(&id)
+                            ));
+                            d
+                        })),
                     }
+                }
+                // One line per entry, not per row (`--provider fake`).
+                if without_fake > 0 {
+                    selection.skipped.push(format!(
+                        "{}::{}#* ({without_fake} dataset row(s))",
+                        contract.id, eval.id
+                    ));
                 }
                 if count > 0 {
                     selection.count += count;
@@ -467,19 +495,26 @@ pub(crate) fn select<'a>(
     }
     let unmatched = filter.unmatched_of(&matched);
     if !unmatched.is_empty() || selection.count == 0 {
-        let why = if !unmatched.is_empty() {
-            format!("no eval fixture matches --filter {}", unmatched.join(", "))
+        const NAMES: &str = "fixtures are named `contract::fixture`, a dataset's rows `contract::entry#ID` (the entry's name, `contract::entry`, selects them all); `templiqx test PATH` lists them";
+        let (why, help) = if !unmatched.is_empty() {
+            (
+                format!("no eval fixture matches --filter {}", unmatched.join(", ")),
+                NAMES,
+            )
         } else if !selection.skipped.is_empty() {
-            format!(
-                "every fixture selected lacks a fake_output, which --provider fake answers with ({})",
-                selection.skipped.join(", ")
+            (
+                format!(
+                    "every fixture selected lacks a fake_output, which --provider fake answers with ({})",
+                    selection.skipped.join(", ")
+                ),
+                "give the fixtures (or the dataset rows) a `fake_output`, or run them on a model (`--provider openai` or `anthropic`)",
             )
         } else {
-            "no eval fixture to run".to_owned()
+            ("no eval fixture to run".to_owned(), NAMES)
         };
-        return Err(EvalError::NoFixture(Diagnostic::error(Code::Io, why).help(
-            "fixtures are named `contract::fixture`; `templiqx test PATH` lists them",
-        )));
+        return Err(EvalError::NoFixture(
+            Diagnostic::error(Code::Io, why).help(help),
+        ));
     }
     Ok(selection)
 }

@@ -105,7 +105,11 @@ pub fn stored_run(
     history
         .executions(id, |record| {
             let name = format!("{}::{}", record.contract, record.fixture);
-            if !filter.mark(&name, &mut matched) {
+            // A dataset row is selected by its own name or its entry's.
+            let entry = crate::select::dataset_row(&record.fixture).is_some_and(|(e, _)| {
+                filter.mark(&format!("{}::{e}", record.contract), &mut matched)
+            });
+            if !(filter.mark(&name, &mut matched) || entry) {
                 return;
             }
             let v = variant_of(&record);

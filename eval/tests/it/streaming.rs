@@ -247,3 +247,66 @@ fn a_data_file_cut_short_or_rewritten_during_the_run_is_an_error() {
     .unwrap();
     assert!(outcome.diagnostics.is_empty(), "{:?}", outcome.diagnostics);
 }
+
+/// The entry's name selects all its rows, as a row's own name selects it
+/// (`docs/eval.md`, "Datasets").
+#[test]
+fn the_entry_name_selects_its_rows() {
+    let rows: String = (1..=3).map(row).collect();
+    let (_dir, contracts) = package(&rows);
+    for (glob, count) in [("main::rows", 3), ("main::rows#*", 3), ("main::rows#r2", 1)] {
+        let filter = templiqx_eval::FixtureFilter::new([glob]).unwrap();
+        let mut eval = Eval::new(&contracts).filter(filter);
+        assert_eq!(eval.select().unwrap().len(), count, "{glob}");
+        let outcome = block_on(eval.run(&crate::common::Always::new(
+            serde_json::json!({ "label": "positive" }),
+        )))
+        .unwrap();
+        assert_eq!(outcome.stats.overall.summary.executions, count as u64);
+    }
+}
+
+/// Rows without a `fake_output` under `--provider fake` are skipped as one
+/// line per entry, not one per row.
+#[test]
+fn rows_without_a_fake_output_are_skipped_as_one_entry() {
+    let rows: String = (1..=3).map(row).collect();
+    let (_dir, contracts) = package(&rows);
+    let mut eval = Eval::new(&contracts).fake_outputs_only(true);
+    let Err(templiqx_eval::EvalError::NoFixture(d)) = eval.select() else {
+        panic!("every row lacks a fake_output")
+    };
+    assert_eq!(
+        d.message,
+        "every fixture selected lacks a fake_output, which --provider fake answers with (main::rows#* (3 dataset row(s)))"
+    );
+    assert!(
+        d.help.as_deref().unwrap().contains("`fake_output`"),
+        "{d:?}"
+    );
+}
+
+/// A row that fits the contract's types but does not render (here over the
+/// 4 MiB render budget, `docs/format.md`, "Render budgets") stops the run
+/// before anything executes, and the diagnostic names the row and its line.
+#[test]
+fn a_row_that_does_not_render_is_named() {
+    let big = format!(
+        "{{\"id\": \"huge\", \"inputs\": {{\"text\": \"{}\"}}}}\n",
+        "x".repeat(4_200_000)
+    );
+    let rows = format!("{}{big}", row(1));
+    let (_dir, contracts) = package(&rows);
+    let mut eval = Eval::new(&contracts);
+    let Err(templiqx_eval::EvalError::Refused(ds)) = eval.select() else {
+        panic!("the row does not render")
+    };
+    let d = ds.iter().next().unwrap();
+    assert_eq!(d.code.as_str(), "TQX_RENDER_BUDGET");
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n == "rendering row `huge` (line 2) of `evals/rows.jsonl`"),
+        "{d:?}"
+    );
+}
