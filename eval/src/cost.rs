@@ -67,9 +67,11 @@ impl Prices {
     /// number; `TQX_MISSING_FIELD` for no `models` or a model without
     /// `input` or `output`; `TQX_UNKNOWN_FIELD` for any other key (a
     /// misspelt `ouput` is not silently no price); `TQX_INVALID_VALUE` for
-    /// a negative price or an empty currency.
+    /// a negative price, or a currency that is empty or holds a control
+    /// character.
     pub fn parse(text: &str, file: &str) -> Result<Prices, Diagnostics> {
-        let root = yaml::parse(text).map_err(|d| Diagnostics::from(vec![d.in_file(file)]))?;
+        let root = yaml::parse(text)
+            .map_err(|d| Diagnostics::from(vec![of_a_price_table(d).in_file(file)]))?;
         let mut errors = Vec::new();
         let mut prices = Prices {
             currency: "USD".to_owned(),
@@ -95,10 +97,21 @@ impl Prices {
                     Some(c) if !c.is_empty() && !c.chars().any(char::is_control) => {
                         prices.currency = c.to_owned();
                     }
-                    Some(_) => errors.push(
-                        Diagnostic::error(Code::InvalidValue, "`currency` is empty")
-                            .at(pointer)
-                            .help("a word printed after amounts: `USD`, `EUR`, `credits`"),
+                    Some(c) => errors.push(
+                        Diagnostic::error(
+                            Code::InvalidValue,
+                            match c.chars().find(|c| c.is_control()) {
+                                // Named by its code point: the character
+                                // itself would act on the terminal.
+                                Some(control) => format!(
+                                    "`currency` holds a control character (U+{:04X})",
+                                    u32::from(control)
+                                ),
+                                None => "`currency` is empty".to_owned(),
+                            },
+                        )
+                        .at(pointer)
+                        .help("a word printed after amounts: `USD`, `EUR`, `credits`"),
                     ),
                     None => errors.push(
                         Diagnostic::error(
@@ -365,6 +378,24 @@ fn price(model: &str, value: &Node, pointer: &str, errors: &mut Vec<Diagnostic>)
 }
 
 /// `value`'s kind in words: `a string`, `a sequence`, `null`.
+/// A YAML reader's diagnostic, whose help speaks of a contract (the reader
+/// is the compiler's), reworded for a price table: more than one document,
+/// nesting too deep.
+fn of_a_price_table(mut d: Diagnostic) -> Diagnostic {
+    if d.help.as_deref().is_some_and(|h| h.contains("contract")) {
+        d.help = Some(if d.message.contains("more than one YAML document") {
+            "a price table is exactly one YAML document: remove this `---` and what follows \
+             (docs/eval.md, \"Cost\")"
+                .to_owned()
+        } else {
+            "a price table is `currency:` and `models:`, a mapping of model names to \
+             `{ input: N, output: N }`: flatten the structure (docs/eval.md, \"Cost\")"
+                .to_owned()
+        });
+    }
+    d
+}
+
 fn kind(value: &Node) -> &'static str {
     match &value.value {
         NodeValue::Null => "null",
@@ -536,5 +567,44 @@ mod tests {
             .unwrap_err()
             .into_vec();
         assert_eq!(none[0].code.as_str(), "TQX_MISSING_FIELD");
+    }
+
+    #[test]
+    fn a_currency_with_a_control_character_says_so() {
+        let models = "models:\n  small: { input: 0.5, output: 2 }\n";
+        let escape = Prices::parse(&format!("currency: \"US\\eD\"\n{models}"), "p.yaml")
+            .unwrap_err()
+            .into_vec();
+        assert_eq!(escape.len(), 1, "{escape:?}");
+        assert_eq!(escape[0].code.as_str(), "TQX_INVALID_VALUE");
+        assert_eq!(
+            escape[0].message,
+            "`currency` holds a control character (U+001B)"
+        );
+        assert!(!escape[0].message.contains('\u{1b}'));
+        assert_eq!(escape[0].json_pointer.as_deref(), Some("/currency"));
+        let empty = Prices::parse(&format!("currency: \"  \"\n{models}"), "p.yaml")
+            .unwrap_err()
+            .into_vec();
+        assert_eq!(empty[0].message, "`currency` is empty");
+    }
+
+    #[test]
+    fn two_documents_are_told_apart_from_a_contract() {
+        let text = "models:\n  small: { input: 0.5, output: 2 }\n---\nmodels: {}\n";
+        let errors = Prices::parse(text, "p.yaml").unwrap_err().into_vec();
+        assert_eq!(errors[0].code.as_str(), "TQX_PARSE_YAML");
+        assert_eq!(errors[0].file.as_deref(), Some("p.yaml"));
+        let help = errors[0].help.as_deref().unwrap();
+        assert!(
+            help.starts_with("a price table is exactly one YAML document"),
+            "{help}"
+        );
+        assert!(!help.contains("contract"), "{help}");
+        // Nesting too deep: the help speaks of a price table too.
+        let deep = format!("models: {}{}\n", "[".repeat(300), "]".repeat(300));
+        let errors = Prices::parse(&deep, "p.yaml").unwrap_err().into_vec();
+        let help = errors[0].help.as_deref().unwrap_or_default();
+        assert!(!help.contains("contract"), "{help}");
     }
 }

@@ -469,10 +469,14 @@ fn drill_down(out: &mut String, fixtures: &[&FixtureStats], samples: &[Execution
 /// violations, the provider's message and help, its output.
 fn execution(out: &mut String, record: &ExecutionRecord) {
     let passed = record.passed();
+    // A dataset row's fixture is `entry#ROW` (docs/eval.md, "Datasets"):
+    // its heading names the row, since the drill-down groups the rows of
+    // an entry under the entry.
+    let row = crate::select::dataset_row(&record.fixture).map(|(_, row)| row);
     let _ = writeln!(
         out,
         "<article class=\"execution {}\" data-fixture=\"{}\" data-repeat=\"{}\" \
-         data-passed=\"{passed}\" data-code=\"{}\"{}>\n<h4>{}Repeat {} — <span class=\"{}\">{}</span></h4>",
+         data-passed=\"{passed}\" data-code=\"{}\"{}{}>\n<h4>{}{}Repeat {} — <span class=\"{}\">{}</span></h4>",
         if passed { "passed" } else { "failed" },
         esc(&format!("{}::{}", record.contract, record.fixture)),
         record.repeat,
@@ -481,6 +485,7 @@ fn execution(out: &mut String, record: &ExecutionRecord) {
             .variant
             .as_deref()
             .map_or_else(String::new, |v| format!(" data-variant=\"{}\"", esc(v))),
+        row.map_or_else(String::new, |r| format!(" data-row=\"{}\"", esc(r))),
         record
             .variant
             .as_deref()
@@ -488,6 +493,7 @@ fn execution(out: &mut String, record: &ExecutionRecord) {
                 "Variant <code>{}</code>, ",
                 esc(v)
             )),
+        row.map_or_else(String::new, |r| format!("Row <code>{}</code>, ", esc(r))),
         record.repeat,
         if passed { "pass" } else { "fail" },
         esc(&explain::headline(record)),
@@ -1319,6 +1325,41 @@ mod tests {
                 .any(|r| attr(r, "data-check") == HOSTILE)
         );
         assert_eq!(attr(&select(&doc, "dl.run")[0], "data-model"), "m<1>");
+    }
+
+    #[test]
+    fn a_dataset_row_s_execution_names_the_row() {
+        let mut row = record(
+            "lease-term-extraction",
+            "labelled-leases#lease-0101",
+            2,
+            true,
+            &[("right-rent", Verdict::Fail)],
+            10.0,
+        );
+        row.variant = Some("small".into());
+        let mut out = String::new();
+        execution(&mut out, &row);
+        let doc = Html::parse_fragment(&out);
+        let article = &select(&doc, "article.execution")[0];
+        assert_eq!(attr(article, "data-row"), "lease-0101");
+        assert_eq!(
+            attr(article, "data-fixture"),
+            "lease-term-extraction::labelled-leases#lease-0101"
+        );
+        let heading: String = select(&doc, "article.execution h4")[0].text().collect();
+        assert!(
+            heading.starts_with("Variant small, Row lease-0101, Repeat 2 — "),
+            "{heading}"
+        );
+        // An inline fixture's execution has no row.
+        let mut out = String::new();
+        execution(&mut out, &record("greeting", "formal", 0, true, &[], 1.0));
+        let doc = Html::parse_fragment(&out);
+        let article = &select(&doc, "article.execution")[0];
+        assert!(article.value().attr("data-row").is_none());
+        let heading: String = select(&doc, "article.execution h4")[0].text().collect();
+        assert!(heading.starts_with("Repeat 0 — "), "{heading}");
     }
 
     #[test]

@@ -783,9 +783,59 @@ impl<'a> Extend<&'a ExecutionRecord> for Accumulator {
     }
 }
 
-/// A rate as `0.8 (8/10)` for messages.
+/// A rate as `0.8000 (8/10)` for messages: the fraction as
+/// [`fraction_digits`] writes it (`0.99998 (49999/50000)`, never
+/// `1.0000`).
 pub(crate) fn describe_rate(rate: &Rate) -> String {
-    format!("{:.4} ({}/{})", rate.rate, rate.passed, rate.total)
+    format!(
+        "{} ({}/{})",
+        fraction_digits(rate.rate),
+        rate.passed,
+        rate.total
+    )
+}
+
+/// A proportion in `[0, 1]` (a rate or a bound of its interval) as a
+/// percentage without the `%` sign: one decimal (`95.0`, `76.4`), or as
+/// many more as it takes for a value that is not exactly 0 or 1 to read as
+/// neither `0.0` nor `100.0` (`99.998` for 49,999 of 50,000, `0.002` for 1
+/// of 50,000), so that a rate below 1 never shows as 100% next to a pass^N
+/// of `no` (docs/eval.md, "Statistics").
+#[must_use]
+pub fn percent_digits(value: f64) -> String {
+    inside_digits(value, 100.0, 1)
+}
+
+/// A proportion in `[0, 1]` with four decimals (`0.8000`), or as many more
+/// as it takes for a value that is not exactly 0 or 1 to read as neither
+/// `0.0000` nor `1.0000` (`0.99998`); as [`percent_digits`], for messages
+/// and the JUnit text.
+#[must_use]
+pub fn fraction_digits(value: f64) -> String {
+    inside_digits(value, 1.0, 4)
+}
+
+/// `value × scale` with at least `min` decimals and, when `value` is
+/// strictly between 0 and 1, enough more that the text reads as strictly
+/// between 0 and `scale` (at most 20 decimals, then scientific notation).
+fn inside_digits(value: f64, scale: f64, min: usize) -> String {
+    let inside = value > 0.0 && value < 1.0;
+    let mut shown = value * scale;
+    if inside && shown >= scale {
+        // `value × scale` rounded up to `scale`: the float just below it.
+        shown = f64::from_bits(scale.to_bits() - 1);
+    }
+    if !inside {
+        return format!("{shown:.min$}");
+    }
+    for decimals in min..=20 {
+        let text = format!("{shown:.decimals$}");
+        let back: f64 = text.parse().unwrap_or(shown);
+        if back > 0.0 && back < scale {
+            return text;
+        }
+    }
+    format!("{shown:e}")
 }
 
 #[cfg(test)]
@@ -881,6 +931,41 @@ pub(crate) mod tests {
         assert!(r.low < 0.75 && 0.75 < r.high);
         let empty = Rate::new(0, 0);
         assert_eq!((empty.rate, empty.low, empty.high), (0.0, 0.0, 1.0));
+    }
+
+    #[test]
+    fn a_rate_below_one_never_reads_as_one_hundred() {
+        // One decimal where it tells the value apart.
+        assert_eq!(percent_digits(0.95), "95.0");
+        assert_eq!(percent_digits(0.764), "76.4");
+        assert_eq!(percent_digits(1.0), "100.0");
+        assert_eq!(percent_digits(0.0), "0.0");
+        // More where one decimal would round to 100 or 0.
+        assert_eq!(percent_digits(49_999.0 / 50_000.0), "99.998");
+        assert_eq!(percent_digits(1.0 / 50_000.0), "0.002");
+        assert_eq!(percent_digits(0.9995), "99.95");
+        assert_eq!(percent_digits(0.0004), "0.04");
+        // The float just below 1, whose product with 100 rounds to 100.
+        let below = f64::from_bits(1f64.to_bits() - 1);
+        assert!(percent_digits(below).starts_with("99.99"));
+        // Bounds of an interval: 49,999 of 50,000 has a high bound below 1.
+        let r = Rate::new(49_999, 50_000);
+        for (value, text) in [
+            (r.rate, percent_digits(r.rate)),
+            (r.low, percent_digits(r.low)),
+            (r.high, percent_digits(r.high)),
+        ] {
+            assert!(value < 1.0);
+            assert!(!text.starts_with("100"), "{value} reads as {text}");
+        }
+        // The same for fractions, with four decimals.
+        assert_eq!(fraction_digits(0.8), "0.8000");
+        assert_eq!(fraction_digits(1.0), "1.0000");
+        assert_eq!(fraction_digits(0.0), "0.0000");
+        assert_eq!(fraction_digits(0.99998), "0.99998");
+        assert_eq!(fraction_digits(0.000_002), "0.000002");
+        assert_eq!(describe_rate(&r), "0.99998 (49999/50000)");
+        assert_eq!(describe_rate(&Rate::new(8, 10)), "0.8000 (8/10)");
     }
 
     fn sample() -> Vec<ExecutionRecord> {

@@ -381,13 +381,16 @@ pub fn prices(path: &std::path::Path) -> Result<Prices, Diagnostics> {
     Prices::parse(&text, &file)
 }
 
-/// A rate as `95.0% [76.4, 99.1]`.
+/// A rate as `95.0% [76.4, 99.1]`; a value strictly between 0 and 1 gets
+/// the decimals it needs not to read as 0 or 100 (`99.9% [99.4, 99.98]`:
+/// `templiqx_eval::stats::percent_digits`).
 fn rate(r: &Rate) -> String {
+    use templiqx_eval::stats::percent_digits;
     format!(
-        "{:.1}% [{:.1}, {:.1}]",
-        r.rate * 100.0,
-        r.low * 100.0,
-        r.high * 100.0
+        "{}% [{}, {}]",
+        percent_digits(r.rate),
+        percent_digits(r.low),
+        percent_digits(r.high)
     )
 }
 

@@ -345,3 +345,48 @@ fn a_variant_that_does_not_parse_is_a_usage_error() {
         "{errors}"
     );
 }
+
+/// 999 of 1,000 (`flaky-1000` answers `{}` on repeat 999): a bound of the
+/// interval below 1 gets the decimals it needs not to read as 100%, in the
+/// table of one model and in the variants' (docs/eval.md, "Statistics").
+#[test]
+fn a_rate_or_bound_below_one_never_reads_as_one_hundred_percent() {
+    let dir = contract_dir();
+    let run = |extra: &[&str]| {
+        let out = templiqx_in(dir.path())
+            .args(["eval", "notice.yaml", "-t", "structured_output"])
+            .args(["--provider", "fake", "--repeat", "1000", "--db", ":memory:"])
+            .args(["--show-failures", "0"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+        stdout(&out)
+    };
+    let one = run(&["--model", "flaky-1000"]);
+    let cells = row(&one, "sixty-days");
+    assert_eq!(
+        cells[1..5],
+        ["1000", "999", "99.9% [99.4, 99.98]", "99.9% [99.4, 99.98]"],
+        "{one}"
+    );
+    assert_eq!(
+        row(&one, "check reads-sixty")[1],
+        "99.9% [99.4, 99.98] (999 of 1000)",
+        "{one}"
+    );
+
+    let two = run(&["--variant", "flaky=fake:flaky-1000"]);
+    let reference = row(&two, "sixty-days");
+    assert_eq!(
+        reference[1..5],
+        ["fake", "1000", "1000", "100.0% [99.6, 100.0]"],
+        "{two}"
+    );
+    let flaky = row(&two, "flaky");
+    assert_eq!(
+        flaky[..4],
+        ["flaky", "1000", "999", "99.9% [99.4, 99.98]"],
+        "{two}"
+    );
+}

@@ -1,7 +1,7 @@
 //! The text of the report: escaping, numbers for `data-*` attributes,
 //! rates, milliseconds and p-values as the page shows them.
 
-use crate::stats::{FixtureStats, Rate};
+use crate::stats::{FixtureStats, Rate, percent_digits};
 
 /// Escapes text for HTML text and quoted attribute values.
 pub(super) fn esc(text: &str) -> String {
@@ -29,8 +29,11 @@ pub(super) fn opt_num(value: Option<f64>) -> String {
     value.map(num).unwrap_or_default()
 }
 
+/// A proportion as a percentage, `95.0%`, with more decimals where one
+/// would round a value strictly between 0 and 1 to 0% or 100% (`99.998%`;
+/// [`percent_digits`]).
 pub(super) fn percent(value: f64) -> String {
-    format!("{:.1}%", value * 100.0)
+    format!("{}%", percent_digits(value))
 }
 
 pub(super) fn rate_text(rate: &Rate) -> String {
@@ -91,5 +94,22 @@ mod tests {
             esc("<a href=\"x\">&'"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
+    }
+
+    #[test]
+    fn a_rate_below_one_is_not_shown_as_one_hundred_percent() {
+        let text = rate_text(&Rate::new(49_999, 50_000));
+        assert!(
+            text.starts_with("99.998% <span class=\"ci\">[99.9"),
+            "{text}"
+        );
+        assert!(!text.contains("100.0%"), "{text}");
+        assert!(
+            text.ends_with("<span class=\"n\">49999/50000</span>"),
+            "{text}"
+        );
+        assert_eq!(percent(1.0), "100.0%");
+        assert_eq!(percent(0.75), "75.0%");
+        assert_eq!(percent(1.0 / 50_000.0), "0.002%");
     }
 }
