@@ -50,6 +50,7 @@
 
 use crate::file_system::FileSystem;
 use serde_json::{Map, Value};
+use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use templiqx_contracts::validate::{SchemaViolation, validate};
@@ -87,7 +88,10 @@ pub struct RawRow {
     /// The 1-based row number: the line of a JSONL file, the record after
     /// the header of a CSV file. A row without `id` is named by it.
     pub number: u64,
-    /// Where the row is in the file (its line).
+    /// Where the row is in the file: its first line, from column 1 to the
+    /// line's end. Lines end at `\n`, `\r\n` or a lone `\r` (a CSV record
+    /// may span several); a leading byte order mark is not a column, and
+    /// the bytes are offsets in the text without it.
     pub span: Span,
     /// The file's name as diagnostics show it.
     file: std::sync::Arc<str>,
@@ -158,8 +162,12 @@ pub struct RowTypes<'s> {
 
 /// The rows of a data file, read one at a time from a stream: each item is
 /// a [`RawRow`], or a diagnostic (`TQX_EVAL_INVALID`) for a line that is
-/// not a row (not JSON, not UTF-8, a CSV record of the wrong length, a
-/// header that names no part of a row); reading stops after an I/O error.
+/// not a row (not JSON, a byte order mark anywhere but at the file's
+/// start, not UTF-8, a CSV record of the wrong length, a CSV quoted cell
+/// never closed, a header that names no part of a row); reading stops
+/// after an I/O error or an unclosed quote. Rows are at their lines as
+/// `docs/format.md` ("Datasets") counts them: `\n`, `\r\n` and a lone
+/// `\r` each end a CSV line, blank lines included.
 pub struct Rows<R: Read> {
     file: std::sync::Arc<str>,
     inner: Inner<R>,
@@ -175,7 +183,7 @@ enum Inner<R: Read> {
         buffer: String,
     },
     Csv {
-        reader: Box<csv::Reader<R>>,
+        reader: Box<csv::Reader<Tracked<R>>>,
         record: csv::StringRecord,
         number: u64,
         header: Option<Diagnostic>,
@@ -198,7 +206,7 @@ impl<R: Read> Rows<R> {
                 reader: Box::new(
                     csv::ReaderBuilder::new()
                         .has_headers(true)
-                        .from_reader(reader),
+                        .from_reader(Tracked::new(reader)),
                 ),
                 record: csv::StringRecord::new(),
                 number: 0,
@@ -224,13 +232,28 @@ impl<R: Read> Rows<R> {
         let Inner::Csv { reader, header, .. } = &mut self.inner else {
             return;
         };
+        let record_at = |reader: &mut csv::Reader<Tracked<R>>, p: Option<&csv::Position>| {
+            p.map(|p| {
+                let byte = usize::try_from(p.byte()).unwrap_or(usize::MAX);
+                reader.get_mut().record_at(byte)
+            })
+        };
         let headers = match reader.headers() {
             Ok(h) => h.clone(),
             Err(e) => {
-                *header = Some(csv_error(&self.file, &e));
+                let at = record_at(reader, e.position());
+                *header = Some(csv_error(&self.file, &e, at));
                 return;
             }
         };
+        // The header is the file's first record (after any blank lines).
+        let (line, start, end, chars) =
+            record_at(reader, headers.position()).unwrap_or((1, 0, 0, 0));
+        // A quote the header opens and nothing closes took the whole file.
+        if let Some(opened) = reader.get_ref().unclosed.filter(|o| o.0 >= start) {
+            *header = Some(unclosed_quote(&self.file, line, opened));
+            return;
+        }
         let mut problems = Vec::new();
         for (i, text) in headers.iter().enumerate() {
             let segments: Vec<String> = text.split('.').map(str::to_owned).collect();
@@ -259,12 +282,10 @@ impl<R: Read> Rows<R> {
             }
         }
         if !problems.is_empty() {
-            // The header is the file's first record.
-            let line = 1;
             *header = Some(
                 diagnostic(
                     &self.file,
-                    line_span(line, 0, 0),
+                    line_span(line, (start, end), chars),
                     None,
                     format!(
                         "the header of `{}` (line {line}) is invalid: {}",
@@ -312,40 +333,42 @@ impl<R: Read> Iterator for Rows<R> {
                             };
                             return Some(Err(diagnostic(
                                 &self.file,
-                                line_span(number, start, 0),
+                                line_span(number, (start, start), 0),
                                 None,
                                 format!("line {number} of `{}` {why}", self.file),
                             )
                             .help("write the data file as UTF-8 text, one JSON object a line")));
                         }
                     };
+                    // A byte order mark may start the file (it is not a
+                    // column, and offsets are in the text without it).
+                    let bom = if *line == 0 && buffer.starts_with('\u{feff}') {
+                        buffer.drain(..'\u{feff}'.len_utf8());
+                        '\u{feff}'.len_utf8()
+                    } else {
+                        0
+                    };
                     *line += 1;
-                    *offset += read;
+                    *offset += read - bom;
                     let text = buffer.trim_end_matches(['\n', '\r']);
                     if text.trim().is_empty() {
                         continue;
                     }
                     let number = u32::try_from(*line).unwrap_or(u32::MAX);
-                    let span = line_span(number, start, text.chars().count());
+                    let span = line_span(number, (start, start + text.len()), text.chars().count());
                     let parsed = templiqx_contracts::json::parse(text).and_then(|json| {
                         serde_json::to_value(&json)
                             .map_err(|e| Diagnostic::error(Code::ParseJson, e.to_string()))
                     });
                     return Some(match parsed {
-                    Ok(value) => Ok(RawRow {
-                        number: *line,
-                        span,
-                        file: self.file.clone(),
-                        data: RawData::Json(value, text.into()),
-                    }),
-                    Err(d) => Err(diagnostic(
-                        &self.file,
-                        span,
-                        None,
-                        format!("line {number} of `{}` is not JSON: {}", self.file, d.message),
-                    )
-                    .help("write one JSON object a line: {\"id\": …, \"inputs\": {…}, \"case\": {…}}")),
-                });
+                        Ok(value) => Ok(RawRow {
+                            number: *line,
+                            span,
+                            file: self.file.clone(),
+                            data: RawData::Json(value, text.into()),
+                        }),
+                        Err(d) => Err(not_json(&self.file, number, text, span, &d)),
+                    });
                 }
             }
             Inner::Csv {
@@ -358,21 +381,37 @@ impl<R: Read> Iterator for Rows<R> {
                     self.done = true;
                     return Some(Err(d));
                 }
-                match reader.read_record(record) {
+                let read = reader.read_record(record);
+                // Where the record is: its position as the reader gives it,
+                // made the record's own line by the breaks read.
+                let position = match &read {
+                    Ok(_) => record.position(),
+                    Err(e) => e.position(),
+                };
+                let at = position.map(|p| {
+                    let byte = usize::try_from(p.byte()).unwrap_or(usize::MAX);
+                    reader.get_mut().record_at(byte)
+                });
+                // A quoted cell left open at the end of the file swallowed
+                // the rest of it into one cell: that, not the cells it left.
+                if let Some((opened, (line, ..))) = reader.get_ref().unclosed.zip(at)
+                    && matches!(read, Ok(true) | Err(_))
+                    && opened.0 >= at.map_or(0, |a| a.1)
+                {
+                    self.done = true;
+                    return Some(Err(unclosed_quote(&self.file, line, opened)));
+                }
+                match read {
                     Ok(false) => {
                         self.done = true;
                         None
                     }
                     Ok(true) => {
                         *number += 1;
-                        let (line, byte) =
-                            record.position().map_or((0, 0), |p| (p.line(), p.byte()));
-                        let line = u32::try_from(line).unwrap_or(u32::MAX);
-                        let start = usize::try_from(byte).unwrap_or(usize::MAX);
-                        let chars = record.iter().map(|c| c.chars().count() + 1).sum::<usize>();
+                        let (line, start, end, chars) = at.unwrap_or((1, 0, 0, 0));
                         Some(Ok(RawRow {
                             number: *number,
-                            span: line_span(line, start, chars.saturating_sub(1)),
+                            span: line_span(line, (start, end), chars),
                             file: self.file.clone(),
                             data: RawData::Csv(record.iter().map(str::to_owned).collect()),
                         }))
@@ -386,7 +425,7 @@ impl<R: Read> Iterator for Rows<R> {
                         } else {
                             *number += 1;
                         }
-                        Some(Err(csv_error(&self.file, &e)))
+                        Some(Err(csv_error(&self.file, &e, at)))
                     }
                 }
             }
@@ -394,14 +433,253 @@ impl<R: Read> Iterator for Rows<R> {
     }
 }
 
-/// A CSV reader's error as a diagnostic at its line.
-fn csv_error(file: &str, e: &csv::Error) -> Diagnostic {
-    let line = e
-        .position()
-        .map_or(1, |p| u32::try_from(p.line()).unwrap_or(u32::MAX));
-    let start = e
-        .position()
-        .map_or(0, |p| usize::try_from(p.byte()).unwrap_or(usize::MAX));
+/// A quoted cell never closed, at `line` (the record's), its quote at
+/// `opened` (byte, line, column).
+fn unclosed_quote(
+    file: &str,
+    line: u32,
+    (byte, quote_line, column): (usize, u64, usize),
+) -> Diagnostic {
+    let quote_line = u32::try_from(quote_line).unwrap_or(u32::MAX);
+    let column = u32::try_from(column).unwrap_or(u32::MAX);
+    let at = if quote_line == line {
+        format!("its quote at column {column}")
+    } else {
+        format!("its quote at line {quote_line}, column {column},")
+    };
+    let mut d = diagnostic(
+        file,
+        Span {
+            start: Position {
+                line: quote_line,
+                column,
+            },
+            end: Position {
+                line: quote_line,
+                column: column.saturating_add(1),
+            },
+            bytes: (byte, byte + 1),
+        },
+        None,
+        format!(
+            "line {line} of `{file}` has a quoted cell that is never closed: {at} opens a cell that runs to the end of the file"
+        ),
+    );
+    d.help = Some("close the quoted cell with `\"` (a quote inside one is written twice, `\"\"`), or leave the cell unquoted".into());
+    d
+}
+
+/// A JSON Lines line `text` (line `number`, at `span`) that is not JSON,
+/// as the parser found (`found`): a byte order mark where it stopped is
+/// named, since only the file's start may have one.
+fn not_json(file: &str, number: u32, text: &str, span: Span, found: &Diagnostic) -> Diagnostic {
+    let stopped = found.span.map(|s| s.bytes.0);
+    let bom = stopped.and_then(|at| {
+        text.char_indices()
+            .find(|&(i, c)| i <= at && at < i + c.len_utf8())
+            .filter(|&(_, c)| c == '\u{feff}')
+            .map(|(i, _)| i)
+    });
+    if let Some(at) = bom {
+        let column = u32::try_from(text[..at].chars().count())
+            .unwrap_or(u32::MAX)
+            .saturating_add(1);
+        let here = span.bytes.0 + at;
+        return diagnostic(
+            file,
+            Span {
+                start: Position { line: number, column },
+                end: Position { line: number, column: column.saturating_add(1) },
+                bytes: (here, here + '\u{feff}'.len_utf8()),
+            },
+            None,
+            format!("line {number} of `{file}` has a byte order mark (U+FEFF) at column {column}, which only the start of the file may have"),
+        )
+        .help("remove the byte order mark (files joined together carry the second one's into the middle)");
+    }
+    diagnostic(
+        file,
+        span,
+        None,
+        format!("line {number} of `{file}` is not JSON: {}", found.message),
+    )
+    .help("write one JSON object a line: {\"id\": …, \"inputs\": {…}, \"case\": {…}}")
+}
+
+/// The UTF-8 encoding of U+FEFF, the byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The stream a CSV reader reads, noting where its lines break as the
+/// bytes pass (`\n`, `\r\n`, a lone `\r`), so that a record's position
+/// (`csv::Position::byte`, the offset after the record before it; its
+/// `line` counts `\n` only and stops before the blank lines and the `\n`
+/// of a `\r\n` that precede the record) becomes the record's own first
+/// line. Only the breaks after the last record asked about are kept: the
+/// reader's buffer and the current record's, never the file's. A leading
+/// byte order mark is dropped before the CSV reader sees it, so offsets
+/// are in the text without it.
+///
+/// It also follows the quoting of RFC 4180 as the `csv` crate reads it (a
+/// `"` opens a quoted cell only at the start of a cell, `""` inside one is
+/// a quote), to tell a quoted cell left open at the end of the file, which
+/// the `csv` crate silently closes.
+struct Tracked<R> {
+    inner: R,
+    /// The first bytes, held back while telling whether they are a BOM.
+    head: Option<Vec<u8>>,
+    /// Bytes passed on.
+    read: usize,
+    /// The breaks not yet behind a record asked about: (first byte, byte
+    /// after, characters of the line the break ends).
+    breaks: VecDeque<(usize, usize, usize)>,
+    /// The breaks behind a record asked about.
+    passed: u64,
+    /// Every break passed on.
+    lines: u64,
+    /// Characters of the line being passed on.
+    chars: usize,
+    /// The last byte passed on was a `\r`.
+    cr: bool,
+    quote: Quote,
+    /// The last quote that opened a cell: (byte, line, column).
+    opened: (usize, u64, usize),
+    /// A quoted cell was open at the end of the stream, its quote there.
+    unclosed: Option<(usize, u64, usize)>,
+}
+
+/// Where a CSV reader is in a record, as far as quotes go.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Quote {
+    /// At the start of a cell (or of a record, or in blank lines).
+    Start,
+    /// In a cell without quotes.
+    Bare,
+    /// In a quoted cell.
+    Quoted,
+    /// Just after a `"` in a quoted cell: closed, unless a `"` follows.
+    Closing,
+}
+
+impl<R: Read> Tracked<R> {
+    fn new(inner: R) -> Tracked<R> {
+        Tracked {
+            inner,
+            head: None,
+            read: 0,
+            breaks: VecDeque::new(),
+            passed: 0,
+            lines: 0,
+            chars: 0,
+            cr: false,
+            quote: Quote::Start,
+            opened: (0, 0, 0),
+            unclosed: None,
+        }
+    }
+
+    /// Notes the bytes `bytes`, passed on after `self.read`.
+    fn note(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            let at = self.read;
+            self.read += 1;
+            let lf_of_crlf = b == b'\n' && self.cr;
+            self.cr = b == b'\r';
+            if lf_of_crlf {
+                if let Some(last) = self.breaks.back_mut() {
+                    last.1 = self.read;
+                }
+                continue;
+            }
+            let is_break = b == b'\n' || b == b'\r';
+            if !is_break && b & 0xC0 != 0x80 {
+                self.chars += 1;
+            }
+            self.quote = match (self.quote, b) {
+                (Quote::Quoted, b'"') => Quote::Closing,
+                (Quote::Quoted, _) | (Quote::Closing, b'"') => Quote::Quoted,
+                (Quote::Start, b'"') => {
+                    self.opened = (at, self.lines + 1, self.chars);
+                    Quote::Quoted
+                }
+                (_, b',' | b'\n' | b'\r') => Quote::Start,
+                _ => Quote::Bare,
+            };
+            if is_break {
+                self.breaks.push_back((at, self.read, self.chars));
+                self.lines += 1;
+                self.chars = 0;
+            }
+        }
+    }
+
+    /// The record at position `byte`: its first line (1-based), the byte
+    /// that starts it, the byte that ends its first line and that line's
+    /// characters. Forgets the breaks before it.
+    fn record_at(&mut self, mut byte: usize) -> (u32, usize, usize, usize) {
+        while let Some(&(start, end, _)) = self.breaks.front() {
+            if start > byte {
+                break;
+            }
+            // A break before the record, or one it starts at (a blank line,
+            // the `\n` of a `\r\n`): the record starts after it.
+            byte = byte.max(end);
+            self.breaks.pop_front();
+            self.passed += 1;
+        }
+        let (end, chars) = self
+            .breaks
+            .front()
+            .map_or((self.read, self.chars), |&(start, _, chars)| (start, chars));
+        let line = u32::try_from(self.passed + 1).unwrap_or(u32::MAX);
+        (line, byte, end.max(byte), chars)
+    }
+}
+
+impl<R: Read> Read for Tracked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let head = match &mut self.head {
+            Some(head) => head,
+            None => {
+                // The first read: hold back the first bytes until they are
+                // known to be a BOM or not.
+                let mut head = Vec::with_capacity(BOM.len());
+                let mut chunk = [0; 3];
+                while head.len() < BOM.len() && BOM.starts_with(&head) {
+                    let n = self.inner.read(&mut chunk[..BOM.len() - head.len()])?;
+                    if n == 0 {
+                        break;
+                    }
+                    head.extend_from_slice(&chunk[..n]);
+                }
+                if head == BOM {
+                    head.clear();
+                }
+                self.head.insert(head)
+            }
+        };
+        let n = if head.is_empty() {
+            self.inner.read(buf)?
+        } else {
+            let n = head.len().min(buf.len());
+            buf[..n].copy_from_slice(&head[..n]);
+            head.drain(..n);
+            n
+        };
+        if n == 0 && self.quote == Quote::Quoted {
+            self.unclosed = Some(self.opened);
+        }
+        self.note(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// A CSV reader's error as a diagnostic at its record's line (`at`, from
+/// [`Tracked::record_at`]).
+fn csv_error(file: &str, e: &csv::Error, at: Option<(u32, usize, usize, usize)>) -> Diagnostic {
+    let (line, start, end, chars) = at.unwrap_or((1, 0, 0, 0));
     let why = match e.kind() {
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
@@ -412,15 +690,16 @@ fn csv_error(file: &str, e: &csv::Error) -> Diagnostic {
     };
     diagnostic(
         file,
-        line_span(line, start, 0),
+        line_span(line, (start, end), chars),
         None,
         format!("line {line} of `{file}` {why}"),
     )
     .help("write the data file as UTF-8 CSV: a header row of dotted paths, then one record a row, as many cells as columns")
 }
 
-/// The span of a row: its line, from column 1 over `chars` characters.
-fn line_span(line: u32, byte: usize, chars: usize) -> Span {
+/// The span of a row: its line, from column 1 over `chars` characters,
+/// the bytes `bytes`.
+fn line_span(line: u32, bytes: (usize, usize), chars: usize) -> Span {
     let width = u32::try_from(chars).unwrap_or(u32::MAX);
     Span {
         start: Position { line, column: 1 },
@@ -428,7 +707,7 @@ fn line_span(line: u32, byte: usize, chars: usize) -> Span {
             line,
             column: width.saturating_add(1),
         },
-        bytes: (byte, byte.saturating_add(chars)),
+        bytes,
     }
 }
 
@@ -531,6 +810,8 @@ impl RowTypes<'_> {
                 "has a `case`, but the eval entry declares no `case_schema`".into(),
                 "declare the type of each row's expected data as the entry's `case_schema`",
             ),
+            // A `case` cell that did not convert is said already.
+            (None, Some(_)) if problems.said("/case") => {}
             (None, Some(_)) => problems.push(
                 None,
                 "has no `case`, which the entry's `case_schema` describes".into(),
@@ -572,6 +853,15 @@ impl RowTypes<'_> {
         columns: &[Column],
         problems: &mut Problems<'_>,
     ) -> Map<String, Value> {
+        // The row is named by its id in every problem, as a JSON Lines row
+        // is (an `id` cell is text: it always converts).
+        if let Some((_, id)) = columns
+            .iter()
+            .zip(cells)
+            .find(|(c, cell)| c.segments == ["id"] && !cell.is_empty())
+        {
+            problems.id = Some(id.clone());
+        }
         let mut parts = Map::new();
         for (column, cell) in columns.iter().zip(cells) {
             if cell.is_empty() {
@@ -657,6 +947,33 @@ struct Problems<'r> {
 }
 
 impl Problems<'_> {
+    /// Whether a problem was said at `pointer` or below it.
+    fn said(&self, pointer: &str) -> bool {
+        self.diags.iter().any(|d| {
+            d.json_pointer.as_deref().is_some_and(|p| {
+                p.strip_prefix(pointer)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
+        })
+    }
+
+    /// Whether `missing`, a `required` violation of the object at
+    /// `pointer`, names a member a problem was said at already.
+    fn said_below(&self, pointer: &str, missing: &str) -> bool {
+        self.diags.iter().any(|d| {
+            let token = d
+                .json_pointer
+                .as_deref()
+                .and_then(|p| p.strip_prefix(pointer)?.strip_prefix('/'))
+                .filter(|token| !token.contains('/'));
+            token.is_some_and(|token| {
+                let name = token.replace("~1", "/").replace("~0", "~");
+                serde_json::to_string(&name)
+                    .is_ok_and(|quoted| missing == format!("missing required property {quoted}"))
+            })
+        })
+    }
+
     fn push(&mut self, pointer: Option<String>, what: String, help: &str) {
         let row = match &self.id {
             Some(id) => format!("row `{}`", words::printable(id)),
@@ -879,10 +1196,17 @@ fn fields(
             Some(_) => {}
         }
     }
-    for f in declared
+    // A value whose cell did not convert (or that is not an object's
+    // member) is said already: not also missing.
+    let missing: Vec<&RowField<'_>> = declared
         .iter()
-        .filter(|f| f.required && !values.contains_key(f.name))
-    {
+        .filter(|f| {
+            f.required
+                && !values.contains_key(f.name)
+                && !problems.said(&format!("/{part}/{}", escape(f.name)))
+        })
+        .collect();
+    for f in missing {
         problems.push(
             Some(format!("/{part}")),
             format!("lacks required {what} `{}`", f.name),
@@ -906,8 +1230,14 @@ fn violations(
             keyword,
         } in found
         {
+            let at = format!("{pointer}{inner}");
+            // A required property whose cell did not convert is said
+            // already.
+            if keyword == "required" && problems.said_below(&at, &message) {
+                continue;
+            }
             problems.push(
-                Some(format!("{pointer}{inner}")),
+                Some(at),
                 format!("has an invalid {what}: {message}"),
                 &format!("fix the value to satisfy `{keyword}`"),
             );
@@ -1089,7 +1419,162 @@ fn owned_field((name, schema, required): &(String, Schema, bool)) -> RowField<'_
 
 #[cfg(test)]
 mod tests {
-    use super::locate;
+    use super::{Format, RawRow, RowField, RowTypes, Rows, locate};
+    use templiqx_contracts::{Diagnostic, Schema, TypeSet};
+
+    /// A reader giving `text` one byte a read, so every break, quote and
+    /// byte order mark falls across reads.
+    struct Trickle<'t>(&'t [u8]);
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let Some((&first, rest)) = self.0.split_first() else {
+                return Ok(0);
+            };
+            buf[0] = first;
+            self.0 = rest;
+            Ok(1)
+        }
+    }
+
+    /// The (line, bytes, end column) of each row or problem of a CSV text.
+    fn csv_rows(text: &str) -> Vec<(u32, (usize, usize), u32, bool)> {
+        Rows::new(Format::Csv, Trickle(text.as_bytes()), "d.csv")
+            .map(|row| {
+                let (span, ok) = match row {
+                    Ok(RawRow { span, .. }) => (span, true),
+                    Err(Diagnostic { span, .. }) => (span.unwrap(), false),
+                };
+                (span.start.line, span.bytes, span.end.column, ok)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn csv_rows_are_at_their_lines_when_every_byte_is_a_read() {
+        for eol in ["\n", "\r\n", "\r"] {
+            let text = [
+                "\u{feff}id,inputs.text",
+                "",
+                "a,\"two",
+                "lines\"",
+                "",
+                "b,é",
+                "c",
+            ]
+            .join(eol);
+            let body = text.strip_prefix('\u{feff}').unwrap();
+            let at = |row: &str| {
+                let start = body.find(row).unwrap();
+                (start, start + row.len())
+            };
+            assert_eq!(
+                csv_rows(&text),
+                [
+                    (3, at("a,\"two"), 7, true),
+                    (6, at("b,é"), 4, true),
+                    (7, at("c"), 2, false),
+                ],
+                "{eol:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_quote_in_a_bare_cell_or_written_twice_opens_nothing() {
+        // `"` inside a bare cell is text, `""` in a quoted cell is a quote:
+        // neither is a cell left open.
+        let text = "id,inputs.text\na,say \"hi\nb,\"say \"\"hi\"\"\"\n";
+        assert_eq!(
+            csv_rows(text).iter().map(|r| r.3).collect::<Vec<_>>(),
+            [true, true]
+        );
+        let rows: Vec<_> = Rows::new(Format::Csv, text.as_bytes(), "d.csv")
+            .map(Result::unwrap)
+            .collect();
+        assert!(
+            format!("{:?}", rows[1]).contains(r#"say \"hi\""#),
+            "{rows:?}"
+        );
+    }
+
+    #[test]
+    fn a_quote_the_header_leaves_open_is_named() {
+        let mut rows = Rows::new(Format::Csv, "id,\"inputs.text\na,b\n".as_bytes(), "d.csv");
+        let d = rows.next().unwrap().unwrap_err();
+        assert_eq!(
+            d.message,
+            "line 1 of `d.csv` has a quoted cell that is never closed: its quote at column 4 opens a cell that runs to the end of the file"
+        );
+        assert!(rows.next().is_none());
+    }
+
+    #[test]
+    fn csv_breaks_are_forgotten_behind_each_row() {
+        // 20,000 rows of two lines each: the breaks kept stay a buffer's.
+        let text: String = (0..20_000)
+            .map(|i| format!("r{i},\"line\r\nbreak\"\r\n"))
+            .collect();
+        let text = format!("id,inputs.text\n{text}");
+        let mut rows = Rows::new(Format::Csv, text.as_bytes(), "d.csv");
+        let mut most = 0;
+        let mut last = 0;
+        while let Some(row) = rows.next() {
+            last = row.unwrap().span.start.line;
+            if let super::Inner::Csv { reader, .. } = &rows.inner {
+                most = most.max(reader.get_ref().breaks.len());
+            }
+        }
+        assert_eq!(last, 2 + 2 * 19_999);
+        assert!(most < 2_000, "{most} breaks kept");
+    }
+
+    #[test]
+    fn a_value_whose_cell_does_not_convert_is_not_also_missing() {
+        let string = Schema {
+            types: TypeSet::STRING,
+            ..Schema::ANY
+        };
+        let integer = Schema {
+            types: TypeSet::INTEGER,
+            ..Schema::ANY
+        };
+        let case = Schema {
+            types: TypeSet::OBJECT,
+            properties: templiqx_contracts::Seq::Owned(vec![
+                ("m".into(), string),
+                ("n".into(), integer.clone()),
+            ]),
+            required: templiqx_contracts::Seq::Owned(vec!["n".into()]),
+            ..Schema::ANY
+        };
+        let types = RowTypes {
+            inputs: vec![RowField {
+                name: "stars",
+                schema: Some(&integer),
+                required: true,
+            }],
+            context: Vec::new(),
+            case: Some(&case),
+            output: None,
+        };
+        let text = "id,inputs.stars,case.m,case.n\nfirst,five,m,six\nsecond,,,\n";
+        let mut rows = Rows::new(Format::Csv, text.as_bytes(), "d.csv");
+        let mut messages = Vec::new();
+        while let Some(row) = rows.next() {
+            let diags = types.check(&row.unwrap(), rows.columns()).unwrap_err();
+            messages.extend(diags.into_iter().map(|d| d.message));
+        }
+        assert_eq!(
+            messages,
+            [
+                "row `first` (line 2) of `d.csv` at /inputs/stars has a cell `five` (column `inputs.stars`) that is not an integer",
+                "row `first` (line 2) of `d.csv` at /case/n has a cell `six` (column `case.n`) that is not an integer",
+                "row `second` (line 3) of `d.csv` at /inputs lacks required input `stars`",
+                "row `second` (line 3) of `d.csv` has no `case`, which the entry's `case_schema` describes",
+            ]
+        );
+    }
 
     /// The text `locate` finds for `pointer` in `text`.
     fn at<'t>(text: &'t str, pointer: &str) -> Option<&'t str> {

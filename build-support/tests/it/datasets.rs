@@ -446,3 +446,213 @@ fn a_row_id_given_twice_names_the_line_of_the_first() {
     );
     assert!(errors.iter().all(|d| d.code == Code::EvalInvalid));
 }
+
+/// The rows of a CSV file with blank lines and a quoted cell over two
+/// lines, its lines ended by `eol`: the `odd` row's bad cell, the `short`
+/// row's missing cells and the `late` row's bad cell, as (line, first byte
+/// of the line, the line as written, message).
+fn csv_problems(eol: &str) -> (String, Vec<(u32, usize, usize, String)>) {
+    let lines = [
+        "id,inputs.text,inputs.stars,case.label",
+        "",
+        "glad,I love it,5,positive",
+        "",
+        "",
+        "odd,It is a chair,three,neutral",
+        "short,x",
+        "\"multi\",\"line one",
+        "line two\",2,neutral",
+        "late,Ünïcode,x,neutral",
+    ];
+    let text = lines.join(eol) + eol;
+    let pkg = Pkg::new(
+        &contract(&entry("evals/labelled.csv", "case.label")),
+        &[("evals/labelled.csv", &text)],
+    );
+    let (_, c) = pkg.compile();
+    let found = errors_of(&c)
+        .iter()
+        .map(|d| {
+            let span = d.span.unwrap();
+            assert_eq!(span.start.line, span.end.line, "{d:?}");
+            assert_eq!(span.start.column, 1, "{d:?}");
+            let line = &text[span.bytes.0..span.bytes.1];
+            assert_eq!(
+                u32::try_from(line.chars().count()).unwrap() + 1,
+                span.end.column,
+                "{d:?}"
+            );
+            (
+                span.start.line,
+                span.bytes.0,
+                span.bytes.1,
+                d.message.clone(),
+            )
+        })
+        .collect();
+    (text, found)
+}
+
+#[test]
+fn csv_lines_are_the_lines_of_the_file_after_blank_lines_and_with_any_line_break() {
+    for eol in ["\n", "\r\n", "\r"] {
+        let (text, found) = csv_problems(eol);
+        let at = |start: &str, line: &str| {
+            let byte = text.find(start).unwrap();
+            (byte, byte + line.len())
+        };
+        let odd = at("odd,", "odd,It is a chair,three,neutral");
+        let short = at("short,", "short,x");
+        let late = at("late,", "late,Ünïcode,x,neutral");
+        let want = [
+            (
+                6,
+                odd,
+                "row `odd` (line 6) of `evals/labelled.csv` at /inputs/stars has a cell `three`",
+            ),
+            (
+                7,
+                short,
+                "line 7 of `evals/labelled.csv` has 2 cells, but the header has 4",
+            ),
+            (
+                10,
+                late,
+                "row `late` (line 10) of `evals/labelled.csv` at /inputs/stars has a cell `x`",
+            ),
+        ];
+        assert_eq!(found.len(), want.len(), "{eol:?}: {found:#?}");
+        for ((line, start, end, message), (want_line, (want_start, want_end), want_message)) in
+            found.iter().zip(want)
+        {
+            assert_eq!(
+                (*line, *start, *end),
+                (want_line, want_start, want_end),
+                "{eol:?}: {message}"
+            );
+            assert!(message.starts_with(want_message), "{eol:?}: {message}");
+        }
+    }
+}
+
+#[test]
+fn csv_cell_problems_name_the_row_by_its_id_and_say_nothing_twice() {
+    // A `case` cell that is not JSON: one error, not also "has no `case`".
+    let csv = "id,inputs.text,case\nfirst,hi,{\"label\": \"positive\"}\nsecond,hi,{label\n";
+    let csv = csv.replace(
+        "{\"label\": \"positive\"}",
+        "\"{\"\"label\"\": \"\"positive\"\"}\"",
+    );
+    let pkg = Pkg::new(
+        &contract(&entry("evals/labelled.csv", "case.label")),
+        &[("evals/labelled.csv", &csv)],
+    );
+    let (_, c) = pkg.compile();
+    let messages: Vec<&str> = errors_of(&c).iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "row `second` (line 3) of `evals/labelled.csv` at /case has a cell `{label` (column `case`) that is not JSON"
+        ],
+    );
+    // Nor for a `case` column below it; without an id, the row's number.
+    pkg.write(
+        "evals/labelled.csv",
+        "inputs.text,case.label,case.weight\nhi,positive,heavy\n",
+    );
+    let (_, c) = pkg.compile();
+    let messages: Vec<&str> = errors_of(&c).iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "row 1 (line 2) of `evals/labelled.csv` at /case/weight has a cell `heavy` (column `case.weight`) that is not an integer"
+        ],
+    );
+}
+
+#[test]
+fn an_unclosed_csv_quote_is_named_at_its_line() {
+    let csv = "id,inputs.text,case.label\nfirst,hi,positive\nsecond,\"unclosed,negative\nthird,hi,neutral\n";
+    let pkg = Pkg::new(
+        &contract(&entry("evals/labelled.csv", "case.label")),
+        &[("evals/labelled.csv", csv)],
+    );
+    let (_, c) = pkg.compile();
+    let errors = errors_of(&c);
+    let messages: Vec<&str> = errors.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "line 3 of `evals/labelled.csv` has a quoted cell that is never closed: its quote at column 8 opens a cell that runs to the end of the file"
+        ],
+    );
+    let span = errors[0].span.unwrap();
+    assert_eq!((span.start.line, span.start.column), (3, 8));
+    assert_eq!(&csv[span.bytes.0..span.bytes.1], "\"");
+    // Also when the cells it swallowed happen to be as many as the header's.
+    pkg.write(
+        "evals/labelled.csv",
+        "id,inputs.text,case.label\nfirst,hi,\"positive\nsecond,hi,neutral\n",
+    );
+    let (_, c) = pkg.compile();
+    let messages: Vec<String> = errors_of(&c).iter().map(|d| d.message.clone()).collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(messages[0].starts_with("line 2 of `evals/labelled.csv` has a quoted cell that is never closed: its quote at column 10"), "{messages:?}");
+}
+
+#[test]
+fn a_byte_order_mark_starts_a_jsonl_file_and_nothing_else() {
+    let pkg = Pkg::new(
+        &contract(&entry("evals/labelled.jsonl", "case.label")),
+        &[("evals/labelled.jsonl", &format!("\u{feff}{GOOD_JSONL}"))],
+    );
+    let (_, c) = pkg.compile();
+    assert!(c.diagnostics.is_empty(), "{:#?}", c.diagnostics);
+
+    // A bad value on the first line: its column is counted from the first
+    // character after the mark, its bytes in the text without it (as every
+    // span of a file that starts with one).
+    let first = r#"{"id": "a", "inputs": {"text": ""}, "case": {"label": "neutral"}}"#;
+    pkg.write("evals/labelled.jsonl", &format!("\u{feff}{first}\n"));
+    let (_, c) = pkg.compile();
+    let errors = errors_of(&c);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let span = errors[0].span.unwrap();
+    let byte = first.find(r#""""#).unwrap();
+    let column = u32::try_from(byte).unwrap() + 1;
+    assert_eq!((span.start.line, span.start.column), (1, column));
+    assert_eq!(span.bytes, (byte, byte + 2));
+
+    // A mark anywhere else is named.
+    let text = format!("{first}\n\u{feff}{first}\n");
+    pkg.write("evals/labelled.jsonl", &text);
+    let (_, c) = pkg.compile();
+    let messages: Vec<String> = errors_of(&c)
+        .iter()
+        .filter(|d| d.span.unwrap().start.line == 2)
+        .map(|d| d.message.clone())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "line 2 of `evals/labelled.jsonl` has a byte order mark (U+FEFF) at column 1, which only the start of the file may have"
+        ],
+    );
+}
+
+#[test]
+fn a_byte_order_mark_starts_a_csv_file() {
+    let csv = "\u{feff}id,inputs.text,case.label\nfirst,hi,positive\nsecond,hi,\n";
+    let pkg = Pkg::new(
+        &contract(&entry("evals/labelled.csv", "case.label")),
+        &[("evals/labelled.csv", csv)],
+    );
+    let (_, c) = pkg.compile();
+    let errors = errors_of(&c);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let span = errors[0].span.unwrap();
+    assert_eq!(span.start.line, 3);
+    // Bytes in the text without the mark.
+    let text = csv.strip_prefix('\u{feff}').unwrap();
+    assert_eq!(&text[span.bytes.0..span.bytes.1], "second,hi,");
+}
