@@ -520,6 +520,23 @@ impl<'a, P> Eval<'a, P> {
         refuse_variants(&variants, several, self.prices.as_ref(), self.max_cost)?;
         self.select()?;
         let judges = crate::judge::judges_of(&self.contracts);
+        // The judges' executions count towards the budget too: their model
+        // needs a price (`docs/eval.md`, "Cost").
+        if let (Some(_), Some(prices), Some((_, model))) =
+            (self.max_cost, self.prices.as_ref(), self.judge.as_ref())
+            && !judges.is_empty()
+            && prices.price(model).is_none()
+        {
+            return Err(EvalError::Refused(Diagnostics::from(vec![
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!(
+                        "the price table has no price for the judge model `{model}`, so the budget cannot be kept"
+                    ),
+                )
+                .help("add the model to the price table's `models` (docs/eval.md, \"Cost\")"),
+            ])));
+        }
         let Eval {
             repeat,
             concurrency,

@@ -276,6 +276,34 @@ fn a_failing_judge_is_an_error_verdict_with_its_code() {
     );
 }
 
+/// A budget counts the judges' executions: a judge model without a price
+/// is refused before anything runs (`docs/eval.md`, "Cost").
+#[test]
+fn a_budget_needs_a_price_for_the_judge_model() {
+    let (_dir, all) = package(JUDGE);
+    let adapter = FakeAdapter::new(&all, target().iter());
+    let judge = FakeAdapter::new(&all, target().iter())
+        .model("flaky-1000")
+        .unwrap();
+    let prices =
+        templiqx_eval::Prices::parse("models:\n  fake: { input: 1, output: 1 }\n", "prices.yaml")
+            .unwrap();
+    let eval = Eval::new([&all[0]])
+        .fake_outputs_only(true)
+        .prices(prices)
+        .max_cost(1.0)
+        .judge(&judge, "flaky-1000");
+    let Err(templiqx_eval::EvalError::Refused(ds)) = runtime().block_on(eval.run(&adapter)) else {
+        panic!("refused")
+    };
+    let d = ds.iter().next().unwrap();
+    assert_eq!(d.code.as_str(), "TQX_INVALID_VALUE");
+    assert_eq!(
+        d.message,
+        "the price table has no price for the judge model `flaky-1000`, so the budget cannot be kept"
+    );
+}
+
 /// A labelling contract whose dataset rows are judged with their own
 /// expected label: `with` reads `case` (`docs/format.md`, "Model-graded
 /// checks").
