@@ -247,7 +247,8 @@ A package directory named `show` is written `./show`.",
         #[arg(long, default_value_t = 4, value_name = "C",
               value_parser = clap::value_parser!(u16).range(1..=1024))]
         concurrency: u16,
-        /// The SQLite history (`:memory:` keeps nothing).
+        /// The SQLite history (`:memory:` keeps nothing after the run, but
+        /// holds every execution in memory while it runs).
         #[arg(long, value_name = "PATH", env = "TEMPLIQX_EVAL_DB", default_value = DEFAULT_EVAL_DB)]
         db: PathBuf,
         /// Reuse earlier executions of the same request, provider, model,

@@ -62,12 +62,12 @@ fn properties(summary: &Summary) -> Vec<Property> {
 fn system_out(summary: &Summary) -> String {
     let r = &summary.pass_rate;
     format!(
-        "pass rate {} ({}/{}), 95% Wilson interval [{:.4}, {:.4}]; schema-valid {}; pass^N {}",
-        format_args!("{:.4}", r.rate),
+        "pass rate {} ({}/{}), 95% Wilson interval [{}, {}]; schema-valid {}; pass^N {}",
+        crate::stats::fraction_digits(r.rate),
         r.passed,
         r.total,
-        r.low,
-        r.high,
+        crate::stats::fraction_digits(r.low),
+        crate::stats::fraction_digits(r.high),
         describe_rate(&summary.schema_valid_rate),
         if summary.pass_all { "yes" } else { "no" },
     )

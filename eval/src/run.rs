@@ -1017,12 +1017,19 @@ fn finish(
         notes.insert(
             0,
             format!(
-                "the run reached its budget (--max-cost {} {currency}) after {} of {} executions and stopped: it cost {} {currency}; the {} executions not started were not run, and these figures cover only what ran",
+                "the run reached its budget (--max-cost {} {currency}) after {} of {} executions and stopped: it cost {} {currency}; {}",
                 crate::cost::amount(o.max_cost),
                 o.done,
                 o.total,
                 crate::cost::amount(o.spent),
-                o.total - o.done
+                match o.total - o.done {
+                    // Every execution was in flight when the budget was
+                    // reached: they all finished.
+                    0 => "every execution had started, so all ran".to_owned(),
+                    n => format!(
+                        "the {n} executions not started were not run, and these figures cover only what ran"
+                    ),
+                }
             ),
         );
     }

@@ -584,9 +584,9 @@ fn compared(ui: &mut Ui, source: &str, c: &Comparison) -> io::Result<()> {
             format!("{:.3}", r.p_value)
         };
         let change = format!(
-            "{:.1}% → {:.1}% ({:+.1} points, p = {p})",
-            r.baseline.rate * 100.0,
-            r.current.rate * 100.0,
+            "{}% → {}% ({:+.1} points, p = {p})",
+            templiqx_eval::stats::percent_digits(r.baseline.rate),
+            templiqx_eval::stats::percent_digits(r.current.rate),
             r.difference * 100.0,
         );
         let mark = if r.regression {
