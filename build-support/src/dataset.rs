@@ -6,7 +6,8 @@
 //! `{"id"?, "inputs"?, "context"?, "case"?, "fake_output"?}`; a blank line
 //! is no row) or CSV (`.csv`: a header row whose columns are dotted paths
 //! — `id`, `inputs.text`, `context.locale`, `case.label`,
-//! `fake_output.label`, or a whole part, `case`, whose cells are JSON —
+//! `fake_output.label`, or a whole part, `case`, whose cells are JSON (an
+//! object of the fields for `inputs` and `context`) —
 //! then one row a record). A CSV cell is typed by the schema its column
 //! names ([`RowTypes`]): text for a string, a number for `integer` and
 //! `number`, `true`/`false` for a boolean, JSON for anything else; an
@@ -916,7 +917,11 @@ impl RowTypes<'_> {
                 } else {
                     &self.context
                 };
-                let (name, rest) = rest.split_first()?;
+                // A whole part's cell is JSON, an object of its fields
+                // (checked field by field as a JSON Lines row's is).
+                let Some((name, rest)) = rest.split_first() else {
+                    return Some(&OBJECT);
+                };
                 let field = fields.iter().find(|f| f.name == name)?;
                 (field.schema?, rest)
             }
@@ -934,6 +939,12 @@ impl RowTypes<'_> {
 /// The schema of an `id` cell.
 static STRING: Schema = Schema {
     types: templiqx_contracts::TypeSet::STRING,
+    ..Schema::ANY
+};
+
+/// The schema of a whole `inputs` or `context` cell.
+static OBJECT: Schema = Schema {
+    types: templiqx_contracts::TypeSet::OBJECT,
     ..Schema::ANY
 };
 
@@ -1197,11 +1208,19 @@ fn fields(
         }
     }
     // A value whose cell did not convert (or that is not an object's
-    // member) is said already: not also missing.
+    // member) is said already: not also missing; nor is any, when the
+    // whole part was (a whole `inputs` cell that is not JSON, a part that
+    // is not an object).
+    let whole = format!("/{part}");
+    let part_said = problems
+        .diags
+        .iter()
+        .any(|d| d.json_pointer.as_deref() == Some(whole.as_str()));
     let missing: Vec<&RowField<'_>> = declared
         .iter()
         .filter(|f| {
             f.required
+                && !part_said
                 && !values.contains_key(f.name)
                 && !problems.said(&format!("/{part}/{}", escape(f.name)))
         })

@@ -656,3 +656,42 @@ fn a_byte_order_mark_starts_a_csv_file() {
     let text = csv.strip_prefix('\u{feff}').unwrap();
     assert_eq!(&text[span.bytes.0..span.bytes.1], "second,hi,");
 }
+
+/// A whole `inputs` (or `context`) column holds JSON, an object of the
+/// fields, as a whole `case` column does; its fields are checked as a JSON
+/// Lines row's are (`docs/format.md`, "Datasets").
+#[test]
+fn a_whole_inputs_column_holds_a_json_object() {
+    let csv = "id,inputs,case.label,fake_output.label\n\
+               glad,\"{\"\"text\"\": \"\"I love it\"\", \"\"stars\"\": 5}\",positive,positive\n\
+               bad,\"{\"\"text\"\": \"\"\"\"}\",negative,negative\n\
+               odd,not json,neutral,neutral\n";
+    let pkg = Pkg::new(
+        &contract(&entry("evals/labelled.csv", "case.label")),
+        &[("evals/labelled.csv", csv)],
+    );
+    let (_, c) = pkg.compile();
+    let found: Vec<(u32, &str, &str)> = errors_of(&c)
+        .iter()
+        .map(|d| {
+            (
+                d.span.unwrap().start.line,
+                d.json_pointer.as_deref().unwrap(),
+                d.message.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert_eq!((found[0].0, found[0].1), (3, "/inputs/text"), "{found:#?}");
+    assert!(
+        found[0].2.contains("expected at least 1 character"),
+        "{found:#?}"
+    );
+    assert_eq!((found[1].0, found[1].1), (4, "/inputs"), "{found:#?}");
+    assert!(
+        found[1]
+            .2
+            .contains("has a cell `not json` (column `inputs`) that is not JSON"),
+        "{found:#?}"
+    );
+}
