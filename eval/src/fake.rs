@@ -204,6 +204,7 @@ impl AsyncRuntimeAdapter for FakeAdapter {
                 .cloned();
             (answer, *repeat)
         });
+        let judging = judge.is_ok();
         let (answer, repeat) = match judge {
             Ok(found) => found,
             Err(_) => match FIXTURE.try_with(|(name, repeat, own)| {
@@ -247,6 +248,14 @@ impl AsyncRuntimeAdapter for FakeAdapter {
                     }),
                 })
             }
+            // A judge is answered from its own contract's fixtures
+            // (`docs/eval.md`, "Judges").
+            None if judging => Err(RuntimeFailure::new(
+                Code::RuntimePermanent,
+                "fake",
+                "the judge contract has no eval fixture with a fake_output, which the fake provider answers a judge with",
+            )
+            .with_help("give the judge contract an eval fixture with a `fake_output`, or judge on a model (`--judge-provider`, `--judge-model`)")),
             None => Err(RuntimeFailure::new(
                 Code::RuntimePermanent,
                 "fake",

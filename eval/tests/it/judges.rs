@@ -304,6 +304,29 @@ fn a_budget_needs_a_price_for_the_judge_model() {
     );
 }
 
+/// A judge contract without a fixture to answer from: the fake provider
+/// says so, not that "the fixture" lacks one (`docs/eval.md`, "Judges").
+#[test]
+fn the_fake_names_a_judge_without_fixtures() {
+    let bare = &JUDGE[..JUDGE.find("evals:").unwrap()];
+    let (_dir, all) = package(bare);
+    let adapter = FakeAdapter::new(&all, target().iter());
+    let mut history = History::in_memory().unwrap();
+    let eval = Eval::new([&all[0]])
+        .fake_outputs_only(true)
+        .history(&mut history);
+    runtime().block_on(eval.run(&adapter)).unwrap();
+    let mut records = Vec::new();
+    history.executions(1, |r| records.push(r)).unwrap();
+    let error = records[0].checks[0].error.as_deref().unwrap();
+    assert!(
+        error.ends_with(
+            "TQX_RUNTIME_PERMANENT: the judge contract has no eval fixture with a fake_output, which the fake provider answers a judge with"
+        ),
+        "{error}"
+    );
+}
+
 /// A labelling contract whose dataset rows are judged with their own
 /// expected label: `with` reads `case` (`docs/format.md`, "Model-graded
 /// checks").
