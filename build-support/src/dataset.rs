@@ -1285,8 +1285,15 @@ fn convert(cell: &str, schema: Option<&Schema>) -> Result<Value, &'static str> {
     if non_null.is_only(JsonType::String) {
         Ok(Value::String(cell.to_owned()))
     } else if non_null.is_only(JsonType::Integer) {
+        // An integer is a number without a fraction, `1.0` too, as in a
+        // JSON Lines row (JSON Schema, "integer").
         json(cell)
-            .filter(|v| v.as_i64().is_some() || v.as_u64().is_some())
+            .filter(|v| {
+                v.as_i64().is_some()
+                    || v.as_u64().is_some()
+                    || v.as_f64()
+                        .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+            })
             .ok_or("an integer")
     } else if non_null.is_only(JsonType::Number) {
         json(cell).filter(Value::is_number).ok_or("a number")
