@@ -498,9 +498,28 @@ fn not_json(file: &str, number: u32, text: &str, span: Span, found: &Diagnostic)
         )
         .help("remove the byte order mark (files joined together carry the second one's into the middle)");
     }
+    // Where the parser stopped, in the line (the whole line when it does
+    // not say).
+    let at = stopped.filter(|&at| at <= text.len()).map_or(span, |at| {
+        let column = u32::try_from(text[..at].chars().count())
+            .unwrap_or(u32::MAX)
+            .saturating_add(1);
+        let here = span.bytes.0 + at;
+        Span {
+            start: Position {
+                line: number,
+                column,
+            },
+            end: Position {
+                line: number,
+                column,
+            },
+            bytes: (here, here),
+        }
+    });
     diagnostic(
         file,
-        span,
+        at,
         None,
         format!("line {number} of `{file}` is not JSON: {}", found.message),
     )

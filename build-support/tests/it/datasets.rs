@@ -698,3 +698,31 @@ fn a_whole_inputs_column_holds_a_json_object() {
         "{found:#?}"
     );
 }
+
+/// A JSON Lines line that is not JSON is reported where the parser stopped
+/// in it, not at its first column.
+#[test]
+fn a_line_that_is_not_json_is_reported_where_it_breaks() {
+    let line = r#"{"id": "a", "inputs": {"text": "x"} "case": {"label": "positive"}}"#;
+    let pkg = Pkg::new(
+        &contract(&entry("evals/labelled.jsonl", "case.label")),
+        &[("evals/labelled.jsonl", &format!("{line}\n"))],
+    );
+    let (_, c) = pkg.compile();
+    let errors = errors_of(&c);
+    let [d] = &errors[..] else {
+        panic!("{errors:#?}")
+    };
+    assert!(
+        d.message
+            .starts_with("line 1 of `evals/labelled.jsonl` is not JSON: "),
+        "{d:?}"
+    );
+    // The parser stops at the `"` that should have been a `,`.
+    let column = u32::try_from(line.find(r#" "case""#).unwrap()).unwrap() + 2;
+    assert_eq!(
+        d.span.unwrap().start,
+        templiqx_contracts::Position { line: 1, column },
+        "{d:?}"
+    );
+}
