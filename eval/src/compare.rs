@@ -441,6 +441,21 @@ pub fn compare(baseline: &RunStats, current: &RunStats) -> Comparison {
     }
 }
 
+/// A p-value as the terminal prints it: `p = 0.455` (three decimals), or,
+/// below 0.001, two significant digits (`p = 2.3e-5`); one that
+/// underflowed to 0 (a difference over many executions) as `p < 1e-300`,
+/// never `p = 0.0e0`.
+#[must_use]
+pub fn p_value_text(p: f64) -> String {
+    if p <= 0.0 {
+        "p < 1e-300".to_owned()
+    } else if p < 0.001 {
+        format!("p = {p:.1e}")
+    } else {
+        format!("p = {p:.3}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -681,5 +696,12 @@ mod tests {
         let json = serde_json::to_string(&cmp).unwrap();
         let back: Comparison = serde_json::from_str(&json).unwrap();
         assert_eq!(back, cmp);
+    }
+
+    #[test]
+    fn p_values_print_without_zero() {
+        assert_eq!(p_value_text(0.4551), "p = 0.455");
+        assert_eq!(p_value_text(0.000_023), "p = 2.3e-5");
+        assert_eq!(p_value_text(0.0), "p < 1e-300");
     }
 }

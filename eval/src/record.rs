@@ -296,7 +296,9 @@ pub struct RunInfo {
     /// When the run was interrupted (RFC 3339 in UTC): it stopped issuing
     /// executions before the end ([`Eval::interrupt`](crate::Eval::interrupt),
     /// SIGINT or SIGTERM for `templiqx eval`), so its figures cover only
-    /// what ran. `None` for a run that ran to its end (or is running).
+    /// what ran; also set for a run whose dataset file changed while it ran
+    /// (`docs/eval.md`, "Datasets"): it is incomplete, never a baseline.
+    /// `None` for a run that ran to its end (or is running).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted_at: Option<String>,
     /// The variants of a run of several (`docs/eval.md`, "Comparing

@@ -524,7 +524,10 @@ impl<'a, P> Eval<'a, P> {
         // needs a price (`docs/eval.md`, "Cost").
         if let (Some(_), Some(prices), Some((_, model))) =
             (self.max_cost, self.prices.as_ref(), self.judge.as_ref())
-            && !judges.is_empty()
+            && self
+                .selection
+                .as_ref()
+                .is_some_and(Selection::has_judged_checks)
             && prices.price(model).is_none()
         {
             return Err(EvalError::Refused(Diagnostics::from(vec![
@@ -927,6 +930,42 @@ impl<'a, P> Eval<'a, P> {
             .zip(cut_off)
             .map(|((v, a), c)| (v, a, c))
             .collect();
+        // A data file that changed since the selection: the run did not
+        // measure the compiled rows (`docs/eval.md`, "Datasets"). An
+        // error (exit 2) whatever the gate, a gate failure (the reports
+        // show it), and the run kept as incomplete, never a baseline.
+        let unread = unread.into_inner().unwrap_or_else(PoisonError::into_inner);
+        let rows = nf - inline;
+        let read = rows_read.load(Ordering::Relaxed);
+        let finished = interrupted.is_none() && over_budget.is_none();
+        let changed = selection.changed_datasets();
+        let dataset_changed = (!changed.is_empty() || !unread.is_empty() || (finished && read != rows))
+            .then(|| {
+                let files = if changed.is_empty() {
+                    "a data file".to_owned()
+                } else {
+                    changed
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let mut d = Diagnostic::error(
+                    Code::Io,
+                    format!(
+                        "{files} changed during the run: {read} of the {rows} dataset row(s) selected were read again and run, and they may not be the rows the contract was compiled with"
+                    ),
+                )
+                .help("run again with the data files unchanged: the figures of this run do not measure the compiled dataset, and the history keeps it as incomplete");
+                if let Some(first) = unread.iter().find(|d| d.is_error()).or(unread.first()) {
+                    d.notes.push(format!(
+                        "{} row(s) read again no longer read or fit; the first: {}",
+                        unread.iter().filter(|d| d.is_error()).count().max(1),
+                        first.message
+                    ));
+                }
+                d
+            });
         let mut outcome = finish(
             run,
             measured,
@@ -934,52 +973,28 @@ impl<'a, P> Eval<'a, P> {
             &gate,
             history,
             skipped,
-            interrupted,
-            over_budget,
+            Ended {
+                interrupted,
+                over_budget,
+                dataset_changed,
+            },
         );
         outcome.samples = samples;
-        // A data file that changed since the selection: the run did not
-        // measure the compiled rows (`docs/eval.md`, "Datasets"). An
-        // error, so the exit status says it whatever the gate.
-        let unread = unread.into_inner().unwrap_or_else(PoisonError::into_inner);
-        let rows = nf - inline;
-        let read = rows_read.load(Ordering::Relaxed);
-        let finished = outcome.interrupted.is_none() && outcome.over_budget.is_none();
-        let changed = selection.changed_datasets();
-        if !changed.is_empty() || !unread.is_empty() || (finished && read != rows) {
-            let files = if changed.is_empty() {
-                "a data file".to_owned()
-            } else {
-                changed
-                    .iter()
-                    .map(|f| format!("`{f}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let mut d = Diagnostic::error(
-                Code::Io,
-                format!(
-                    "{files} changed during the run: {read} of the {rows} dataset row(s) selected were read again and run, and they may not be the rows the contract was compiled with"
-                ),
-            )
-            .help("run again with the data files unchanged: the figures of this run do not measure the compiled dataset");
-            if let Some(first) = unread.iter().find(|d| d.is_error()).or(unread.first()) {
-                d.notes.push(format!(
-                    "{} row(s) did not read again; the first: {}",
-                    unread.iter().filter(|d| d.is_error()).count().max(1),
-                    first.message
-                ));
-            }
-            outcome.notes.push(d.message.clone());
-            outcome.diagnostics.push(d);
-        }
         Ok(outcome)
     }
 }
 
+/// How a run ended, besides its executions: interrupted, over budget, or
+/// with a data file that changed while it ran (its `TQX_IO` error).
+struct Ended {
+    interrupted: Option<Interrupted>,
+    over_budget: Option<OverBudget>,
+    dataset_changed: Option<Diagnostic>,
+}
+
 /// The statistics, the notes, the comparison, the gate; the run marked
-/// finished (or `interrupted`) in the history.
-#[allow(clippy::too_many_arguments)]
+/// finished in the history, or interrupted (also when a data file changed
+/// during it: incomplete, never a baseline).
 fn finish(
     mut run: RunInfo,
     measured: Vec<(Variant, Accumulator, BTreeMap<String, usize>)>,
@@ -987,9 +1002,13 @@ fn finish(
     gate: &Gate,
     history: Option<&mut History>,
     skipped: Vec<String>,
-    interrupted: Option<Interrupted>,
-    over_budget: Option<OverBudget>,
+    ended: Ended,
 ) -> Outcome {
+    let Ended {
+        interrupted,
+        over_budget,
+        dataset_changed,
+    } = ended;
     // Each accumulator is dropped once its statistics are made: per
     // fixture, only one copy of the figures is kept at a time
     // (`docs/benchmarks.md`, "Evals at scale").
@@ -1107,16 +1126,32 @@ fn finish(
             },
         );
     }
-    verdict.passed = verdict.failures.is_empty();
     let mut diagnostics: Vec<Diagnostic> =
         verdict.failures.iter().map(|f| f.diagnostic()).collect();
+    // A changed data file fails the gate (its `TQX_IO` error says why).
+    let changed = dataset_changed.is_some();
+    if let Some(d) = dataset_changed {
+        verdict.failures.insert(
+            0,
+            crate::gate::GateFailure {
+                contract: None,
+                fixture: None,
+                variant: None,
+                reason: d.message.clone(),
+            },
+        );
+        notes.insert(0, d.message.clone());
+        diagnostics.push(d);
+    }
+    verdict.passed = verdict.failures.is_empty();
+    let incomplete = interrupted.is_some() || changed;
     let ended = jiff::Timestamp::now().to_string();
-    if interrupted.is_some() {
+    if incomplete {
         run.interrupted_at = Some(ended.clone());
     }
     if let (Some(history), Some(id)) = (history, run.id) {
         let stats_json = serde_json::to_string(&stats).unwrap_or_default();
-        let (stored, what) = if interrupted.is_some() {
+        let (stored, what) = if incomplete {
             (
                 history.interrupt_run(id, &ended, &stats_json),
                 "marked interrupted",

@@ -266,6 +266,18 @@ impl<'a> Selection<'a> {
 }
 
 impl Selection<'_> {
+    /// Whether a selected fixture has a model-graded check (`kind: judge`,
+    /// `docs/format.md`, "Model-graded checks").
+    pub(crate) fn has_judged_checks(&self) -> bool {
+        self.sources.iter().any(|source| {
+            let checks = match source {
+                Source::Inline(f) => &f.checks,
+                Source::Dataset { checks, .. } => checks,
+            };
+            checks.iter().any(|c| c.judge.is_some())
+        })
+    }
+
     /// The data files of the selected dataset entries whose bytes are no
     /// longer the ones the contract was compiled with (their SHA-256 is not
     /// the entry's `dataset.sha256`, or they no longer read), as
@@ -415,7 +427,10 @@ pub(crate) fn select<'a>(
                         }
                     };
                     let name = format!("{}::{}#{}", contract.id, eval.id, row.id);
-                    if !entry_selected && !hits(&name) {
+                    // Both, so that a glob of the rows given beside the
+                    // entry's name counts as matched.
+                    let row_selected = hits(&name);
+                    if !(entry_selected || row_selected) {
                         continue;
                     }
                     if fake_outputs_only && row.fake_output.is_none() {

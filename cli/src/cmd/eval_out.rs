@@ -578,13 +578,9 @@ fn compared(ui: &mut Ui, source: &str, c: &Comparison) -> io::Result<()> {
         .max()
         .unwrap_or(12);
     let line = |ui: &mut Ui, name: &str, r: &RateComparison| -> io::Result<()> {
-        let p = if r.p_value < 0.001 {
-            format!("{:.1e}", r.p_value)
-        } else {
-            format!("{:.3}", r.p_value)
-        };
+        let p = templiqx_eval::compare::p_value_text(r.p_value);
         let change = format!(
-            "{}% → {}% ({:+.1} points, p = {p})",
+            "{}% → {}% ({:+.1} points, {p})",
             templiqx_eval::stats::percent_digits(r.baseline.rate),
             templiqx_eval::stats::percent_digits(r.current.rate),
             r.difference * 100.0,

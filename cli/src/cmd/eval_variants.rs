@@ -519,11 +519,7 @@ pub fn table_of(
                 let (against, style) = match compared {
                     None => ("(reference)".to_owned(), None),
                     Some(r) => {
-                        let p = if r.p_value < 0.001 {
-                            format!("{:.1e}", r.p_value)
-                        } else {
-                            format!("{:.3}", r.p_value)
-                        };
+                        let p = templiqx_eval::compare::p_value_text(r.p_value);
                         let (word, style) = if r.regression {
                             ("significantly lower", Some(red))
                         } else if r.improvement {
@@ -532,7 +528,7 @@ pub fn table_of(
                             ("not significant", None)
                         };
                         (
-                            format!("{:+.1} points, p = {p}, {word}", r.difference * 100.0),
+                            format!("{:+.1} points, {p}, {word}", r.difference * 100.0),
                             style,
                         )
                     }

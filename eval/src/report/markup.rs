@@ -57,7 +57,10 @@ pub(super) fn ms_text(value: Option<f64>) -> String {
 }
 
 pub(super) fn p_text(p: f64) -> String {
-    if p >= 0.001 {
+    if p <= 0.0 {
+        // Underflowed: a difference over many executions.
+        "< 1e-300".to_owned()
+    } else if p >= 0.001 {
         format!("{p:.4}")
     } else {
         format!("{p:.2e}")

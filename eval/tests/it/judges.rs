@@ -302,6 +302,18 @@ fn a_budget_needs_a_price_for_the_judge_model() {
         d.message,
         "the price table has no price for the judge model `flaky-1000`, so the budget cannot be kept"
     );
+    // A selection without a model-graded check runs no judge: no price
+    // needed for its model.
+    let judge_contract = all.iter().find(|c| c.id == "summary-judge").unwrap();
+    let prices =
+        templiqx_eval::Prices::parse("models:\n  fake: { input: 1, output: 1 }\n", "prices.yaml")
+            .unwrap();
+    let eval = Eval::new([judge_contract])
+        .fake_outputs_only(true)
+        .prices(prices)
+        .max_cost(1.0)
+        .judge(&judge, "flaky-1000");
+    assert!(runtime().block_on(eval.run(&adapter)).is_ok());
 }
 
 /// A judge contract without a fixture to answer from: the fake provider

@@ -186,8 +186,10 @@ fn a_row_that_no_longer_reads_during_the_run_is_not_run_and_the_run_is_an_error(
     )))
     .unwrap();
     assert_eq!(outcome.stats.overall.summary.executions, 2);
-    // Whatever the gate says, the run did not measure the compiled rows.
-    assert!(outcome.gate.passed);
+    // The run did not measure the compiled rows: the gate fails (no gate
+    // was set), and its one diagnostic is the `TQX_IO` error.
+    assert!(!outcome.gate.passed);
+    assert_eq!(outcome.gate.failures.len(), 1);
     let [d] = &outcome.diagnostics[..] else {
         panic!("{:?}", outcome.diagnostics)
     };
@@ -200,7 +202,7 @@ fn a_row_that_no_longer_reads_during_the_run_is_not_run_and_the_run_is_an_error(
         d.message
     );
     assert!(
-        d.notes[0].starts_with("1 row(s) did not read again; the first: "),
+        d.notes[0].starts_with("1 row(s) read again no longer read or fit; the first: "),
         "{:?}",
         d.notes
     );
@@ -218,13 +220,19 @@ fn a_data_file_cut_short_or_rewritten_during_the_run_is_an_error() {
         rows.replace("\"r2\"", "\"r9\""),
     ] {
         let (dir, contracts) = package(&rows);
-        let mut eval = Eval::new(&contracts);
+        let mut history = templiqx_eval::history::History::in_memory().unwrap();
+        let mut eval = Eval::new(&contracts).history(&mut history);
         assert_eq!(eval.select().unwrap().len(), 3);
         std::fs::write(dir.path().join("evals/rows.jsonl"), &changed).unwrap();
         let outcome = block_on(eval.run(&crate::common::Always::new(
             serde_json::json!({ "label": "positive" }),
         )))
         .unwrap();
+        // Incomplete: kept as interrupted, so never `--baseline last`.
+        assert!(!outcome.gate.passed);
+        assert!(outcome.run.interrupted_at.is_some());
+        let stored = history.run("last").unwrap().unwrap();
+        assert!(stored.finished_at.is_none(), "{changed}");
         let codes: Vec<&str> = outcome
             .diagnostics
             .iter()
@@ -254,8 +262,15 @@ fn a_data_file_cut_short_or_rewritten_during_the_run_is_an_error() {
 fn the_entry_name_selects_its_rows() {
     let rows: String = (1..=3).map(row).collect();
     let (_dir, contracts) = package(&rows);
-    for (glob, count) in [("main::rows", 3), ("main::rows#*", 3), ("main::rows#r2", 1)] {
-        let filter = templiqx_eval::FixtureFilter::new([glob]).unwrap();
+    for (globs, count) in [
+        (&["main::rows"][..], 3),
+        (&["main::rows#*"], 3),
+        (&["main::rows#r2"], 1),
+        // Each glob must match a fixture: a row's beside its entry's does.
+        (&["main::rows", "main::rows#r2"], 3),
+    ] {
+        let glob = globs.join(" ");
+        let filter = templiqx_eval::FixtureFilter::new(globs.iter().copied()).unwrap();
         let mut eval = Eval::new(&contracts).filter(filter);
         assert_eq!(eval.select().unwrap().len(), count, "{glob}");
         let outcome = block_on(eval.run(&crate::common::Always::new(
