@@ -210,6 +210,35 @@ pub fn junit_with_samples(
                 &of,
             );
             case.set_classname(contract.contract.as_str());
+            // A dataset entry's rows (`docs/eval.md`, "Datasets").
+            if let Some(rows) = &fixture.rows {
+                case.add_properties([
+                    Property::new("rows", rows.rows.to_string()),
+                    Property::new("rows_passed_all", rows.passed_all.passed.to_string()),
+                    Property::new("rows_varied", rows.varied.to_string()),
+                    // A JSON array: ids may hold any printable character.
+                    Property::new(
+                        "failing_rows",
+                        serde_json::to_string(&rows.failing).unwrap_or_default(),
+                    ),
+                ]);
+                case.set_system_out(format!(
+                    "{}; rows: {} of {} passed every execution{}",
+                    system_out(&fixture.summary),
+                    rows.passed_all.passed,
+                    rows.rows,
+                    if rows.failing.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "; failing rows ({} of {}): {}",
+                            rows.failing.len(),
+                            rows.passed_all.failed(),
+                            serde_json::to_string(&rows.failing).unwrap_or_default()
+                        )
+                    }
+                ));
+            }
             suite.add_test_case(case);
         }
         report.add_test_suite(suite);

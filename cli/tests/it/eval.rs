@@ -778,4 +778,28 @@ fn a_dataset_entry_counts_its_rows_and_names_the_failing_ones() {
     let stored = fixture(&shown, "lease-term-extraction::labelled-leases");
     assert_eq!(stored["rows"], entry["rows"], "{shown}");
     assert_eq!(stored["pass_rate"], entry["pass_rate"]);
+    // The JUnit case of the entry carries its rows.
+    let junit = dir.path().join("eval.xml");
+    let out = templiqx()
+        .args(["eval", "examples/crm3", "-t", "structured_output"])
+        .args(["--provider", "fake", "--model", "flaky-2", "--repeat", "2"])
+        .args([
+            "--filter",
+            "lease-term-extraction::labelled-leases",
+            "--db",
+            ":memory:",
+        ])
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    for needle in [
+        r#"<property name="rows" value="24"/>"#,
+        r#"<property name="rows_passed_all" value="0"/>"#,
+        "rows: 0 of 24 passed every execution; failing rows (20 of 24): [&quot;lease-0100&quot;,",
+    ] {
+        assert!(xml.contains(needle), "{needle}\n{xml}");
+    }
 }
