@@ -83,6 +83,20 @@ impl Loader {
                     continue;
                 }
             };
+            // A FIFO or a device would block or never end: only a regular
+            // file is read.
+            if !self.fs.is_file(&target) {
+                diags.push(self.include_error(
+                    Code::IncludeUnresolved,
+                    format!(
+                        "dataset `{}` is not a regular file (a directory, a FIFO or a device)",
+                        dataset.path
+                    ),
+                    &loc,
+                    help,
+                ));
+                continue;
+            }
             let digest = self.fs.open(&target).and_then(|mut r| {
                 let mut hasher = Sha256::new();
                 std::io::copy(&mut r, &mut hasher)?;

@@ -363,6 +363,32 @@ fn a_dataset_path_is_confined_to_the_package_and_must_exist() {
         assert!(d.message.contains(why), "{}", d.message);
         assert_eq!(d.json_pointer.as_deref(), Some("/evals/0/dataset"));
     }
+    // A directory, or a FIFO (which would block the compile until a
+    // writer came), is not a data file.
+    let pkg = Pkg::new(&contract(&entry("evals/dir.jsonl", "case.label")), &[]);
+    std::fs::create_dir_all(pkg.root().join("evals/dir.jsonl")).unwrap();
+    #[cfg(unix)]
+    {
+        let fifo = pkg.root().join("evals/fifo.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            pkg.write(
+                "contracts/main.yaml",
+                &contract(&entry("evals/fifo.jsonl", "case.label")),
+            );
+            let (_, c) = pkg.compile();
+            let d = errors_of(&c)[0];
+            assert!(d.message.contains("is not a regular file"), "{d:?}");
+            pkg.write(
+                "contracts/main.yaml",
+                &contract(&entry("evals/dir.jsonl", "case.label")),
+            );
+        }
+    }
+    let (_, c) = pkg.compile();
+    let d = errors_of(&c)[0];
+    assert_eq!(d.code.as_str(), "TQX_INCLUDE_UNRESOLVED", "{d:?}");
+    assert!(d.message.contains("is not a regular file"), "{d:?}");
     // Without its package (one text), a dataset cannot be read.
     let c = templiqx_build::compile_str(
         &contract(&entry("evals/labelled.jsonl", "case.label")),
