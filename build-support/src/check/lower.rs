@@ -39,15 +39,8 @@ pub(super) fn components(
             component: Some(name.to_owned()),
         };
         let mut lw = Lowerer {
-            cx: &mut *cx,
-            decls,
             frame,
-            depth: 0,
-            narrowed: Vec::new(),
-            output: None,
-            case: None,
-            judge: None,
-            place: Place::Content,
+            ..Lowerer::new(&mut *cx, decls, Place::Content)
         };
         let body = lw.nodes(super::components::component_body(decl));
         lowered.push(ir::Component {
@@ -73,17 +66,7 @@ pub(super) fn messages(
     let mut messages = Vec::with_capacity(contract.messages.len());
     for (index, message) in contract.messages.iter().enumerate() {
         let site = cx.site(&Loc::new(contract.loc.file, format!("/messages/{index}")));
-        let mut lw = Lowerer {
-            cx: &mut *cx,
-            decls,
-            frame: Frame::default(),
-            depth: 0,
-            narrowed: Vec::new(),
-            output: None,
-            case: None,
-            judge: None,
-            place: Place::Content,
-        };
+        let mut lw = Lowerer::new(&mut *cx, decls, Place::Content);
         let content = lw.nodes(&message.content);
         messages.push(ir::Message {
             role: message.role,
@@ -121,15 +104,9 @@ pub(super) fn expectations(
             }
             let before = cx.diags.len();
             let mut lw = Lowerer {
-                cx: &mut *cx,
-                decls,
-                frame: Frame::default(),
-                depth: 0,
-                narrowed: Vec::new(),
                 output: Some(output.map_or(Ty::Error, Ty::Schema)),
                 case: case.map(|c| c.map_or(Ty::Error, Ty::Schema)),
-                judge: None,
-                place: Place::Check,
+                ..Lowerer::new(&mut *cx, decls, Place::Check)
             };
             lw.allowed(&decl.check, CHECK);
             let (expr, ty) = lw.expr(&decl.check);
@@ -183,6 +160,25 @@ struct Lowerer<'c, 'a, 'd> {
 /// A placeholder for IR that will be discarded because of an error.
 fn poison() -> ir::Expr {
     ir::Expr::Literal(IrValue::Null)
+}
+
+impl<'c, 'a, 'd> Lowerer<'c, 'a, 'd> {
+    /// A lowerer of expressions written at `place`, with no local, no
+    /// narrowing and none of the check roots (`output`, `case`, `judge`):
+    /// set those a place has with the struct update syntax.
+    fn new(cx: &'c mut Cx<'a>, decls: &'d Decls<'d>, place: Place) -> Self {
+        Lowerer {
+            cx,
+            decls,
+            frame: Frame::default(),
+            depth: 0,
+            narrowed: Vec::new(),
+            output: None,
+            case: None,
+            judge: None,
+            place,
+        }
+    }
 }
 
 impl<'d> Lowerer<'_, '_, 'd> {

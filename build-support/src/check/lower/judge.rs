@@ -11,7 +11,7 @@
 //! is lowered in [`Place::Pass`], where `judge` is a root scope typed by
 //! the judge's `output_schema`.
 
-use super::{CHECK, Frame, Lowerer};
+use super::{CHECK, Lowerer};
 use crate::check::types::Ty;
 use crate::check::{Cx, Decls};
 use crate::dto::{self, ExprKind, JudgeResolution};
@@ -51,15 +51,9 @@ pub(super) fn check(
     let mut inputs = Vec::with_capacity(with.len());
     for (name, e) in with.iter() {
         let mut lw = Lowerer {
-            cx: &mut *cx,
-            decls,
-            frame: Frame::default(),
-            depth: 0,
-            narrowed: Vec::new(),
             output: Some(output),
             case,
-            judge: None,
-            place: Place::Check,
+            ..Lowerer::new(&mut *cx, decls, Place::Check)
         };
         lw.allowed_at(e, WITH, false);
         let (value, ty) = lw.expr(e);
@@ -75,15 +69,10 @@ pub(super) fn check(
         required(cx, decl, contract, judge, with);
     }
     let mut lw = Lowerer {
-        cx: &mut *cx,
-        decls,
-        frame: Frame::default(),
-        depth: 0,
-        narrowed: Vec::new(),
         output: Some(output),
         case,
         judge: Some(judge.map_or(Ty::Error, |j| Ty::Schema(&j.output_schema))),
-        place: Place::Pass,
+        ..Lowerer::new(&mut *cx, decls, Place::Pass)
     };
     lw.allowed(pass, PASS);
     let (expr, ty) = lw.expr(pass);
