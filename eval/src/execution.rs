@@ -70,9 +70,7 @@ fn record(
             record.schema_valid = true;
             record.recovered = recovered(execution.receipt.diagnostics());
             record.attempts = execution.attempts;
-            record.input_tokens = execution.usage.map(|u| u.input_tokens);
-            record.output_tokens = execution.usage.map(|u| u.output_tokens);
-            record.cached_input_tokens = execution.usage.map(|u| u.cached_input_tokens);
+            record.set_usage(execution.usage);
             if let Receipt::Success {
                 output_fingerprint, ..
             } = &execution.receipt
@@ -90,9 +88,7 @@ fn record(
             record.attempts = error.attempts;
             // A schema-invalid answer was billed: its tokens count, and
             // cost, like a valid one's (`docs/eval.md`, "Cost").
-            record.input_tokens = error.usage.map(|u| u.input_tokens);
-            record.output_tokens = error.usage.map(|u| u.output_tokens);
-            record.cached_input_tokens = error.usage.map(|u| u.cached_input_tokens);
+            record.set_usage(error.usage);
             record.checks = verdicts(fixture, None, redact);
             record.evidence = failure_evidence(fixture, &error, redact);
             (record, None)

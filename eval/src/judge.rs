@@ -106,6 +106,11 @@ pub(crate) async fn judge(
         let Some(graded) = &check.judge else { continue };
         let contract = graded.contract.to_string();
         verdict.expression = check.source.to_string();
+        // The judge's answer as kept: canonical JSON, redacted, cut.
+        let answer = |output: &templiqx_contracts::Json| {
+            let text = templiqx_contracts::canonical::to_canonical_string(output);
+            cut(&adapter.redact_judge(&text), OBSERVED_CHARS)
+        };
         let fail =
             |verdict: &mut crate::record::CheckVerdict, why: String, code: Option<String>| {
                 verdict.verdict = Verdict::Error;
@@ -179,14 +184,8 @@ pub(crate) async fn judge(
                 }
                 fail(verdict, why, Some(code));
                 if let Some(judged) = verdict.judge.as_mut() {
-                    judged.output = e.output.as_ref().map(|o| {
-                        let text = templiqx_contracts::canonical::to_canonical_string(o);
-                        cut(&adapter.redact_judge(&text), OBSERVED_CHARS)
-                    });
-                    judged.input_tokens = e.usage.map(|u| u.input_tokens);
-                    judged.output_tokens = e.usage.map(|u| u.output_tokens);
-                    judged.cached_input_tokens =
-                        e.usage.map(|u| u.cached_input_tokens).filter(|&n| n > 0);
+                    judged.output = e.output.as_ref().map(answer);
+                    judged.set_usage(e.usage);
                 }
                 continue;
             }
@@ -200,20 +199,15 @@ pub(crate) async fn judge(
             output.as_value(),
             judged,
         );
-        let text = templiqx_contracts::canonical::to_canonical_string(&execution.output);
-        verdict.judge = Some(JudgeVerdict {
+        let mut answered = JudgeVerdict {
             contract: contract.clone(),
-            output: Some(cut(&adapter.redact_judge(&text), OBSERVED_CHARS)),
+            output: Some(answer(&execution.output)),
             reasons: reasons(&execution.output)
                 .map(|r| cut(&adapter.redact_judge(&r), OBSERVED_CHARS)),
-            code: None,
-            input_tokens: execution.usage.map(|u| u.input_tokens),
-            output_tokens: execution.usage.map(|u| u.output_tokens),
-            cached_input_tokens: execution
-                .usage
-                .map(|u| u.cached_input_tokens)
-                .filter(|&n| n > 0),
-        });
+            ..JudgeVerdict::default()
+        };
+        answered.set_usage(execution.usage);
+        verdict.judge = Some(answered);
         verdict.verdict = match &outcome {
             Ok(true) => Verdict::Pass,
             Ok(false) => Verdict::Fail,

@@ -167,6 +167,23 @@ impl ExecutionRecord {
     pub fn passed(&self) -> bool {
         self.schema_valid && self.checks.iter().all(|c| c.verdict == Verdict::Pass)
     }
+
+    /// Takes the token counts of `usage` (all `None` without one).
+    pub(crate) fn set_usage(&mut self, usage: Option<templiqx::Usage>) {
+        self.input_tokens = usage.map(|u| u.input_tokens);
+        self.output_tokens = usage.map(|u| u.output_tokens);
+        self.cached_input_tokens = usage.map(|u| u.cached_input_tokens);
+    }
+}
+
+impl JudgeVerdict {
+    /// Takes the token counts of `usage`, the judge's execution's (cached
+    /// input tokens only when there are some).
+    pub(crate) fn set_usage(&mut self, usage: Option<templiqx::Usage>) {
+        self.input_tokens = usage.map(|u| u.input_tokens);
+        self.output_tokens = usage.map(|u| u.output_tokens);
+        self.cached_input_tokens = usage.map(|u| u.cached_input_tokens).filter(|&n| n > 0);
+    }
 }
 
 /// The verdict of one `expect` check in one execution.
