@@ -721,35 +721,24 @@ impl<'a, P> Eval<'a, P> {
                     judge.as_ref().map_or(adapter, |(j, _)| *j);
                 async move {
                     let fixture = &*fixture_arc;
-                    if cache && let Some(hit) = cached(stored, &key, fixture, repeat) {
-                        let mut reused = from_cache(fixture, repeat, hit, &|t| adapter.redact(t));
-                        let output = reused.1.as_deref();
-                        crate::judge::judge(
-                            judge_adapter,
-                            judges,
-                            fixture,
-                            repeat,
-                            &mut reused.0,
-                            output,
-                        )
+                    // Reused from the history, or executed (when it was
+                    // sent and when it finished: its queue time); then
+                    // judged either way.
+                    let (mut ran, timed) =
+                        if cache && let Some(hit) = cached(stored, &key, fixture, repeat) {
+                            (
+                                from_cache(fixture, repeat, hit, &|t| adapter.redact(t)),
+                                None,
+                            )
+                        } else {
+                            let sent = std::time::Instant::now();
+                            let executed = execute(adapter, fixture, repeat).await;
+                            (executed, Some((sent, std::time::Instant::now())))
+                        };
+                    let output = ran.1.as_deref();
+                    crate::judge::judge(judge_adapter, judges, fixture, repeat, &mut ran.0, output)
                         .await;
-                        return (index, fixture_arc, key, reused, None);
-                    }
-                    // When it was sent and when it finished: its queue time.
-                    let sent = std::time::Instant::now();
-                    let mut executed = execute(adapter, fixture, repeat).await;
-                    let finished = std::time::Instant::now();
-                    let output = executed.1.as_deref();
-                    crate::judge::judge(
-                        judge_adapter,
-                        judges,
-                        fixture,
-                        repeat,
-                        &mut executed.0,
-                        output,
-                    )
-                    .await;
-                    (index, fixture_arc, key, executed, Some((sent, finished)))
+                    (index, fixture_arc, key, ran, timed)
                 }
             })
             .buffer_unordered(concurrency);
