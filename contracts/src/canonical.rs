@@ -204,8 +204,22 @@ pub fn to_canonical_string<V: AsValue + ?Sized>(value: &V) -> String {
 
 /// Lowercase hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex SHA-256 of what `reader` reads, read as a stream (a
+/// dataset's bytes, `docs/format.md`, "Datasets": never all in memory).
+///
+/// # Errors
+/// The reader's.
+pub fn sha256_hex_of(mut reader: impl std::io::Read) -> std::io::Result<String> {
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut reader, &mut hasher)?;
+    Ok(hex(&hasher.finalize()))
+}
+
+fn hex(digest: &[u8]) -> String {
+    let mut s = String::with_capacity(2 * digest.len());
     for b in digest {
         // Writing to a String cannot fail.
         let _ = write!(s, "{b:02x}");
@@ -223,6 +237,17 @@ pub fn fingerprint<V: AsValue + ?Sized>(value: &V) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_streamed_digest_is_the_digest_of_the_bytes() {
+        let bytes = vec![b'x'; 100_000];
+        assert_eq!(sha256_hex_of(&bytes[..]).unwrap(), sha256_hex(&bytes));
+        // The empty input's, as published.
+        assert_eq!(
+            sha256_hex_of(std::io::empty()).unwrap(),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
     use serde_json::json;
 
     #[test]

@@ -285,7 +285,6 @@ impl Selection<'_> {
     /// compiled rows (`docs/eval.md`, "Datasets"). Each file is read once,
     /// streamed.
     pub(crate) fn changed_datasets(&self) -> Vec<String> {
-        use sha2::Digest;
         let mut changed: Vec<String> = Vec::new();
         for source in &self.sources {
             let Source::Dataset { eval, .. } = source else {
@@ -302,14 +301,9 @@ impl Selection<'_> {
             if !std::fs::metadata(file).is_ok_and(|m| m.is_file()) {
                 continue;
             }
-            let digest = std::fs::File::open(file).and_then(|mut f| {
-                let mut hasher = sha2::Sha256::new();
-                std::io::copy(&mut f, &mut hasher)?;
-                Ok(hasher.finalize())
-            });
-            let same = digest.is_ok_and(|d| {
-                d.iter().map(|b| format!("{b:02x}")).collect::<String>() == dataset.sha256
-            });
+            let same = std::fs::File::open(file)
+                .and_then(templiqx_contracts::canonical::sha256_hex_of)
+                .is_ok_and(|digest| digest == dataset.sha256);
             if !same && !changed.contains(&dataset.display) {
                 changed.push(dataset.display.clone());
             }

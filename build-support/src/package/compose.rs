@@ -6,7 +6,6 @@ use super::paths::{Unconfined, confine};
 use super::{IncludeRoot, Loader, MAX_INCLUDE_DEPTH, ReadFailure};
 use crate::dto::{ComponentDecl, ContentNode, Contract, FileId, Loc, NodeKind};
 use crate::parse::parse_partial;
-use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 use templiqx_contracts::canonical::fingerprint;
 use templiqx_contracts::diagnostic::pointer_push;
@@ -97,13 +96,12 @@ impl Loader {
                 ));
                 continue;
             }
-            let digest = self.fs.open(&target).and_then(|mut r| {
-                let mut hasher = Sha256::new();
-                std::io::copy(&mut r, &mut hasher)?;
-                Ok(hasher.finalize())
-            });
+            let digest = self
+                .fs
+                .open(&target)
+                .and_then(templiqx_contracts::canonical::sha256_hex_of);
             let digest = match digest {
-                Ok(d) => d.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+                Ok(d) => d,
                 Err(e) => {
                     self.record_missing(&target);
                     diags.push(self.include_error(
