@@ -231,6 +231,23 @@ impl GitFileSystem {
         Some(out)
     }
 
+    /// The revision's file at `path` (links followed): not a directory,
+    /// not missing, not a submodule.
+    fn file(&self, path: &Path) -> io::Result<&Entry> {
+        let (rel, is_file) = self.resolve(path)?;
+        if !is_file {
+            return Err(io::Error::other("is a directory"));
+        }
+        let entry = self
+            .files
+            .get(&rel)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "not in the revision"))?;
+        if entry.mode == "160000" {
+            return Err(io::Error::other("is a submodule"));
+        }
+        Ok(entry)
+    }
+
     /// The real relative path of `path` (symbolic links of the revision
     /// followed, at most 40), and whether it is a file.
     fn resolve(&self, path: &Path) -> io::Result<(PathBuf, bool)> {
@@ -305,17 +322,7 @@ impl Drop for BlobStream {
 
 impl FileSystem for GitFileSystem {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        let (rel, is_file) = self.resolve(path)?;
-        if !is_file {
-            return Err(io::Error::other("is a directory"));
-        }
-        let entry = self
-            .files
-            .get(&rel)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "not in the revision"))?;
-        if entry.mode == "160000" {
-            return Err(io::Error::other("is a submodule"));
-        }
+        let entry = self.file(path)?;
         if entry.size.is_some_and(|s| s > MAX_SOURCE_BYTES) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -329,17 +336,7 @@ impl FileSystem for GitFileSystem {
     /// entry's dataset (`docs/format.md`, "Datasets") is read this way,
     /// one row at a time, never held whole.
     fn open(&self, path: &Path) -> io::Result<Box<dyn io::Read + Send>> {
-        let (rel, is_file) = self.resolve(path)?;
-        if !is_file {
-            return Err(io::Error::other("is a directory"));
-        }
-        let entry = self
-            .files
-            .get(&rel)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "not in the revision"))?;
-        if entry.mode == "160000" {
-            return Err(io::Error::other("is a submodule"));
-        }
+        let entry = self.file(path)?;
         let mut child = Command::new("git")
             .arg("-C")
             .arg(&self.root)
