@@ -868,17 +868,22 @@ fn roots(decl: &Tree, judge: Option<&Tree>, hit: &Hit<'_>) -> Vec<Candidate> {
     out
 }
 
-/// The input names of the judge contract `judge` that the `with` mapping
-/// `with` does not give yet (`docs/format.md`, "Model-graded checks"),
-/// with their types and descriptions.
-fn judge_inputs(judge: &Tree, with: Option<&Node>) -> Completions {
-    let given: Vec<&str> = with
-        .and_then(Node::as_map)
+/// The keys a mapping already has, but the one being typed (it holds the
+/// completion marker); none when `map` is not a mapping.
+fn keys_written(map: Option<&Node>) -> Vec<&str> {
+    map.and_then(Node::as_map)
         .unwrap_or_default()
         .iter()
         .map(|(k, _)| k.text.as_str())
         .filter(|k| !k.contains(MARKER))
-        .collect();
+        .collect()
+}
+
+/// The input names of the judge contract `judge` that the `with` mapping
+/// `with` does not give yet (`docs/format.md`, "Model-graded checks"),
+/// with their types and descriptions.
+fn judge_inputs(judge: &Tree, with: Option<&Node>) -> Completions {
+    let given = keys_written(with);
     let declared_inputs = judge
         .root
         .get("inputs")
@@ -1034,13 +1039,7 @@ fn capabilities(workspace: &Workspace, path: &Path, listed: &[&str]) -> Completi
 /// The keywords of the bounded JSON Schema subset
 /// ([`templiqx_build::schema::KEYWORDS`]) that `schema` does not have yet.
 fn keywords(workspace: &Workspace, schema: Option<&Node>) -> Completions {
-    let present: Vec<&str> = schema
-        .and_then(Node::as_map)
-        .unwrap_or_default()
-        .iter()
-        .map(|(k, _)| k.text.as_str())
-        .filter(|k| !k.contains(MARKER))
-        .collect();
+    let present = keys_written(schema);
     let link = markdown_link(
         workspace,
         "The bounded JSON Schema subset",
