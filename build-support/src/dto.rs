@@ -487,7 +487,11 @@ pub enum ComponentDecl {
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "json-schema", schemars(deny_unknown_fields))]
 pub struct EvalDecl {
-    /// Unique within the contract.
+    /// Unique within the contract, printable, without `#`.
+    #[cfg_attr(
+        feature = "json-schema",
+        schemars(pattern(crate::json_schema::EVAL_ID_PATTERN))
+    )]
     pub id: String,
     /// Input values.
     #[cfg_attr(

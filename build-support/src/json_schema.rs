@@ -33,6 +33,10 @@ use templiqx_contracts::expr::{Kind, Place};
 /// The pattern of a contract id (checked by the compiler as `TQX_INVALID_VALUE`).
 pub const ID_PATTERN: &str = "^[A-Za-z][A-Za-z0-9._-]*$";
 
+/// An eval id: holds no `#`, which separates a dataset entry's id from a
+/// row's in a fixture name (`docs/format.md`, "Eval fixtures").
+pub const EVAL_ID_PATTERN: &str = "^[^#]+$";
+
 /// SemVer 2.0.0 (the regular expression suggested by semver.org, without
 /// named groups).
 pub const SEMVER_PATTERN: &str = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$";

@@ -374,3 +374,39 @@ fn a_reference_path_names_the_root_scopes_of_its_place() {
         );
     }
 }
+
+/// An eval id holds no `#` (`docs/format.md`, "Eval fixtures"): the schema
+/// refuses one, as the compiler does, and accepts the same id without it.
+#[test]
+fn an_eval_id_with_a_hash_is_refused_as_the_compiler_refuses_it() {
+    let validator = validator();
+    let contract = |id: &str| {
+        serde_json::json!({
+            "api_version": "templiqx/v1alpha1", "id": "hashes", "version": "0.1.0",
+            "capabilities": ["structured_output"],
+            "messages": [{"role": "user", "content": [{"kind": "text", "value": "."}]}],
+            "output_schema": {"type": "object"},
+            "evals": [{"id": id}]
+        })
+    };
+    let target = CapabilityProfile::parse_list("structured_output");
+    let ok = contract("rows-1");
+    assert!(validator.is_valid(&ok), "{:#?}", errors(&validator, &ok));
+    assert!(
+        compile_str(&ok.to_string(), "c.json", &target)
+            .diagnostics
+            .is_empty()
+    );
+    let hash = contract("rows#1");
+    assert!(!validator.is_valid(&hash));
+    let compiled = compile_str(&hash.to_string(), "c.json", &target);
+    assert!(
+        compiled
+            .diagnostics
+            .iter()
+            .any(|d| d.code.as_str() == "TQX_EVAL_INVALID"
+                && d.json_pointer.as_deref() == Some("/evals/0/id")),
+        "{:#?}",
+        compiled.diagnostics
+    );
+}
